@@ -1,0 +1,71 @@
+//! The quickstart server: `cargo run -p quickstart`, then send JSON-RPC
+//! lines on stdin.
+
+use std::time::Duration;
+
+use mcp_runtime::{Json, Progress, tool};
+
+/// Echoes the text back.
+#[tool(annotations(read_only, open_world = false))]
+fn echo(
+    /// The text to echo.
+    text: String,
+) -> String {
+    text
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Sum {
+    /// `a + b`.
+    sum: i64,
+}
+
+/// Adds two integers.
+#[tool(annotations(read_only, idempotent, open_world = false))]
+fn add(a: i64, b: i64) -> Result<mcp_runtime::Structured<Sum>, String> {
+    let sum = a
+        .checked_add(b)
+        .ok_or("the sum overflows a 64-bit integer")?;
+    Ok(mcp_runtime::Structured::new(Sum { sum }).with_text(sum.to_string()))
+}
+
+/// Counts down from `from`, reporting progress every `delay_ms`
+/// milliseconds, then says "liftoff".
+#[tool(annotations(read_only, open_world = false))]
+async fn countdown(
+    /// Where to start (at most 100).
+    from: u8,
+    /// Milliseconds between steps (default 100, at most 1000).
+    delay_ms: Option<u16>,
+    #[ctx] progress: Progress,
+) -> Result<String, String> {
+    if from > 100 {
+        return Err(format!("`from` must be at most 100, got {from}"));
+    }
+    let delay = Duration::from_millis(u64::from(delay_ms.unwrap_or(100).min(1000)));
+    for done in 0..from {
+        progress.report_message(
+            f64::from(done),
+            Some(f64::from(from)),
+            &format!("{}...", from - done),
+        );
+        tokio::time::sleep(delay).await;
+    }
+    progress.report_total(f64::from(from), f64::from(from));
+    Ok("liftoff".to_owned())
+}
+
+/// Divides `a` by `b`. Dividing by zero is a tool error the model can read.
+#[tool(annotations(read_only, idempotent, open_world = false))]
+fn divide(a: f64, b: f64) -> Result<Json<f64>, String> {
+    if b == 0.0 {
+        return Err("cannot divide by zero".to_owned());
+    }
+    Ok(Json(a / b))
+}
+
+fn main() -> std::process::ExitCode {
+    mcp_runtime::server!()
+        .instructions("A demo server: echo text, add integers, divide numbers, count down.")
+        .run()
+}

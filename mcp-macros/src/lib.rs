@@ -1,0 +1,23 @@
+//! Procedural macros for [`mcp-runtime`](https://docs.rs/mcp-runtime).
+//!
+//! Depend on `mcp-runtime` and use the macros through it
+//! (`mcp_runtime::tool`); the generated code reaches the runtime through
+//! `::mcp_runtime::__private`, which is not a public API.
+
+mod attr;
+mod check;
+mod ctxt;
+mod doc;
+mod expand;
+mod model;
+mod paths;
+mod symbol;
+
+use proc_macro::TokenStream;
+
+/// Turns a function into an MCP tool. See `mcp_runtime::tool` for the
+/// documentation.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::tool::expand(args.into(), item.into()).into()
+}

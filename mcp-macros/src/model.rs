@@ -1,0 +1,146 @@
+//! The macro's view of an annotated function: built from syn, checked in
+//! `check.rs`, expanded in `expand/`. Nodes keep references to the original
+//! syntax so errors can point at it.
+
+use proc_macro2::{Span, TokenStream};
+use syn::ext::IdentExt as _;
+use syn::{FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type};
+
+use crate::attr::{ParamAttr, ToolAttr};
+use crate::ctxt::Ctxt;
+use crate::doc;
+
+/// A parameter filled from the request context (`#[ctx]`).
+pub(crate) struct ContextParam<'a> {
+    pub(crate) ty: &'a Type,
+}
+
+/// A parameter filled from the tool's JSON arguments.
+pub(crate) struct ArgumentParam<'a> {
+    pub(crate) ident: Ident,
+    pub(crate) ty: &'a Type,
+    /// The property name in the arguments object.
+    pub(crate) wire_name: String,
+    pub(crate) wire_name_span: Span,
+    pub(crate) rename: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) docs: Vec<syn::Attribute>,
+}
+
+pub(crate) enum Param<'a> {
+    Context(ContextParam<'a>),
+    Argument(ArgumentParam<'a>),
+}
+
+/// A `#[tool]` function.
+pub(crate) struct ToolFn<'a> {
+    pub(crate) original: &'a ItemFn,
+    /// The function as it is emitted: only our parameter attributes removed.
+    pub(crate) emitted: ItemFn,
+    pub(crate) attr: ToolAttr,
+    pub(crate) name: String,
+    pub(crate) name_span: Span,
+    pub(crate) description: Option<TokenStream>,
+    pub(crate) params: Vec<Param<'a>>,
+    /// The declared return type; `None` for `()`.
+    pub(crate) output: Option<&'a Type>,
+    pub(crate) is_async: bool,
+}
+
+impl<'a> ToolFn<'a> {
+    pub(crate) fn from_syn(cx: &Ctxt, original: &'a ItemFn, attr: ToolAttr) -> ToolFn<'a> {
+        let mut emitted = original.clone();
+        let mut params = Vec::new();
+        for (input, emitted_input) in original
+            .sig
+            .inputs
+            .iter()
+            .zip(emitted.sig.inputs.iter_mut())
+        {
+            match (input, emitted_input) {
+                (FnArg::Typed(typed), FnArg::Typed(emitted_typed)) => {
+                    let (param_attr, kept) = ParamAttr::parse(cx, &typed.attrs);
+                    emitted_typed.attrs = kept;
+                    if let Some(param) = Param::from_syn(cx, &typed.pat, &typed.ty, param_attr) {
+                        params.push(param);
+                    }
+                }
+                (FnArg::Receiver(receiver), _) => cx.error_spanned_by(
+                    receiver,
+                    "`#[tool]` goes on free functions, not methods; move this function out of the `impl` block",
+                ),
+                _ => {}
+            }
+        }
+        let (name, name_span) = match &attr.name {
+            Some(lit) => (lit.value(), lit.span()),
+            None => (
+                original.sig.ident.unraw().to_string(),
+                original.sig.ident.span(),
+            ),
+        };
+        let description = match &attr.description {
+            Some(lit) => Some(quote::quote!(#lit)),
+            None => doc::description(&original.attrs),
+        };
+        let output = match &original.sig.output {
+            ReturnType::Default => None,
+            ReturnType::Type(_, ty) => Some(&**ty),
+        };
+        ToolFn {
+            original,
+            emitted,
+            attr,
+            name,
+            name_span,
+            description,
+            params,
+            output,
+            is_async: original.sig.asyncness.is_some(),
+        }
+    }
+
+    pub(crate) fn arguments(&self) -> impl Iterator<Item = &ArgumentParam<'a>> {
+        self.params.iter().filter_map(|p| match p {
+            Param::Argument(a) => Some(a),
+            Param::Context(_) => None,
+        })
+    }
+}
+
+impl<'a> Param<'a> {
+    fn from_syn(cx: &Ctxt, pat: &'a Pat, ty: &'a Type, attr: ParamAttr) -> Option<Param<'a>> {
+        if attr.ctx.is_some() {
+            if let Some(arg_span) = attr.arg {
+                cx.push(syn::Error::new(
+                    arg_span,
+                    "a `#[ctx]` parameter is not a tool argument; remove `#[arg(...)]`",
+                ));
+            }
+            return Some(Param::Context(ContextParam { ty }));
+        }
+        let ident = match pat {
+            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+            other => {
+                cx.error_spanned_by(
+                    other,
+                    "tool arguments need a plain name, which becomes the JSON property; destructure inside the function, or mark context parameters with `#[ctx]`",
+                );
+                return None;
+            }
+        };
+        let (wire_name, wire_name_span) = match &attr.rename {
+            Some(lit) => (lit.value(), lit.span()),
+            None => (ident.unraw().to_string(), ident.span()),
+        };
+        Some(Param::Argument(ArgumentParam {
+            ident,
+            ty,
+            wire_name,
+            wire_name_span,
+            rename: attr.rename,
+            description: attr.description,
+            docs: attr.docs,
+        }))
+    }
+}

@@ -1,0 +1,62 @@
+//! Attribute keywords, in one place.
+
+use std::fmt;
+
+use syn::{Ident, Path};
+
+#[derive(Clone, Copy)]
+pub(crate) struct Symbol(pub(crate) &'static str);
+
+pub(crate) const NAME: Symbol = Symbol("name");
+pub(crate) const TITLE: Symbol = Symbol("title");
+pub(crate) const DESCRIPTION: Symbol = Symbol("description");
+pub(crate) const ANNOTATIONS: Symbol = Symbol("annotations");
+pub(crate) const ICON: Symbol = Symbol("icon");
+pub(crate) const META: Symbol = Symbol("meta");
+pub(crate) const CRATE: Symbol = Symbol("crate");
+
+pub(crate) const READ_ONLY: Symbol = Symbol("read_only");
+pub(crate) const DESTRUCTIVE: Symbol = Symbol("destructive");
+pub(crate) const IDEMPOTENT: Symbol = Symbol("idempotent");
+pub(crate) const OPEN_WORLD: Symbol = Symbol("open_world");
+
+pub(crate) const SRC: Symbol = Symbol("src");
+pub(crate) const MIME_TYPE: Symbol = Symbol("mime_type");
+pub(crate) const SIZES: Symbol = Symbol("sizes");
+pub(crate) const THEME: Symbol = Symbol("theme");
+
+/// Parameter attributes.
+pub(crate) const CTX: Symbol = Symbol("ctx");
+pub(crate) const ARG: Symbol = Symbol("arg");
+pub(crate) const RENAME: Symbol = Symbol("rename");
+pub(crate) const DOC: Symbol = Symbol("doc");
+
+impl PartialEq<Symbol> for Ident {
+    fn eq(&self, word: &Symbol) -> bool {
+        self == word.0
+    }
+}
+
+impl PartialEq<Symbol> for &Ident {
+    fn eq(&self, word: &Symbol) -> bool {
+        *self == word.0
+    }
+}
+
+impl PartialEq<Symbol> for Path {
+    fn eq(&self, word: &Symbol) -> bool {
+        self.is_ident(word.0)
+    }
+}
+
+impl PartialEq<Symbol> for &Path {
+    fn eq(&self, word: &Symbol) -> bool {
+        self.is_ident(word.0)
+    }
+}
+
+impl fmt::Display for Symbol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}

@@ -1,0 +1,464 @@
+//! What a handler can see and do beyond its arguments: the request's
+//! metadata, progress reporting, per-request logging and cancellation.
+//!
+//! Handlers opt in by marking a parameter `#[ctx]`; its type must implement
+//! [`FromContext`]. Nothing is recognised by the name of a type.
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use serde::Serialize;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::jsonrpc::notification_frame;
+use crate::protocol::{
+    ClientCapabilities, Implementation, LogLevel, ProgressToken, RequestId, RequestMeta,
+};
+
+/// Where the notifications of one request go: the request's SSE stream on
+/// HTTP, the shared stdout writer on stdio.
+#[derive(Clone, Debug)]
+pub(crate) struct Outbox(UnboundedSender<Bytes>);
+
+impl Outbox {
+    pub(crate) fn new(sender: UnboundedSender<Bytes>) -> Self {
+        Outbox(sender)
+    }
+
+    fn send(&self, frame: Vec<u8>) {
+        // A closed receiver means the client went away; the request is
+        // being cancelled, so there is nobody left to tell.
+        let _ = self.0.send(Bytes::from(frame));
+    }
+}
+
+struct Inner {
+    request_id: RequestId,
+    method: &'static str,
+    meta: RequestMeta,
+    outbox: Outbox,
+    cancellation: CancellationToken,
+    last_progress: Mutex<Option<f64>>,
+}
+
+/// The request a handler is serving: its id, `_meta`, and the channels back
+/// to the client. Cheap to clone; `Send + Sync`.
+#[derive(Clone)]
+pub struct Context {
+    inner: Arc<Inner>,
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("request_id", &self.inner.request_id)
+            .field("method", &self.inner.method)
+            .field("meta", &self.inner.meta)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Context {
+    pub(crate) fn new(
+        request_id: RequestId,
+        method: &'static str,
+        meta: RequestMeta,
+        outbox: Outbox,
+        cancellation: CancellationToken,
+    ) -> Self {
+        Context {
+            inner: Arc::new(Inner {
+                request_id,
+                method,
+                meta,
+                outbox,
+                cancellation,
+                last_progress: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// The JSON-RPC id of the request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.request_id
+    }
+
+    /// The JSON-RPC method being served, e.g. `tools/call`.
+    pub fn method(&self) -> &'static str {
+        self.inner.method
+    }
+
+    /// The request's `_meta`.
+    pub fn meta(&self) -> &RequestMeta {
+        &self.inner.meta
+    }
+
+    /// The capabilities the client declared on this request.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.meta.client_capabilities
+    }
+
+    /// The client's self-reported identity, if it sent one. For display and
+    /// logging only: it is not verified.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.meta.client_info.as_ref()
+    }
+
+    /// A handle for progress notifications.
+    pub fn progress(&self) -> Progress {
+        Progress { ctx: self.clone() }
+    }
+
+    /// A handle for `notifications/message` under the given logger name.
+    pub fn logger(&self, name: impl Into<String>) -> Logger {
+        Logger {
+            ctx: self.clone(),
+            name: Some(name.into()),
+        }
+    }
+
+    /// Sends `notifications/message` if the client asked for messages at
+    /// `level` or above on this request, and always emits a `tracing` event.
+    pub fn log(&self, level: LogLevel, data: impl Serialize) {
+        self.log_as(None, level, &data);
+    }
+
+    fn log_as(&self, logger: Option<&str>, level: LogLevel, data: &dyn erased::Data) {
+        let value = data.to_value();
+        tracing::event!(
+            target: "mcp_runtime::handler",
+            tracing::Level::INFO,
+            level = %level,
+            logger = logger.unwrap_or(""),
+            data = %value,
+            "handler log"
+        );
+        let Some(threshold) = self.inner.meta.log_level else {
+            return;
+        };
+        if level < threshold {
+            return;
+        }
+        #[derive(Serialize)]
+        struct Params<'a> {
+            level: LogLevel,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            logger: Option<&'a str>,
+            data: &'a serde_json::Value,
+        }
+        let params = Params {
+            level,
+            logger,
+            data: &value,
+        };
+        self.inner
+            .outbox
+            .send(notification_frame("notifications/message", &params));
+    }
+
+    /// The token cancelled when the client cancels the request or goes away.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.inner.cancellation
+    }
+
+    /// Whether the request has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancellation.is_cancelled()
+    }
+
+    /// Completes when the request is cancelled.
+    pub async fn cancelled(&self) {
+        self.inner.cancellation.cancelled().await;
+    }
+}
+
+/// `Serialize` values made object-safe, so `log_as` is not generic.
+mod erased {
+    pub(super) trait Data {
+        fn to_value(&self) -> serde_json::Value;
+    }
+    impl<T: serde::Serialize + ?Sized> Data for T {
+        fn to_value(&self) -> serde_json::Value {
+            serde_json::to_value(self)
+                .unwrap_or_else(|e| serde_json::Value::String(format!("<unserializable: {e}>")))
+        }
+    }
+}
+
+/// Reports progress on the current request.
+///
+/// Notifications are sent only when the request carried a `progressToken`;
+/// otherwise reporting is a no-op. As the spec requires, each reported value
+/// must exceed the previous one: values that do not are dropped.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    ctx: Context,
+}
+
+impl Progress {
+    /// Whether the client asked for progress on this request.
+    pub fn is_requested(&self) -> bool {
+        self.ctx.inner.meta.progress_token.is_some()
+    }
+
+    /// Reports `progress` with no known total.
+    pub fn report(&self, progress: f64) {
+        self.send(progress, None, None);
+    }
+
+    /// Reports `progress` out of `total`.
+    pub fn report_total(&self, progress: f64, total: f64) {
+        self.send(progress, Some(total), None);
+    }
+
+    /// Reports `progress` (out of `total`, if known) with a human-readable message.
+    pub fn report_message(&self, progress: f64, total: Option<f64>, message: &str) {
+        self.send(progress, total, Some(message));
+    }
+
+    fn send(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(token) = &self.ctx.inner.meta.progress_token else {
+            return;
+        };
+        if !progress.is_finite() || total.is_some_and(|t| !t.is_finite()) {
+            return;
+        }
+        {
+            let mut last = self
+                .ctx
+                .inner
+                .last_progress
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if last.is_some_and(|l| progress <= l) {
+                tracing::debug!(progress, "dropping non-increasing progress value");
+                return;
+            }
+            *last = Some(progress);
+        }
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Params<'a> {
+            progress_token: &'a ProgressToken,
+            progress: Number,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            total: Option<Number>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            message: Option<&'a str>,
+        }
+        let params = Params {
+            progress_token: token,
+            progress: Number(progress),
+            total: total.map(Number),
+            message,
+        };
+        self.ctx
+            .inner
+            .outbox
+            .send(notification_frame("notifications/progress", &params));
+    }
+}
+
+/// A finite number written as an integer when it is one (`50`, not `50.0`).
+struct Number(f64);
+
+impl Serialize for Number {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+        if self.0.fract() == 0.0 && self.0.abs() < EXACT {
+            #[allow(clippy::cast_possible_truncation)] // integral and below 2^53
+            serializer.serialize_i64(self.0 as i64)
+        } else {
+            serializer.serialize_f64(self.0)
+        }
+    }
+}
+
+/// Sends `notifications/message` for the current request.
+///
+/// Messages reach the client only when the request set
+/// `io.modelcontextprotocol/logLevel`, and only at or above that level;
+/// the spec forbids sending them otherwise. Every message is also emitted
+/// as a `tracing` event (to stderr by default).
+///
+/// MCP logging is deprecated as of 2026-07-28: prefer `tracing` to stderr or
+/// OpenTelemetry for new diagnostics.
+#[derive(Clone, Debug)]
+pub struct Logger {
+    ctx: Context,
+    name: Option<String>,
+}
+
+macro_rules! level_methods {
+    ($($(#[$doc:meta])* $fn:ident => $level:ident,)*) => {$(
+        $(#[$doc])*
+        pub fn $fn(&self, data: impl Serialize) {
+            self.log(LogLevel::$level, data);
+        }
+    )*};
+}
+
+impl Logger {
+    /// Logs `data` at `level`.
+    pub fn log(&self, level: LogLevel, data: impl Serialize) {
+        self.ctx.log_as(self.name.as_deref(), level, &data);
+    }
+
+    level_methods! {
+        /// Logs at `debug`.
+        debug => Debug,
+        /// Logs at `info`.
+        info => Info,
+        /// Logs at `notice`.
+        notice => Notice,
+        /// Logs at `warning`.
+        warning => Warning,
+        /// Logs at `error`.
+        error => Error,
+        /// Logs at `critical`.
+        critical => Critical,
+        /// Logs at `alert`.
+        alert => Alert,
+        /// Logs at `emergency`.
+        emergency => Emergency,
+    }
+}
+
+/// Types a handler can take as a `#[ctx]` parameter.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a `#[ctx]` parameter",
+    label = "not a context type",
+    note = "`#[ctx]` parameters can be `&Context`, `Context`, `Progress`, `Logger`, `CancellationToken`, `&RequestMeta`, `&ClientCapabilities` or `Option<&Implementation>`",
+    note = "to take this value as a tool argument instead, remove `#[ctx]`"
+)]
+pub trait FromContext<'a>: Sized {
+    /// Whether this parameter lets the handler send `notifications/message`
+    /// (decides whether the server advertises the `logging` capability).
+    const CAN_LOG: bool = false;
+
+    /// Extracts the value from the request context.
+    fn from_context(ctx: &'a Context) -> Self;
+}
+
+impl<'a> FromContext<'a> for &'a Context {
+    const CAN_LOG: bool = true;
+    fn from_context(ctx: &'a Context) -> Self {
+        ctx
+    }
+}
+
+impl FromContext<'_> for Context {
+    const CAN_LOG: bool = true;
+    fn from_context(ctx: &Context) -> Self {
+        ctx.clone()
+    }
+}
+
+impl FromContext<'_> for Progress {
+    fn from_context(ctx: &Context) -> Self {
+        ctx.progress()
+    }
+}
+
+impl FromContext<'_> for Logger {
+    const CAN_LOG: bool = true;
+    fn from_context(ctx: &Context) -> Self {
+        Logger {
+            ctx: ctx.clone(),
+            name: None,
+        }
+    }
+}
+
+impl FromContext<'_> for CancellationToken {
+    fn from_context(ctx: &Context) -> Self {
+        ctx.cancellation().clone()
+    }
+}
+
+impl<'a> FromContext<'a> for &'a RequestMeta {
+    fn from_context(ctx: &'a Context) -> Self {
+        ctx.meta()
+    }
+}
+
+impl<'a> FromContext<'a> for &'a ClientCapabilities {
+    fn from_context(ctx: &'a Context) -> Self {
+        ctx.client_capabilities()
+    }
+}
+
+impl<'a> FromContext<'a> for Option<&'a Implementation> {
+    fn from_context(ctx: &'a Context) -> Self {
+        ctx.client_info()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::ProgressToken;
+
+    fn context(meta: RequestMeta) -> (Context, tokio::sync::mpsc::UnboundedReceiver<Bytes>) {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let ctx = Context::new(
+            RequestId::Number(1),
+            "tools/call",
+            meta,
+            Outbox::new(tx),
+            CancellationToken::new(),
+        );
+        (ctx, rx)
+    }
+
+    fn drain(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Bytes>) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Ok(frame) = rx.try_recv() {
+            out.push(String::from_utf8(frame.to_vec()).unwrap());
+        }
+        out
+    }
+
+    #[test]
+    fn progress_needs_a_token_and_increasing_values() {
+        let (ctx, mut rx) = context(RequestMeta::new(ClientCapabilities::default()));
+        ctx.progress().report(1.0);
+        assert!(drain(&mut rx).is_empty());
+
+        let mut meta = RequestMeta::new(ClientCapabilities::default());
+        meta.progress_token = Some(ProgressToken(RequestId::from("t")));
+        let (ctx, mut rx) = context(meta);
+        let progress = ctx.progress();
+        progress.report_total(1.0, 2.0);
+        progress.report(1.0);
+        progress.report_message(2.0, Some(2.0), "done");
+        assert_eq!(
+            drain(&mut rx),
+            [
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2}}"#,
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2,"total":2,"message":"done"}}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn log_messages_only_at_or_above_the_requested_level() {
+        let (ctx, mut rx) = context(RequestMeta::new(ClientCapabilities::default()));
+        ctx.log(LogLevel::Emergency, "nobody asked");
+        assert!(drain(&mut rx).is_empty());
+
+        let mut meta = RequestMeta::new(ClientCapabilities::default());
+        meta.log_level = Some(LogLevel::Warning);
+        let (ctx, mut rx) = context(meta);
+        ctx.log(LogLevel::Info, "too quiet");
+        ctx.logger("db").error(serde_json::json!({"error": "down"}));
+        assert_eq!(
+            drain(&mut rx),
+            [
+                r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","logger":"db","data":{"error":"down"}}}"#
+            ]
+        );
+    }
+}

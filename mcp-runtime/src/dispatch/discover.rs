@@ -1,0 +1,55 @@
+//! `server/discover`: a static answer, serialized once.
+
+use bytes::Bytes;
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use super::{SUPPORTED_VERSIONS, Settings};
+use crate::protocol::result::{COMPLETE, ResultMeta};
+use crate::protocol::{CacheScope, JsonObject, ListChangedCapability, ServerCapabilities};
+use crate::registry::Registry;
+
+/// The capabilities this registry actually backs.
+pub(crate) fn capabilities(registry: &Registry) -> ServerCapabilities {
+    let mut capabilities = ServerCapabilities::default();
+    if !registry.tools().is_empty() {
+        capabilities.tools = Some(ListChangedCapability::default());
+    }
+    if registry.can_log() {
+        capabilities.logging = Some(JsonObject::new());
+    }
+    capabilities
+}
+
+pub(super) fn build(
+    registry: &Registry,
+    settings: &Settings,
+    server_info: Option<&RawValue>,
+) -> Bytes {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Discover<'a> {
+        result_type: &'static str,
+        supported_versions: &'static [&'static str],
+        capabilities: ServerCapabilities,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        instructions: Option<&'a str>,
+        ttl_ms: u64,
+        cache_scope: CacheScope,
+        #[serde(rename = "_meta", skip_serializing_if = "ResultMeta::is_empty")]
+        meta: ResultMeta<'a>,
+    }
+    let discover = Discover {
+        result_type: COMPLETE,
+        supported_versions: SUPPORTED_VERSIONS,
+        capabilities: capabilities(registry),
+        instructions: settings.instructions.as_deref(),
+        ttl_ms: settings.discover_cache.ttl_ms,
+        cache_scope: settings.discover_cache.scope,
+        meta: ResultMeta {
+            server_info,
+            extra: None,
+        },
+    };
+    Bytes::from(serde_json::to_vec(&discover).expect("discover serializes"))
+}

@@ -1,0 +1,163 @@
+//! Reading and checking the per-request `_meta` every modern request carries.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::protocol::meta::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
+use crate::protocol::{
+    ClientCapabilities, ErrorObject, Implementation, LogLevel, ProgressToken, RequestMeta,
+};
+use crate::tool::parse_arguments;
+
+#[derive(Deserialize)]
+struct ParamsMeta<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<&'a RawValue>,
+    #[serde(rename = "protocolVersion", default)]
+    legacy_version: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct WireMeta {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
+    protocol_version: Option<String>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
+    client_info: Option<Implementation>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
+    client_capabilities: Option<ClientCapabilities>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
+    log_level: Option<LogLevel>,
+    #[serde(rename = "progressToken", default)]
+    progress_token: Option<ProgressToken>,
+    #[serde(default)]
+    traceparent: Option<String>,
+    #[serde(default)]
+    tracestate: Option<String>,
+    #[serde(default)]
+    baggage: Option<String>,
+}
+
+/// Why a request's `_meta` was refused.
+#[derive(Debug)]
+pub(crate) enum MetaError {
+    /// The request is malformed: `-32602`.
+    Invalid(ErrorObject),
+    /// A legacy `initialize` (no `_meta`, a `protocolVersion` param): answer
+    /// with the versions this server speaks so the client can say why.
+    LegacyInitialize { requested: String },
+}
+
+/// Reads `params._meta`, requiring the fields every request must carry.
+pub(crate) fn parse(params: Option<&str>, method: &str) -> Result<RequestMeta, MetaError> {
+    let invalid = |message: String| MetaError::Invalid(ErrorObject::invalid_params(message));
+    let Some(params) = params else {
+        return Err(invalid(format!(
+            "missing `params._meta`: every request must carry `{PROTOCOL_VERSION_KEY}` and `{CLIENT_CAPABILITIES_KEY}`"
+        )));
+    };
+    let head: ParamsMeta<'_> = serde_json::from_str(params)
+        .map_err(|_| invalid("`params` must be a JSON object".to_owned()))?;
+    let Some(raw) = head.meta else {
+        if method == "initialize" {
+            let requested = match head.legacy_version {
+                Some(serde_json::Value::String(v)) => v,
+                _ => String::new(),
+            };
+            return Err(MetaError::LegacyInitialize { requested });
+        }
+        return Err(invalid(format!(
+            "missing `params._meta`: every request must carry `{PROTOCOL_VERSION_KEY}` and `{CLIENT_CAPABILITIES_KEY}`"
+        )));
+    };
+    let wire: WireMeta =
+        parse_arguments(raw.get()).map_err(|e| invalid(format!("invalid `params._meta`: {e}")))?;
+    let Some(protocol_version) = wire.protocol_version else {
+        return Err(invalid(format!(
+            "`params._meta` is missing `{PROTOCOL_VERSION_KEY}`"
+        )));
+    };
+    let Some(client_capabilities) = wire.client_capabilities else {
+        return Err(invalid(format!(
+            "`params._meta` is missing `{CLIENT_CAPABILITIES_KEY}`"
+        )));
+    };
+    let mut meta = RequestMeta::new(client_capabilities);
+    meta.protocol_version = protocol_version;
+    meta.client_info = wire.client_info;
+    meta.log_level = wire.log_level;
+    meta.progress_token = wire.progress_token;
+    meta.traceparent = wire.traceparent.filter(|t| is_traceparent(t));
+    meta.tracestate = wire.tracestate;
+    meta.baggage = wire.baggage;
+    Ok(meta)
+}
+
+/// W3C trace context `traceparent`: `vv-<32 hex>-<16 hex>-<2 hex>`.
+fn is_traceparent(value: &str) -> bool {
+    let parts: Vec<&str> = value.split('-').collect();
+    let hex = |s: &str, len: usize| s.len() == len && s.bytes().all(|b| b.is_ascii_hexdigit());
+    parts.len() >= 4
+        && hex(parts[0], 2)
+        && parts[0] != "ff"
+        && hex(parts[1], 32)
+        && hex(parts[2], 16)
+        && hex(parts[3], 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::error_code;
+
+    fn error(params: Option<&str>) -> ErrorObject {
+        match parse(params, "tools/list") {
+            Err(MetaError::Invalid(e)) => e,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn required_fields_are_required() {
+        assert_eq!(error(None).code, error_code::INVALID_PARAMS);
+        assert_eq!(error(Some("{}")).code, error_code::INVALID_PARAMS);
+        assert_eq!(error(Some("[]")).code, error_code::INVALID_PARAMS);
+        let e = error(Some(
+            r#"{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}"#,
+        ));
+        assert!(e.message.contains("protocolVersion"), "{}", e.message);
+        let e = error(Some(
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+        ));
+        assert!(e.message.contains("clientCapabilities"), "{}", e.message);
+        let e = error(Some(
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"loud"}}"#,
+        ));
+        assert!(e.message.contains("logLevel"), "{}", e.message);
+    }
+
+    #[test]
+    fn optional_fields_are_read() {
+        let meta = parse(
+            Some(
+                r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/logLevel":"info","progressToken":7,"traceparent":"00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01","tracestate":"k=v"}}"#,
+            ),
+            "tools/list",
+        )
+        .unwrap();
+        assert_eq!(meta.log_level, Some(LogLevel::Info));
+        assert!(meta.client_capabilities.supports_sampling());
+        assert_eq!(
+            meta.traceparent.as_deref(),
+            Some("00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01")
+        );
+        assert!(!is_traceparent("00-zz-00f067aa0ba902b7-01"));
+    }
+
+    #[test]
+    fn legacy_initialize_is_recognised() {
+        match parse(Some(r#"{"protocolVersion":"2025-11-25"}"#), "initialize") {
+            Err(MetaError::LegacyInitialize { requested }) => assert_eq!(requested, "2025-11-25"),
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! The stateless dispatcher: one request in, one reply out, decided from
+//! the request alone.
+//!
+//! Checks run in the order the spec implies (and the conformance suite
+//! tests): `_meta` present (`-32602`), then — on HTTP, in the transport —
+//! headers agree with the body (`-32020`), then the version is supported
+//! (`-32022`), the method is offered (`-32601`), and finally the method's
+//! own parameters and capability needs.
+
+pub(crate) mod discover;
+pub(crate) mod envelope;
+mod meta;
+pub(crate) mod method;
+mod page;
+mod tools;
+
+use std::panic::AssertUnwindSafe;
+
+use bytes::Bytes;
+use futures_util::FutureExt as _;
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
+
+use self::envelope::{Rejection, Request};
+use self::meta::MetaError;
+use self::method::{Method, MethodName};
+pub use self::page::CacheHint;
+use self::page::Pages;
+use crate::context::{Context, Outbox};
+use crate::protocol::jsonrpc::{error_frame, result_frame};
+use crate::protocol::{ErrorObject, Implementation, PROTOCOL_VERSION, RequestId, RequestMeta};
+use crate::registry::Registry;
+
+/// Protocol versions the dispatcher serves.
+pub(crate) const SUPPORTED_VERSIONS: &[&str] = &[PROTOCOL_VERSION];
+
+/// Settings that shape the dispatcher's answers.
+#[derive(Clone, Debug)]
+pub(crate) struct Settings {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) page_size: usize,
+    pub(crate) list_cache: CacheHint,
+    pub(crate) discover_cache: CacheHint,
+    pub(crate) server_info_in_results: bool,
+}
+
+/// One finished answer: a complete JSON-RPC response frame.
+#[derive(Debug, Clone)]
+pub(crate) struct Reply {
+    pub(crate) frame: Bytes,
+}
+
+impl Reply {
+    pub(crate) fn result(id: &RequestId, result: &[u8]) -> Reply {
+        Reply {
+            frame: Bytes::from(result_frame(id, result)),
+        }
+    }
+
+    pub(crate) fn error(id: Option<&RequestId>, error: &ErrorObject) -> Reply {
+        Reply {
+            frame: Bytes::from(error_frame(id, error)),
+        }
+    }
+}
+
+impl From<Rejection> for Reply {
+    fn from(rejection: Rejection) -> Reply {
+        Reply::error(rejection.id.as_ref(), &rejection.error)
+    }
+}
+
+/// A request whose `_meta` has been read and checked for presence.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub(crate) request: Request,
+    pub(crate) meta: RequestMeta,
+}
+
+#[derive(Debug)]
+pub(crate) struct Dispatcher {
+    registry: Registry,
+    server_info: Option<Box<RawValue>>,
+    discover: Bytes,
+    tool_pages: Pages,
+}
+
+impl Dispatcher {
+    pub(crate) fn new(registry: Registry, settings: &Settings) -> Dispatcher {
+        let server_info = settings
+            .server_info_in_results
+            .then(|| serde_json::value::to_raw_value(&settings.info).expect("serializes"));
+        let discover = discover::build(&registry, settings, server_info.as_deref());
+        let tool_pages = tools::pages(&registry, settings, server_info.as_deref());
+        Dispatcher {
+            registry,
+            server_info,
+            discover,
+            tool_pages,
+        }
+    }
+
+    /// Reads `_meta` and checks the fields every request must carry.
+    pub(crate) fn prepare(&self, request: Request) -> Result<Prepared, Reply> {
+        match meta::parse(request.params(), request.method.as_str()) {
+            Ok(meta) => Ok(Prepared { request, meta }),
+            Err(MetaError::Invalid(error)) => Err(Reply::error(Some(&request.id), &error)),
+            Err(MetaError::LegacyInitialize { requested }) => Err(Reply::error(
+                Some(&request.id),
+                &ErrorObject::unsupported_version(&requested, SUPPORTED_VERSIONS),
+            )),
+        }
+    }
+
+    /// Answers a prepared request. Notifications the handler sends before
+    /// its result go to `outbox`.
+    pub(crate) async fn run(&self, prepared: Prepared, outbox: Outbox) -> Reply {
+        let Prepared { request, meta } = prepared;
+        let id = request.id.clone();
+        let span = request_span(&request, &meta);
+        let answer = AssertUnwindSafe(self.answer(request, meta, outbox).instrument(span))
+            .catch_unwind()
+            .await;
+        match answer {
+            Ok(Ok(result)) => Reply::result(&id, &result),
+            Ok(Err(error)) => Reply::error(Some(&id), &error),
+            Err(panic) => {
+                tracing::error!(panic = panic_message(&*panic), "request handler panicked");
+                Reply::error(Some(&id), &ErrorObject::internal_error())
+            }
+        }
+    }
+
+    async fn answer(
+        &self,
+        request: Request,
+        meta: RequestMeta,
+        outbox: Outbox,
+    ) -> Result<Bytes, ErrorObject> {
+        if !SUPPORTED_VERSIONS.contains(&meta.protocol_version.as_str()) {
+            return Err(ErrorObject::unsupported_version(
+                &meta.protocol_version,
+                SUPPORTED_VERSIONS,
+            ));
+        }
+        let method = match &request.method {
+            MethodName::Known(method) if self.offers(*method) => *method,
+            other => return Err(ErrorObject::method_not_found(other.as_str())),
+        };
+        match method {
+            Method::Discover => Ok(self.discover.clone()),
+            Method::ToolsList => tools::list(&self.tool_pages, request.params()).cloned(),
+            Method::ToolsCall => {
+                let cancellation = CancellationToken::new();
+                // Dropping this request (client gone, cancelled) cancels the
+                // token the handler may be watching.
+                let _cancel_on_drop = cancellation.clone().drop_guard();
+                let context = Context::new(
+                    request.id.clone(),
+                    method.name(),
+                    meta,
+                    outbox,
+                    cancellation,
+                );
+                let params = request.params().unwrap_or("{}");
+                tools::call(&self.registry, params, context, self.server_info.as_deref()).await
+            }
+            _ => Err(ErrorObject::method_not_found(method.name())),
+        }
+    }
+
+    /// Whether this server offers `method` (list methods only exist when
+    /// there is something to list).
+    fn offers(&self, method: Method) -> bool {
+        match method {
+            Method::Discover => true,
+            Method::ToolsList | Method::ToolsCall => !self.registry.tools().is_empty(),
+            _ => false,
+        }
+    }
+}
+
+fn request_span(request: &Request, meta: &RequestMeta) -> tracing::Span {
+    let span = tracing::info_span!(
+        "mcp.request",
+        id = %request.id,
+        method = request.method.as_str(),
+        traceparent = tracing::field::Empty,
+        tracestate = tracing::field::Empty,
+    );
+    if let Some(traceparent) = &meta.traceparent {
+        span.record("traceparent", traceparent.as_str());
+    }
+    if let Some(tracestate) = &meta.tracestate {
+        span.record("tracestate", tracestate.as_str());
+    }
+    span
+}
+
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("<non-string panic payload>")
+}

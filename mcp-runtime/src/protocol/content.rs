@@ -1,0 +1,367 @@
+//! Content blocks shared by tool results, prompts and resources.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde::{Deserialize, Serialize};
+
+use super::JsonObject;
+use super::meta::Icon;
+
+/// Who a piece of content is meant for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The human user.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// Hints about how content is meant to be used or displayed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Annotations {
+    /// Intended audience.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audience: Option<Vec<Role>>,
+    /// Importance from 0 (optional) to 1 (required).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<f64>,
+    /// ISO 8601 time of the last modification.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+}
+
+/// Text content.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TextContent {
+    /// The text.
+    pub text: String,
+    /// Optional annotations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Optional metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// Image content, base64-encoded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ImageContent {
+    /// Base64 data.
+    pub data: String,
+    /// MIME type, e.g. `image/png`.
+    pub mime_type: String,
+    /// Optional annotations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Optional metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// Audio content, base64-encoded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct AudioContent {
+    /// Base64 data.
+    pub data: String,
+    /// MIME type, e.g. `audio/wav`.
+    pub mime_type: String,
+    /// Optional annotations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Optional metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// A link to a resource the client can read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ResourceLink {
+    /// The resource URI.
+    pub uri: String,
+    /// Programmatic name.
+    pub name: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the resource is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Size in bytes, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Icons.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
+    /// Optional annotations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Optional metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// Text contents of a resource.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TextResourceContents {
+    /// The resource URI.
+    pub uri: String,
+    /// MIME type, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// The text.
+    pub text: String,
+    /// Optional annotations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Optional metadata (for example provenance).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// Binary contents of a resource, base64-encoded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct BlobResourceContents {
+    /// The resource URI.
+    pub uri: String,
+    /// MIME type, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Base64 data.
+    pub blob: String,
+    /// Optional annotations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Optional metadata (for example provenance).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// The contents of a resource: text or binary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+#[non_exhaustive]
+pub enum ResourceContents {
+    /// Text contents.
+    Text(TextResourceContents),
+    /// Binary contents.
+    Blob(BlobResourceContents),
+}
+
+impl ResourceContents {
+    /// Text contents of `uri`.
+    pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        ResourceContents::Text(TextResourceContents {
+            uri: uri.into(),
+            mime_type: None,
+            text: text.into(),
+            annotations: None,
+            meta: None,
+        })
+    }
+
+    /// Binary contents of `uri`; the bytes are base64-encoded here.
+    pub fn blob(uri: impl Into<String>, bytes: impl AsRef<[u8]>) -> Self {
+        ResourceContents::Blob(BlobResourceContents {
+            uri: uri.into(),
+            mime_type: None,
+            blob: BASE64.encode(bytes),
+            annotations: None,
+            meta: None,
+        })
+    }
+
+    /// Sets the MIME type.
+    #[must_use]
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        let mime = Some(mime_type.into());
+        match &mut self {
+            ResourceContents::Text(t) => t.mime_type = mime,
+            ResourceContents::Blob(b) => b.mime_type = mime,
+        }
+        self
+    }
+
+    /// The resource URI.
+    pub fn uri(&self) -> &str {
+        match self {
+            ResourceContents::Text(t) => &t.uri,
+            ResourceContents::Blob(b) => &b.uri,
+        }
+    }
+}
+
+/// An embedded resource.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct EmbeddedResource {
+    /// The resource contents.
+    pub resource: ResourceContents,
+    /// Optional annotations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Optional metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// One block of content in a tool result or prompt message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Content {
+    /// Text.
+    Text(TextContent),
+    /// An image.
+    Image(ImageContent),
+    /// Audio.
+    Audio(AudioContent),
+    /// A link to a resource.
+    ResourceLink(ResourceLink),
+    /// An embedded resource.
+    Resource(EmbeddedResource),
+}
+
+impl Content {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Content::Text(TextContent {
+            text: text.into(),
+            annotations: None,
+            meta: None,
+        })
+    }
+
+    /// An image block from raw bytes (base64-encoded here).
+    pub fn image(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
+        Self::image_base64(BASE64.encode(bytes), mime_type)
+    }
+
+    /// An image block from data that is already base64-encoded.
+    pub fn image_base64(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Content::Image(ImageContent {
+            data: data.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+        })
+    }
+
+    /// An audio block from raw bytes (base64-encoded here).
+    pub fn audio(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
+        Self::audio_base64(BASE64.encode(bytes), mime_type)
+    }
+
+    /// An audio block from data that is already base64-encoded.
+    pub fn audio_base64(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Content::Audio(AudioContent {
+            data: data.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+        })
+    }
+
+    /// A link to the resource `uri` named `name`.
+    pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Content::ResourceLink(ResourceLink {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            icons: Vec::new(),
+            annotations: None,
+            meta: None,
+        })
+    }
+
+    /// An embedded resource.
+    pub fn resource(contents: ResourceContents) -> Self {
+        Content::Resource(EmbeddedResource {
+            resource: contents,
+            annotations: None,
+            meta: None,
+        })
+    }
+
+    /// Attaches annotations to this block.
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        let slot = match &mut self {
+            Content::Text(c) => &mut c.annotations,
+            Content::Image(c) => &mut c.annotations,
+            Content::Audio(c) => &mut c.annotations,
+            Content::ResourceLink(c) => &mut c.annotations,
+            Content::Resource(c) => &mut c.annotations,
+        };
+        *slot = Some(annotations);
+        self
+    }
+
+    /// The text of a text block.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Content::Text(t) => Some(&t.text),
+            _ => None,
+        }
+    }
+}
+
+impl From<String> for Content {
+    fn from(text: String) -> Self {
+        Content::text(text)
+    }
+}
+
+impl From<&str> for Content {
+    fn from(text: &str) -> Self {
+        Content::text(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn content_serializes_with_type_tags() {
+        assert_eq!(
+            serde_json::to_value(Content::text("hi")).unwrap(),
+            json!({"type": "text", "text": "hi"})
+        );
+        assert_eq!(
+            serde_json::to_value(Content::image([1u8, 2, 3], "image/png")).unwrap(),
+            json!({"type": "image", "data": "AQID", "mimeType": "image/png"})
+        );
+        assert_eq!(
+            serde_json::to_value(Content::resource(
+                ResourceContents::text("test://x", "body").with_mime_type("text/plain")
+            ))
+            .unwrap(),
+            json!({"type": "resource", "resource": {"uri": "test://x", "mimeType": "text/plain", "text": "body"}})
+        );
+        assert_eq!(
+            serde_json::to_value(Content::resource_link("file:///a", "a")).unwrap(),
+            json!({"type": "resource_link", "uri": "file:///a", "name": "a"})
+        );
+    }
+}

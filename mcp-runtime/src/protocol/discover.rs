@@ -1,0 +1,53 @@
+//! `server/discover` and the caching hints shared by cacheable results.
+
+use serde::{Deserialize, Serialize};
+
+use super::JsonObject;
+
+/// Who may cache a cacheable result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheScope {
+    /// Only the same authorization context may reuse the result.
+    #[default]
+    Private,
+    /// Any client or shared intermediary may cache the result.
+    Public,
+}
+
+/// `{"listChanged": bool}` capability objects.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ListChangedCapability {
+    /// Whether list-changed notifications are sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+}
+
+/// What this server offers, as advertised by `server/discover`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ServerCapabilities {
+    /// Present when the server offers tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ListChangedCapability>,
+    /// Present when the server offers resources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<JsonObject>,
+    /// Present when the server offers prompts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<ListChangedCapability>,
+    /// Present when the server completes arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<JsonObject>,
+    /// Present when handlers may send `notifications/message`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logging: Option<JsonObject>,
+    /// Extensions, keyed by identifier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<JsonObject>,
+    /// Experimental capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<JsonObject>,
+}

@@ -1,0 +1,260 @@
+//! The JSON-RPC 2.0 envelope as MCP constrains it: ids, error objects and
+//! the byte-level framing of responses and notifications.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+
+/// JSON-RPC and MCP error codes, each used only with its specified meaning.
+pub mod error_code {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// The JSON sent is not a valid request object.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// The method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// Invalid method parameters.
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// Internal error.
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// HTTP headers disagree with the request body (Streamable HTTP only).
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// The request needs a client capability the client did not declare.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
+    /// The requested protocol version is not supported.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+}
+
+/// A JSON-RPC request id: a string or an integer, never `null`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RequestId {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    String(Arc<str>),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::String(s.into())
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RequestId::Number(n) => serializer.serialize_i64(*n),
+            RequestId::String(s) => serializer.serialize_str(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct IdVisitor;
+        impl Visitor<'_> for IdVisitor {
+            type Value = RequestId;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or an integer")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RequestId, E> {
+                Ok(RequestId::Number(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RequestId, E> {
+                i64::try_from(v)
+                    .map(RequestId::Number)
+                    .map_err(|_| E::custom("integer id out of range"))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RequestId, E> {
+                Ok(RequestId::String(v.into()))
+            }
+        }
+        deserializer.deserialize_any(IdVisitor)
+    }
+}
+
+/// A JSON-RPC error object.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    /// The error code; see [`error_code`].
+    pub code: i32,
+    /// A short, single-sentence description.
+    pub message: Cow<'static, str>,
+    /// Structured detail, when the code defines some.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl ErrorObject {
+    /// An error with a code and message and no data.
+    pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// Attaches `data`.
+    #[must_use]
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// `-32700`: the bytes were not JSON.
+    pub fn parse_error(detail: impl fmt::Display) -> Self {
+        Self::new(error_code::PARSE_ERROR, format!("Parse error: {detail}"))
+    }
+
+    /// `-32600`: JSON, but not a valid JSON-RPC request.
+    pub fn invalid_request(detail: impl fmt::Display) -> Self {
+        Self::new(
+            error_code::INVALID_REQUEST,
+            format!("Invalid request: {detail}"),
+        )
+    }
+
+    /// `-32601`: the method is unknown or not offered by this server.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(
+            error_code::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )
+    }
+
+    /// `-32602`: the parameters are invalid.
+    pub fn invalid_params(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(error_code::INVALID_PARAMS, message)
+    }
+
+    /// `-32603`: something failed inside the server.
+    pub fn internal_error() -> Self {
+        Self::new(error_code::INTERNAL_ERROR, "Internal error")
+    }
+
+    /// `-32020`: an HTTP header disagrees with the body.
+    pub fn header_mismatch(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(error_code::HEADER_MISMATCH, message)
+    }
+
+    /// `-32021`: the request needs client capabilities that were not declared.
+    pub fn missing_capability(required: Value) -> Self {
+        Self::new(
+            error_code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            "Missing required client capability",
+        )
+        .with_data(serde_json::json!({ "requiredCapabilities": required }))
+    }
+
+    /// `-32022`: the requested protocol version is not supported.
+    pub fn unsupported_version(requested: &str, supported: &[&str]) -> Self {
+        Self::new(
+            error_code::UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version",
+        )
+        .with_data(serde_json::json!({ "supported": supported, "requested": requested }))
+    }
+}
+
+impl fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for ErrorObject {}
+
+/// Appends the JSON text of `value` to `out`.
+fn push_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    // Serializing our own wire types into a Vec cannot fail: they contain no
+    // maps with non-string keys and no fallible `Serialize` impls.
+    serde_json::to_writer(&mut *out, value).expect("wire types always serialize");
+}
+
+/// `{"jsonrpc":"2.0","id":ID,"result":RESULT}` where `result` is already JSON.
+pub(crate) fn result_frame(id: &RequestId, result: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(result.len() + 48);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    push_json(&mut out, id);
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(result);
+    out.push(b'}');
+    out
+}
+
+/// `{"jsonrpc":"2.0","id":ID|null,"error":{...}}`.
+pub(crate) fn error_frame(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    match id {
+        Some(id) => push_json(&mut out, id),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(br#","error":"#);
+    push_json(&mut out, error);
+    out.push(b'}');
+    out
+}
+
+/// `{"jsonrpc":"2.0","method":METHOD,"params":PARAMS}`.
+pub(crate) fn notification_frame<P: Serialize + ?Sized>(method: &str, params: &P) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
+    push_json(&mut out, method);
+    out.extend_from_slice(br#","params":"#);
+    push_json(&mut out, params);
+    out.push(b'}');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_are_exact_json() {
+        let id = RequestId::from("a\"b");
+        let frame = result_frame(&id, br#"{"resultType":"complete"}"#);
+        assert_eq!(
+            std::str::from_utf8(&frame).unwrap(),
+            r#"{"jsonrpc":"2.0","id":"a\"b","result":{"resultType":"complete"}}"#
+        );
+        let frame = error_frame(None, &ErrorObject::method_not_found("x/y"));
+        assert_eq!(
+            std::str::from_utf8(&frame).unwrap(),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found: x/y"}}"#
+        );
+    }
+
+    #[test]
+    fn ids_reject_floats_and_null() {
+        assert_eq!(
+            serde_json::from_str::<RequestId>("7").unwrap(),
+            RequestId::Number(7)
+        );
+        assert!(serde_json::from_str::<RequestId>("1.5").is_err());
+        assert!(serde_json::from_str::<RequestId>("null").is_err());
+        assert!(serde_json::from_str::<RequestId>("true").is_err());
+        assert!(serde_json::from_str::<RequestId>("18446744073709551615").is_err());
+    }
+}

@@ -1,0 +1,210 @@
+//! JSON Schema generation with the MCP rules applied in one place.
+//!
+//! Input schemas describe the generated arguments struct, which always
+//! carries `deny_unknown_fields`, so the published schema and the
+//! deserializer that runs come from one source. The rules here only clean
+//! up presentation: no root `$schema`/`title`, `properties` always present,
+//! and optional parameters without a `null` type.
+
+use std::fmt;
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema};
+use serde_json::Value;
+
+use crate::protocol::JsonObject;
+
+/// Why a generated schema cannot be used as a tool input schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SchemaError {
+    /// Tool arguments are JSON objects; the schema's root must say so.
+    RootNotObject(String),
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SchemaError::RootNotObject(found) => write!(
+                f,
+                "the input schema must have `\"type\": \"object\"` at its root, found {found}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
+fn settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12().with(|s| {
+        // Clients commonly drop `$defs`/`$ref`; inline what is finite.
+        s.inline_subschemas = true;
+        s.meta_schema = None;
+    })
+}
+
+/// The schema of `T` as read by `Deserialize` (tool and prompt inputs).
+pub fn input_schema<T: JsonSchema + ?Sized>() -> Schema {
+    settings().into_generator().into_root_schema_for::<T>()
+}
+
+/// The schema of `T` as written by `Serialize` (structured tool output).
+pub fn output_schema<T: JsonSchema + ?Sized>() -> Schema {
+    settings()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+}
+
+/// Applies the MCP rules to a tool input schema.
+pub(crate) fn finish_input(schema: Schema) -> Result<JsonObject, SchemaError> {
+    let mut object = into_object(schema);
+    strip_root_noise(&mut object);
+    match object.get("type") {
+        Some(Value::String(t)) if t == "object" => {}
+        other => {
+            let found = other.map_or_else(|| "no `type`".to_owned(), |t| format!("`{t}`"));
+            return Err(SchemaError::RootNotObject(found));
+        }
+    }
+    let required: Vec<String> = match object.get("required") {
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(|n| n.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let properties = object
+        .entry("properties")
+        .or_insert_with(|| Value::Object(JsonObject::new()));
+    if let Value::Object(properties) = properties {
+        for (name, property) in properties.iter_mut() {
+            if !required.contains(name) {
+                drop_null_type(property);
+            }
+        }
+    }
+    Ok(object)
+}
+
+/// Applies the MCP rules to a tool output schema.
+pub(crate) fn finish_output(schema: Schema) -> JsonObject {
+    let mut object = into_object(schema);
+    strip_root_noise(&mut object);
+    object
+}
+
+fn into_object(schema: Schema) -> JsonObject {
+    match schema.to_value() {
+        Value::Object(object) => object,
+        // `true` accepts anything, `false` nothing; spell them as objects.
+        Value::Bool(true) => JsonObject::new(),
+        _ => {
+            let mut never = JsonObject::new();
+            never.insert("not".into(), Value::Object(JsonObject::new()));
+            never
+        }
+    }
+}
+
+/// The root `title` is the name of a generated struct and `$schema` is the
+/// default dialect anyway; neither helps a client.
+fn strip_root_noise(object: &mut JsonObject) {
+    object.shift_remove("$schema");
+    object.shift_remove("title");
+}
+
+/// `Option<T>` parameters are optional, not nullable: publish `T`'s schema.
+fn drop_null_type(property: &mut Value) {
+    let Value::Object(property) = property else {
+        return;
+    };
+    if let Some(Value::Array(types)) = property.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            property.insert("type".into(), only);
+        }
+        if let Some(Value::Array(values)) = property.get_mut("enum") {
+            values.retain(|v| !v.is_null());
+        }
+        return;
+    }
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = property.get_mut(key) else {
+            continue;
+        };
+        branches.retain(|b| b.get("type").and_then(Value::as_str) != Some("null"));
+        if branches.len() == 1 {
+            let Some(Value::Object(only)) = branches.pop() else {
+                return;
+            };
+            property.shift_remove(key);
+            for (k, v) in only {
+                property.entry(k).or_insert(v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(schemars::JsonSchema, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Empty {}
+
+    #[derive(schemars::JsonSchema, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Args {
+        /// The text.
+        text: String,
+        /// How many times.
+        times: Option<u8>,
+        kind: Option<Kind>,
+    }
+
+    #[derive(schemars::JsonSchema, serde::Deserialize)]
+    #[allow(dead_code)]
+    enum Kind {
+        A,
+        B,
+    }
+
+    #[test]
+    fn empty_arguments_have_properties_and_are_closed() {
+        let schema = finish_input(input_schema::<Empty>()).unwrap();
+        assert_eq!(
+            Value::Object(schema),
+            json!({"type": "object", "additionalProperties": false, "properties": {}})
+        );
+    }
+
+    #[test]
+    fn optional_parameters_are_not_nullable() {
+        let schema = finish_input(input_schema::<Args>()).unwrap();
+        assert_eq!(
+            Value::Object(schema),
+            json!({
+                "type": "object",
+                "properties": {
+                    "text": {"description": "The text.", "type": "string"},
+                    "times": {"description": "How many times.", "type": "integer", "format": "uint8", "minimum": 0, "maximum": 255},
+                    "kind": {"type": "string", "enum": ["A", "B"]}
+                },
+                "additionalProperties": false,
+                "required": ["text"]
+            })
+        );
+    }
+
+    #[test]
+    fn non_object_roots_are_rejected() {
+        let err = finish_input(input_schema::<String>()).unwrap_err();
+        assert_eq!(err, SchemaError::RootNotObject("`\"string\"`".into()));
+    }
+}

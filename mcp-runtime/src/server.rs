@@ -1,0 +1,188 @@
+//! Configuring and starting a server.
+
+use std::fmt;
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use crate::context::Outbox;
+use crate::dispatch::envelope::{self, Incoming};
+use crate::dispatch::{CacheHint, Dispatcher, Settings};
+use crate::protocol::{CacheScope, Icon, Implementation};
+use crate::registry::{BuildError, Registry};
+
+/// Builds a [`ServerBuilder`] named after the calling crate: the server
+/// reports the package name and version from its `Cargo.toml`.
+///
+/// ```no_run
+/// fn main() -> std::process::ExitCode {
+///     mcp_runtime::server!().run()
+/// }
+/// ```
+#[macro_export]
+macro_rules! server {
+    () => {
+        $crate::ServerBuilder::new(
+            ::core::env!("CARGO_PKG_NAME"),
+            ::core::env!("CARGO_PKG_VERSION"),
+        )
+    };
+}
+
+/// Configures a server before it starts. Every `#[tool]` linked into the
+/// binary is served; nothing needs to be registered by hand.
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct ServerBuilder {
+    pub(crate) settings: Settings,
+    pub(crate) stdio: crate::transport::stdio::StdioConfig,
+}
+
+impl ServerBuilder {
+    /// A server that identifies itself as `name` `version`. See also
+    /// [`server!`](crate::server!), which takes both from `Cargo.toml`.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        ServerBuilder {
+            settings: Settings {
+                info: Implementation::new(name, version),
+                instructions: None,
+                page_size: 100,
+                list_cache: CacheHint::new(0, CacheScope::Private),
+                discover_cache: CacheHint::new(0, CacheScope::Private),
+                server_info_in_results: true,
+            },
+            stdio: crate::transport::stdio::StdioConfig::default(),
+        }
+    }
+
+    /// A human-readable server name for display.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.settings.info.title = Some(title.into());
+        self
+    }
+
+    /// What the server does.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.settings.info.description = Some(description.into());
+        self
+    }
+
+    /// The project's website.
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.settings.info.website_url = Some(url.into());
+        self
+    }
+
+    /// Adds an icon to the server's identity.
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.settings.info.icons.push(icon);
+        self
+    }
+
+    /// Guidance for the model on using this server, sent by `server/discover`.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.settings.instructions = Some(instructions.into());
+        self
+    }
+
+    /// How many items each page of a `*/list` result holds (default 100).
+    pub fn page_size(mut self, items: usize) -> Self {
+        self.settings.page_size = items.max(1);
+        self
+    }
+
+    /// Caching hints for list results (default: `ttlMs` 0, `private`).
+    pub fn list_cache(mut self, hint: CacheHint) -> Self {
+        self.settings.list_cache = hint;
+        self
+    }
+
+    /// Caching hints for `server/discover` (default: `ttlMs` 0, `private`).
+    pub fn discover_cache(mut self, hint: CacheHint) -> Self {
+        self.settings.discover_cache = hint;
+        self
+    }
+
+    /// Stops adding `io.modelcontextprotocol/serverInfo` to result `_meta`
+    /// (it is on by default, as the spec recommends).
+    pub fn without_server_info_in_results(mut self) -> Self {
+        self.settings.server_info_in_results = false;
+        self
+    }
+
+    /// The largest stdio message accepted, in bytes (default 4 MiB). Longer
+    /// lines are answered with an error and skipped without being buffered.
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.stdio.max_line_bytes = bytes.max(1);
+        self
+    }
+
+    /// Collects the registered handlers, checks them (duplicate names,
+    /// schema rules) and precomputes the static answers.
+    pub fn build(self) -> Result<Server, BuildError> {
+        let registry = Registry::build()?;
+        Ok(Server {
+            dispatcher: Arc::new(Dispatcher::new(registry, &self.settings)),
+            builder: self,
+        })
+    }
+}
+
+/// A built server: the registry, its precomputed answers and the transport
+/// settings. Cheap to clone.
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) dispatcher: Arc<Dispatcher>,
+    pub(crate) builder: ServerBuilder,
+}
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.builder.settings.info)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one message produced: the notifications sent while handling it, in
+/// order, then the response (none for a notification).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Exchange {
+    /// Notification frames, in the order they were sent.
+    pub notifications: Vec<String>,
+    /// The response frame, if the message was a request.
+    pub response: Option<String>,
+}
+
+impl Server {
+    /// The server's identity.
+    pub fn info(&self) -> &Implementation {
+        &self.builder.settings.info
+    }
+
+    /// Handles one JSON-RPC message without a transport, exactly as the
+    /// transports do. Useful for tests and custom transports.
+    pub async fn exchange(&self, message: impl Into<String>) -> Exchange {
+        let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Bytes>();
+        let response = match envelope::parse(message.into()) {
+            Err(rejection) => Some(crate::dispatch::Reply::from(rejection)),
+            Ok(Incoming::Notification(_)) => None,
+            Ok(Incoming::Request(request)) => Some(match self.dispatcher.prepare(request) {
+                Err(reply) => reply,
+                Ok(prepared) => self.dispatcher.run(prepared, Outbox::new(sender)).await,
+            }),
+        };
+        let mut notifications = Vec::new();
+        while let Ok(frame) = receiver.try_recv() {
+            notifications.push(frame_text(&frame));
+        }
+        Exchange {
+            notifications,
+            response: response.map(|r| frame_text(&r.frame)),
+        }
+    }
+}
+
+fn frame_text(frame: &Bytes) -> String {
+    String::from_utf8_lossy(frame).into_owned()
+}

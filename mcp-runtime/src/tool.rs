@@ -1,0 +1,265 @@
+//! The handler side of tools: what a `#[tool]` function may return, and the
+//! glue the macro generates calls into.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use schemars::{JsonSchema, Schema};
+use serde::Deserialize;
+use serde::Serialize;
+
+use crate::context::Context;
+use crate::protocol::{CallToolResult, Content};
+
+/// The future of one tool call. Handlers need not be `Send`: the built-in
+/// transports run each request on the thread that received it.
+pub type ToolFuture = Pin<Box<dyn Future<Output = CallToolResult>>>;
+
+/// Generated per tool: parses the arguments and starts the call.
+pub type ToolCallFn = fn(ToolInvocation<'_>) -> Result<ToolFuture, ArgumentError>;
+
+/// What the dispatcher hands a tool's generated glue.
+#[derive(Debug)]
+pub struct ToolInvocation<'a> {
+    /// The JSON text of the `arguments` object (`{}` when absent).
+    pub arguments: &'a str,
+    /// The request context.
+    pub context: Context,
+}
+
+/// Arguments that do not fit the tool's input schema. The dispatcher turns
+/// this into a tool execution error (`isError: true`) so the model can fix
+/// its call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgumentError {
+    path: String,
+    message: String,
+}
+
+impl ArgumentError {
+    /// The location of the bad value (`.` for the arguments object itself).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+impl fmt::Display for ArgumentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() || self.path == "." {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "`{}`: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ArgumentError {}
+
+/// Deserializes tool arguments, reporting the path of the first bad value.
+pub fn parse_arguments<'de, T: Deserialize<'de>>(json: &'de str) -> Result<T, ArgumentError> {
+    serde_json::from_str(json).or_else(|_| {
+        // Only failed calls pay for path tracking.
+        let deserializer = &mut serde_json::Deserializer::from_str(json);
+        serde_path_to_error::deserialize(deserializer).map_err(|e| ArgumentError {
+            path: e.path().to_string(),
+            message: without_position(&e.inner().to_string()).to_owned(),
+        })
+    })
+}
+
+/// serde_json appends " at line L column C", which means nothing to a model
+/// that sent a JSON object inside a larger request.
+fn without_position(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(i) if message[i..].contains(" column ") => &message[..i],
+        _ => message,
+    }
+}
+
+/// What a `#[tool]` function may return.
+///
+/// Text (`String`, `&'static str`), [`Content`], `Vec<Content>`, a full
+/// [`CallToolResult`], structured output ([`Json`], [`Structured`]), and
+/// `Result<T, E>` of any of these where `E: Display`: an `Err` becomes a tool
+/// execution error (`isError: true`) carrying the error's text.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a `#[tool]` function",
+    label = "not a tool result",
+    note = "return `String`, `&'static str`, `Content`, `Vec<Content>`, `CallToolResult`, `Json<T>` or `Structured<T>`, or a `Result<_, E>` of one where `E: Display`"
+)]
+pub trait IntoToolResult {
+    /// Converts the return value into a `tools/call` result.
+    fn into_tool_result(self) -> CallToolResult;
+
+    /// The `outputSchema` this return type implies, if any.
+    fn output_schema() -> Option<Schema> {
+        None
+    }
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> CallToolResult {
+        self
+    }
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success([Content::text(self)])
+    }
+}
+
+impl IntoToolResult for &'static str {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success([Content::text(self)])
+    }
+}
+
+impl IntoToolResult for Cow<'static, str> {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success([Content::text(self)])
+    }
+}
+
+impl IntoToolResult for Content {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success([self])
+    }
+}
+
+impl IntoToolResult for Vec<Content> {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(self)
+    }
+}
+
+impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> CallToolResult {
+        match self {
+            Ok(value) => value.into_tool_result(),
+            Err(error) => CallToolResult::error(error.to_string()),
+        }
+    }
+
+    fn output_schema() -> Option<Schema> {
+        T::output_schema()
+    }
+}
+
+/// Structured output: `structuredContent` is `T` serialized, the text block
+/// is the same JSON (for clients that only read text), and the tool's
+/// `outputSchema` is generated from `T`.
+///
+/// Use [`Structured`] to choose the text yourself.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+    fn into_tool_result(self) -> CallToolResult {
+        Structured::new(self.0).into_tool_result()
+    }
+
+    fn output_schema() -> Option<Schema> {
+        Some(crate::schema::output_schema::<T>())
+    }
+}
+
+/// Structured output with content of your choosing.
+///
+/// ```
+/// # use mcp_runtime::Structured;
+/// # #[derive(serde::Serialize, schemars::JsonSchema)] struct Sum { sum: i64 }
+/// let out = Structured::new(Sum { sum: 3 }).with_text("3");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Structured<T> {
+    value: T,
+    content: Option<Vec<Content>>,
+}
+
+impl<T> Structured<T> {
+    /// `value` as `structuredContent`, with its JSON as the text block.
+    pub fn new(value: T) -> Self {
+        Structured {
+            value,
+            content: None,
+        }
+    }
+
+    /// Replaces the text block with `text`.
+    #[must_use]
+    pub fn with_text(self, text: impl Into<String>) -> Self {
+        self.with_content(vec![Content::text(text)])
+    }
+
+    /// Replaces the unstructured content.
+    #[must_use]
+    pub fn with_content(mut self, content: Vec<Content>) -> Self {
+        self.content = Some(content);
+        self
+    }
+}
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Structured<T> {
+    fn into_tool_result(self) -> CallToolResult {
+        let value = match serde_json::to_value(&self.value) {
+            Ok(value) => value,
+            Err(error) => {
+                tracing::error!(%error, "structured tool output failed to serialize");
+                return CallToolResult::error(format!(
+                    "the tool's structured output could not be serialized: {error}"
+                ));
+            }
+        };
+        let content = self
+            .content
+            .unwrap_or_else(|| vec![Content::text(value.to_string())]);
+        CallToolResult::success(content).with_structured_content(value)
+    }
+
+    fn output_schema() -> Option<Schema> {
+        Some(crate::schema::output_schema::<T>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, Debug)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Args {
+        a: i64,
+        items: Vec<Item>,
+    }
+
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Item {
+        name: String,
+    }
+
+    #[test]
+    fn argument_errors_name_the_path() {
+        let err = parse_arguments::<Args>(r#"{"a": "x", "items": []}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`a`: invalid type: string \"x\", expected i64"
+        );
+        let err = parse_arguments::<Args>(r#"{"a": 1, "items": [{"name": 2}]}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`items[0].name`: invalid type: integer `2`, expected a string"
+        );
+        let err = parse_arguments::<Args>(r#"{"items": []}"#).unwrap_err();
+        assert_eq!(err.to_string(), "missing field `a`");
+        let err = parse_arguments::<Args>(r#"{"a": 1, "items": [], "zz": 1}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`zz`: unknown field `zz`, expected `a` or `items`"
+        );
+    }
+}

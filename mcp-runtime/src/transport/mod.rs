@@ -1,0 +1,4 @@
+//! Transports: framing and delivery only. Everything a message means is
+//! decided by the dispatcher.
+
+pub(crate) mod stdio;
