@@ -132,10 +132,12 @@ fn check_icon(cx: &Ctxt, icon: &crate::attr::IconAttr) {
             "icon `src` must be an `https:` or `data:` URI; clients reject other schemes",
         );
     }
-    if let Some(theme) = &icon.theme {
-        if !matches!(theme.value().as_str(), "light" | "dark") {
-            cx.error_spanned_by(theme, "icon `theme` is \"light\" or \"dark\"");
-        }
+    if let Some(theme) = icon
+        .theme
+        .as_ref()
+        .filter(|t| !matches!(t.value().as_str(), "light" | "dark"))
+    {
+        cx.error_spanned_by(theme, "icon `theme` is \"light\" or \"dark\"");
     }
     for size in &icon.sizes {
         if !is_icon_size(&size.value()) {

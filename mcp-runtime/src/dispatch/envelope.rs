@@ -54,8 +54,8 @@ pub(crate) struct Rejection {
 }
 
 impl Rejection {
-    fn new(id: Option<RequestId>, error: ErrorObject) -> Self {
-        Rejection { id, error }
+    fn new(id: Option<RequestId>, error: ErrorObject) -> Box<Self> {
+        Box::new(Rejection { id, error })
     }
 }
 
@@ -77,7 +77,7 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::
 }
 
 /// Parses one message. `body` must be the whole message and valid UTF-8.
-pub(crate) fn parse(body: String) -> Result<Incoming, Rejection> {
+pub(crate) fn parse(body: String) -> Result<Incoming, Box<Rejection>> {
     let first = body.trim_start().as_bytes().first().copied();
     if first != Some(b'{') {
         return Err(reject_non_object(&body, first));
@@ -157,7 +157,7 @@ fn notification(method: &str, params: Option<&RawValue>) -> Notification {
         })
 }
 
-fn reject_non_object(body: &str, first: Option<u8>) -> Rejection {
+fn reject_non_object(body: &str, first: Option<u8>) -> Box<Rejection> {
     let error = if let Err(e) = serde_json::from_str::<IgnoredAny>(body) {
         ErrorObject::parse_error(e)
     } else if first == Some(b'[') {
@@ -170,7 +170,7 @@ fn reject_non_object(body: &str, first: Option<u8>) -> Rejection {
 
 /// Syntax errors are `-32700`; valid JSON of the wrong shape is `-32600`,
 /// answered with the id when it can still be read.
-fn reject_malformed(body: &str, error: &serde_json::Error) -> Rejection {
+fn reject_malformed(body: &str, error: &serde_json::Error) -> Box<Rejection> {
     if matches!(
         error.classify(),
         Category::Syntax | Category::Eof | Category::Io
@@ -201,7 +201,7 @@ mod tests {
     use super::*;
     use crate::protocol::error_code;
 
-    fn reject(body: &str) -> Rejection {
+    fn reject(body: &str) -> Box<Rejection> {
         match parse(body.to_owned()) {
             Err(r) => r,
             Ok(ok) => panic!("accepted {body}: {ok:?}"),

@@ -66,8 +66,8 @@ impl Reply {
     }
 }
 
-impl From<Rejection> for Reply {
-    fn from(rejection: Rejection) -> Reply {
+impl From<Box<Rejection>> for Reply {
+    fn from(rejection: Box<Rejection>) -> Reply {
         Reply::error(rejection.id.as_ref(), &rejection.error)
     }
 }

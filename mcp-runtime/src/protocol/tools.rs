@@ -164,7 +164,7 @@ mod tests {
     #[test]
     fn call_tool_result_matches_spec_example() {
         let example: Value = serde_json::from_str(include_str!(
-            "../../../../shared/spec/2026-07-28/examples/CallToolResult/invalid-tool-input-error.json"
+            "../../../spec/2026-07-28/examples/CallToolResult/invalid-tool-input-error.json"
         ))
         .unwrap();
         let ours = CallToolResult::error(

@@ -1,0 +1,169 @@
+//! Helpers for tests across the workspace: validating wire messages against
+//! the vendored `schema.json` of revision 2026-07-28, and building requests
+//! with the `_meta` every modern request carries.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use serde_json::{Value, json};
+
+/// The vendored spec schema.
+pub fn spec_schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        serde_json::from_str(include_str!("../../../spec/2026-07-28/schema.json"))
+            .expect("schema.json parses")
+    })
+}
+
+/// Validates `instance` against `#/$defs/{definition}` of the spec schema,
+/// panicking with every violation if it does not conform.
+pub fn assert_valid(definition: &str, instance: &Value) {
+    type Validators = Mutex<HashMap<String, &'static jsonschema::Validator>>;
+    static VALIDATORS: OnceLock<Validators> = OnceLock::new();
+    let validators = VALIDATORS.get_or_init(Default::default);
+    let validator = *validators
+        .lock()
+        .unwrap()
+        .entry(definition.to_owned())
+        .or_insert_with(|| {
+            let mut schema = spec_schema().clone();
+            assert!(
+                schema["$defs"].get(definition).is_some(),
+                "schema.json has no definition `{definition}`"
+            );
+            schema["$ref"] = json!(format!("#/$defs/{definition}"));
+            Box::leak(Box::new(
+                jsonschema::draft202012::new(&schema).expect("schema.json compiles"),
+            ))
+        });
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "not a valid `{definition}`:\n{}\ninstance: {instance:#}",
+        errors.join("\n")
+    );
+}
+
+/// Validates a response frame: results against `result_definition` (for
+/// example `CallToolResultResponse`), errors against `JSONRPCErrorResponse`
+/// and, for MCP's own codes, their specific error definitions.
+pub fn assert_valid_response(result_definition: &str, response: &Value) {
+    if response.get("error").is_some() {
+        assert_valid_error(response);
+    } else {
+        assert_valid(result_definition, response);
+    }
+}
+
+/// Validates an error response, including the code-specific definitions.
+pub fn assert_valid_error(response: &Value) {
+    assert_valid("JSONRPCErrorResponse", response);
+    let specific = match response["error"]["code"].as_i64() {
+        Some(-32020) => Some("HeaderMismatchError"),
+        Some(-32021) => Some("MissingRequiredClientCapabilityError"),
+        Some(-32022) => Some("UnsupportedProtocolVersionError"),
+        _ => None,
+    };
+    if let Some(definition) = specific {
+        assert_valid(definition, response);
+    }
+    let error_definition = match response["error"]["code"].as_i64() {
+        Some(-32700) => Some("ParseError"),
+        Some(-32600) => Some("InvalidRequestError"),
+        Some(-32601) => Some("MethodNotFoundError"),
+        Some(-32602) => Some("InvalidParamsError"),
+        Some(-32603) => Some("InternalError"),
+        _ => None,
+    };
+    if let Some(definition) = error_definition {
+        assert_valid(definition, &response["error"]);
+    }
+}
+
+/// Validates a notification frame by its method.
+pub fn assert_valid_notification(notification: &Value) {
+    let definition = match notification["method"].as_str() {
+        Some("notifications/progress") => "ProgressNotification",
+        Some("notifications/message") => "LoggingMessageNotification",
+        Some("notifications/tools/list_changed") => "ToolListChangedNotification",
+        Some("notifications/prompts/list_changed") => "PromptListChangedNotification",
+        Some("notifications/resources/list_changed") => "ResourceListChangedNotification",
+        Some("notifications/resources/updated") => "ResourceUpdatedNotification",
+        Some("notifications/subscriptions/acknowledged") => "SubscriptionsAcknowledgedNotification",
+        other => panic!("unexpected notification method {other:?}"),
+    };
+    assert_valid(definition, notification);
+}
+
+/// The `_meta` of a plain modern request with the given client capabilities.
+pub fn meta_with(capabilities: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "test-client", "version": "1.0.0"},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    })
+}
+
+/// The `_meta` of a plain modern request with no client capabilities.
+pub fn meta() -> Value {
+    meta_with(json!({}))
+}
+
+/// A request with `params` plus the standard `_meta`.
+pub fn request(id: impl Into<Value>, method: &str, mut params: Value) -> String {
+    if params.get("_meta").is_none() {
+        params["_meta"] = meta();
+    }
+    json!({"jsonrpc": "2.0", "id": id.into(), "method": method, "params": params}).to_string()
+}
+
+/// `tools/call` of `name` with `arguments`.
+pub fn call_tool(id: impl Into<Value>, name: &str, arguments: Value) -> String {
+    request(
+        id,
+        "tools/call",
+        json!({"name": name, "arguments": arguments}),
+    )
+}
+
+/// Parses a frame.
+pub fn parse(frame: &str) -> Value {
+    serde_json::from_str(frame).unwrap_or_else(|e| panic!("not JSON ({e}): {frame}"))
+}
+
+/// The spec's example `examples/{path}` (for example
+/// `CallToolResult/result-with-structured-content.json`).
+pub fn spec_example(path: &str) -> Value {
+    let full = format!(
+        "{}/../../spec/2026-07-28/examples/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"));
+    serde_json::from_str(&text).expect("example parses")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_examples_validate_and_broken_messages_do_not() {
+        assert_valid(
+            "CallToolResult",
+            &spec_example("CallToolResult/result-with-structured-content.json"),
+        );
+        assert_valid(
+            "UnsupportedProtocolVersionError",
+            &spec_example("UnsupportedProtocolVersionError/unsupported-version.json"),
+        );
+        let missing_result_type = json!({"content": []});
+        assert!(
+            std::panic::catch_unwind(|| assert_valid("CallToolResult", &missing_result_type))
+                .is_err()
+        );
+    }
+}
