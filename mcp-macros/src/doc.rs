@@ -20,8 +20,10 @@ pub(crate) fn description(attrs: &[Attribute]) -> Option<TokenStream> {
         return None;
     }
     let pieces = unindent(pieces);
-    if let [Piece::Text(text)] = pieces.as_slice() {
-        return (!text.is_empty()).then(|| quote!(#text));
+    match pieces.as_slice() {
+        [] => return None,
+        [Piece::Text(text)] => return Some(quote!(#text)),
+        _ => {}
     }
     let parts = pieces.iter().map(|piece| match piece {
         Piece::Text(text) => quote!(#text),
