@@ -1,6 +1,6 @@
 //! `#[tool]` expansion.
 //!
-//! ```ignore
+//! ```text
 //! async fn add(a: i64, b: i64) -> String { .. }         // unchanged
 //! const _: () = {
 //!     #[derive(Deserialize, JsonSchema)] #[serde(deny_unknown_fields)]
