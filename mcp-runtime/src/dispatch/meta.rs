@@ -55,8 +55,11 @@ pub(crate) fn parse(params: Option<&str>, method: &str) -> Result<RequestMeta, M
             "missing `params._meta`: every request must carry `{PROTOCOL_VERSION_KEY}` and `{CLIENT_CAPABILITIES_KEY}`"
         )));
     };
-    let head: ParamsMeta<'_> = serde_json::from_str(params)
-        .map_err(|_| invalid("`params` must be a JSON object".to_owned()))?;
+    let not_object = || invalid("`params` must be a JSON object".to_owned());
+    if !params.trim_start().starts_with('{') {
+        return Err(not_object());
+    }
+    let head: ParamsMeta<'_> = serde_json::from_str(params).map_err(|_| not_object())?;
     let Some(raw) = head.meta else {
         if method == "initialize" {
             let requested = match head.legacy_version {

@@ -154,9 +154,9 @@ impl Dispatcher {
             Method::ToolsList => tools::list(&self.tool_pages, request.params()).cloned(),
             Method::ToolsCall => {
                 let cancellation = CancellationToken::new();
-                // Dropping this request (client gone, cancelled) cancels the
-                // token the handler may be watching.
-                let _cancel_on_drop = cancellation.clone().drop_guard();
+                // Dropping this request before it finishes (the client
+                // cancelled or went away) cancels the token handlers watch.
+                let cancel_on_drop = cancellation.clone().drop_guard();
                 let context = Context::new(
                     request.id.clone(),
                     method.name(),
@@ -165,7 +165,10 @@ impl Dispatcher {
                     cancellation,
                 );
                 let params = request.params().unwrap_or("{}");
-                tools::call(&self.registry, params, context, self.server_info.as_deref()).await
+                let result =
+                    tools::call(&self.registry, params, context, self.server_info.as_deref()).await;
+                cancel_on_drop.disarm();
+                result
             }
             _ => Err(ErrorObject::method_not_found(method.name())),
         }

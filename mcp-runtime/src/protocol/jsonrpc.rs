@@ -202,15 +202,18 @@ pub(crate) fn result_frame(id: &RequestId, result: &[u8]) -> Vec<u8> {
     out
 }
 
-/// `{"jsonrpc":"2.0","id":ID|null,"error":{...}}`.
+/// `{"jsonrpc":"2.0","id":ID,"error":{...}}`, without `id` when the
+/// request's id could not be read: MCP's schema allows only a string or an
+/// integer there, never `null`.
 pub(crate) fn error_frame(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
     let mut out = Vec::with_capacity(128);
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    match id {
-        Some(id) => push_json(&mut out, id),
-        None => out.extend_from_slice(b"null"),
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","#);
+    if let Some(id) = id {
+        out.extend_from_slice(br#""id":"#);
+        push_json(&mut out, id);
+        out.push(b',');
     }
-    out.extend_from_slice(br#","error":"#);
+    out.extend_from_slice(br#""error":"#);
     push_json(&mut out, error);
     out.push(b'}');
     out
@@ -242,7 +245,7 @@ mod tests {
         let frame = error_frame(None, &ErrorObject::method_not_found("x/y"));
         assert_eq!(
             std::str::from_utf8(&frame).unwrap(),
-            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found: x/y"}}"#
+            r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found: x/y"}}"#
         );
     }
 
