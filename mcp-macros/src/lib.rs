@@ -15,8 +15,7 @@ mod symbol;
 
 use proc_macro::TokenStream;
 
-/// Turns a function into an MCP tool. See `mcp_runtime::tool` for the
-/// documentation.
+/// Turns a function into an MCP tool; documented at `mcp_runtime::tool`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool::expand(args.into(), item.into()).into()

@@ -13,6 +13,7 @@ mod transport;
 
 pub use context::{Context, FromContext, Logger, Progress};
 pub use dispatch::CacheHint;
+#[doc = include_str!("docs/tool.md")]
 pub use mcp_macros::tool;
 pub use protocol::{
     Annotations, CacheScope, CallToolResult, ClientCapabilities, Content, ErrorObject,
