@@ -1,25 +1,33 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+mod complete;
 mod context;
 mod dispatch;
+mod prompt;
 pub mod protocol;
 mod registry;
+mod resource;
 mod run;
 pub mod schema;
 mod server;
 mod tool;
 mod transport;
+mod uri_template;
 
+pub use complete::{CompletionRequest, IntoCompletion};
 pub use context::{Context, FromContext, Logger, Progress};
 pub use dispatch::CacheHint;
 #[doc = include_str!("docs/tool.md")]
 pub use mcp_macros::tool;
+pub use prompt::{IntoPromptResult, PromptArgument, PromptValue};
 pub use protocol::{
-    Annotations, CacheScope, CallToolResult, ClientCapabilities, Content, ErrorObject,
-    Implementation, LogLevel, RequestId, RequestMeta, ResourceContents, Role,
+    Annotations, CacheScope, CallToolResult, ClientCapabilities, Completion, Content, ErrorObject,
+    GetPromptResult, Implementation, LogLevel, PromptMessage, ReadResourceResult, RequestId,
+    RequestMeta, ResourceContents, Role,
 };
 pub use registry::BuildError;
+pub use resource::{IntoResourceContents, TemplateVariable};
 pub use server::{Exchange, Server, ServerBuilder};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{ArgumentError, IntoToolResult, Json, Structured};
@@ -34,13 +42,29 @@ pub mod __private {
     pub use ::serde;
     pub use ::serde_json;
 
+    pub use crate::complete::{
+        ArgumentCompleter, CompleteFn, CompletionFuture, CompletionRequest, run_completer,
+    };
     pub use crate::context::{Context, FromContext};
-    pub use crate::protocol::IconTheme;
-    pub use crate::registry::{Location, StaticIcon, StaticToolAnnotations, TOOLS, ToolEntry};
+    pub use crate::dispatch::CacheHint;
+    pub use crate::prompt::{
+        IntoPromptResult, PromptArgument, PromptError, PromptFuture, PromptGetFn, PromptInvocation,
+        box_prompt_future,
+    };
+    pub use crate::protocol::{CacheScope, IconTheme, Role};
+    pub use crate::registry::{
+        Location, PROMPTS, PromptEntry, RESOURCES, ResourceEntry, StaticAnnotations, StaticIcon,
+        StaticPromptArgument, StaticToolAnnotations, TOOLS, ToolEntry,
+    };
+    pub use crate::resource::{
+        IntoResourceContents, ResourceFuture, ResourceInvocation, ResourceReadFn, TemplateVariable,
+        box_resource_future,
+    };
     pub use crate::schema::input_schema;
     pub use crate::tool::{
         ArgumentError, IntoToolResult, ToolCallFn, ToolFuture, ToolInvocation, parse_arguments,
     };
+    pub use crate::uri_template::TemplatePart;
 
     /// Boxes a tool's future for the registry.
     pub fn box_tool_future<F>(future: F) -> ToolFuture

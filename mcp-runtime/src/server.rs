@@ -49,6 +49,8 @@ impl ServerBuilder {
                 page_size: 100,
                 list_cache: CacheHint::new(0, CacheScope::Private),
                 discover_cache: CacheHint::new(0, CacheScope::Private),
+                read_cache: CacheHint::new(0, CacheScope::Private),
+                max_resource_bytes: 16 * 1024 * 1024,
                 server_info_in_results: true,
             },
             stdio: crate::transport::stdio::StdioConfig::default(),
@@ -100,6 +102,22 @@ impl ServerBuilder {
     /// Caching hints for `server/discover` (default: `ttlMs` 0, `private`).
     pub fn discover_cache(mut self, hint: CacheHint) -> Self {
         self.settings.discover_cache = hint;
+        self
+    }
+
+    /// Default caching hints for `resources/read` results (default: `ttlMs`
+    /// 0, `private`); a resource can override them with
+    /// `#[resource(..., ttl_ms = ..., cache = public)]`.
+    pub fn read_cache(mut self, hint: CacheHint) -> Self {
+        self.settings.read_cache = hint;
+        self
+    }
+
+    /// The largest total size of one `resources/read` result, in bytes of
+    /// text or base64 (default 16 MiB). Larger contents are refused with an
+    /// error instead of being sent.
+    pub fn max_resource_size(mut self, bytes: usize) -> Self {
+        self.settings.max_resource_bytes = bytes;
         self
     }
 

@@ -15,6 +15,15 @@ pub(crate) fn capabilities(registry: &Registry) -> ServerCapabilities {
     if !registry.tools().is_empty() {
         capabilities.tools = Some(ListChangedCapability::default());
     }
+    if registry.has_resources() {
+        capabilities.resources = Some(JsonObject::new());
+    }
+    if !registry.prompts().is_empty() {
+        capabilities.prompts = Some(ListChangedCapability::default());
+    }
+    if registry.has_completers() {
+        capabilities.completions = Some(JsonObject::new());
+    }
     if registry.can_log() {
         capabilities.logging = Some(JsonObject::new());
     }

@@ -7,11 +7,15 @@
 //! (`-32022`), the method is offered (`-32601`), and finally the method's
 //! own parameters and capability needs.
 
+pub(crate) mod completion;
 pub(crate) mod discover;
 pub(crate) mod envelope;
+mod guard;
 mod meta;
 pub(crate) mod method;
 mod page;
+mod prompts;
+mod resources;
 mod tools;
 
 use std::panic::AssertUnwindSafe;
@@ -43,6 +47,8 @@ pub(crate) struct Settings {
     pub(crate) page_size: usize,
     pub(crate) list_cache: CacheHint,
     pub(crate) discover_cache: CacheHint,
+    pub(crate) read_cache: CacheHint,
+    pub(crate) max_resource_bytes: usize,
     pub(crate) server_info_in_results: bool,
 }
 
@@ -82,9 +88,13 @@ pub(crate) struct Prepared {
 #[derive(Debug)]
 pub(crate) struct Dispatcher {
     registry: Registry,
+    settings: Settings,
     server_info: Option<Box<RawValue>>,
     discover: Bytes,
     tool_pages: Pages,
+    resource_pages: Pages,
+    template_pages: Pages,
+    prompt_pages: Pages,
 }
 
 impl Dispatcher {
@@ -92,13 +102,16 @@ impl Dispatcher {
         let server_info = settings
             .server_info_in_results
             .then(|| serde_json::value::to_raw_value(&settings.info).expect("serializes"));
-        let discover = discover::build(&registry, settings, server_info.as_deref());
-        let tool_pages = tools::pages(&registry, settings, server_info.as_deref());
+        let info = server_info.as_deref();
         Dispatcher {
+            discover: discover::build(&registry, settings, info),
+            tool_pages: tools::pages(&registry, settings, info),
+            resource_pages: resources::resource_pages(&registry, settings, info),
+            template_pages: resources::template_pages(&registry, settings, info),
+            prompt_pages: prompts::pages(&registry, settings, info),
             registry,
+            settings: settings.clone(),
             server_info,
-            discover,
-            tool_pages,
         }
     }
 
@@ -149,10 +162,17 @@ impl Dispatcher {
             MethodName::Known(method) if self.offers(*method) => *method,
             other => return Err(ErrorObject::method_not_found(other.as_str())),
         };
+        let params = request.params();
         match method {
             Method::Discover => Ok(self.discover.clone()),
-            Method::ToolsList => tools::list(&self.tool_pages, request.params()).cloned(),
-            Method::ToolsCall => {
+            Method::ToolsList => list(&self.tool_pages, params),
+            Method::ResourcesList => list(&self.resource_pages, params),
+            Method::ResourcesTemplatesList => list(&self.template_pages, params),
+            Method::PromptsList => list(&self.prompt_pages, params),
+            Method::ToolsCall
+            | Method::ResourcesRead
+            | Method::PromptsGet
+            | Method::CompletionComplete => {
                 let cancellation = CancellationToken::new();
                 // Dropping this request before it finishes (the client
                 // cancelled or went away) cancels the token handlers watch.
@@ -164,11 +184,33 @@ impl Dispatcher {
                     outbox,
                     cancellation,
                 );
-                let params = request.params().unwrap_or("{}");
-                let result =
-                    tools::call(&self.registry, params, context, self.server_info.as_deref()).await;
+                let result = self
+                    .run_handler(method, params.unwrap_or("{}"), context)
+                    .await;
                 cancel_on_drop.disarm();
                 result
+            }
+            Method::SubscriptionsListen => Err(ErrorObject::method_not_found(method.name())),
+        }
+    }
+
+    /// Runs the user code a request names.
+    async fn run_handler(
+        &self,
+        method: Method,
+        params: &str,
+        context: Context,
+    ) -> Result<Bytes, ErrorObject> {
+        let registry = &self.registry;
+        let info = self.server_info.as_deref();
+        match method {
+            Method::ToolsCall => tools::call(registry, params, context, info).await,
+            Method::ResourcesRead => {
+                resources::read(registry, &self.settings, params, context, info).await
+            }
+            Method::PromptsGet => prompts::get(registry, params, context, info).await,
+            Method::CompletionComplete => {
+                completion::complete(registry, params, context, info).await
             }
             _ => Err(ErrorObject::method_not_found(method.name())),
         }
@@ -177,10 +219,16 @@ impl Dispatcher {
     /// Whether this server offers `method` (list methods only exist when
     /// there is something to list).
     fn offers(&self, method: Method) -> bool {
+        let registry = &self.registry;
         match method {
             Method::Discover => true,
-            Method::ToolsList | Method::ToolsCall => !self.registry.tools().is_empty(),
-            _ => false,
+            Method::ToolsList | Method::ToolsCall => !registry.tools().is_empty(),
+            Method::ResourcesList | Method::ResourcesTemplatesList | Method::ResourcesRead => {
+                registry.has_resources()
+            }
+            Method::PromptsList | Method::PromptsGet => !registry.prompts().is_empty(),
+            Method::CompletionComplete => registry.has_completers(),
+            Method::SubscriptionsListen => false,
         }
     }
 }
@@ -200,6 +248,27 @@ fn request_span(request: &Request, meta: &RequestMeta) -> tracing::Span {
         span.record("tracestate", tracestate.as_str());
     }
     span
+}
+
+/// Parses a method's parameters, reporting the first bad field as `-32602`.
+fn params<'de, T: serde::Deserialize<'de>>(params: &'de str) -> Result<T, ErrorObject> {
+    crate::tool::parse_arguments(params)
+        .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
+}
+
+#[derive(serde::Deserialize)]
+struct ListParams {
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+/// Answers a paginated `*/list` request from its pre-serialized pages.
+fn list(pages: &Pages, params: Option<&str>) -> Result<Bytes, ErrorObject> {
+    let cursor = match params {
+        Some(params) => self::params::<ListParams>(params)?.cursor,
+        None => None,
+    };
+    pages.page(cursor.as_deref()).cloned()
 }
 
 pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {

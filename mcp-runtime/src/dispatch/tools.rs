@@ -1,14 +1,13 @@
 //! `tools/list` and `tools/call`.
 
 use std::borrow::Cow;
-use std::panic::AssertUnwindSafe;
 
 use bytes::Bytes;
-use futures_util::FutureExt as _;
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 use super::Settings;
+use super::guard::Handler;
 use super::page::Pages;
 use crate::context::Context;
 use crate::protocol::{CallToolResult, ErrorObject};
@@ -33,26 +32,6 @@ pub(super) fn pages(
 }
 
 #[derive(Deserialize)]
-pub(super) struct ListParams {
-    #[serde(default)]
-    cursor: Option<String>,
-}
-
-/// Reads the `cursor` of a paginated list request.
-pub(super) fn cursor(params: Option<&str>) -> Result<Option<String>, ErrorObject> {
-    let Some(params) = params else {
-        return Ok(None);
-    };
-    serde_json::from_str::<ListParams>(params)
-        .map(|p| p.cursor)
-        .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
-}
-
-pub(super) fn list<'a>(pages: &'a Pages, params: Option<&str>) -> Result<&'a Bytes, ErrorObject> {
-    pages.page(cursor(params)?.as_deref())
-}
-
-#[derive(Deserialize)]
 struct CallParams<'a> {
     #[serde(borrow)]
     name: Cow<'a, str>,
@@ -60,7 +39,7 @@ struct CallParams<'a> {
     arguments: Option<&'a RawValue>,
 }
 
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+pub(super) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
     <&RawValue>::deserialize(d).map(Some)
 }
 
@@ -70,8 +49,7 @@ pub(super) async fn call(
     context: Context,
     server_info: Option<&RawValue>,
 ) -> Result<Bytes, ErrorObject> {
-    let params: CallParams<'_> = crate::tool::parse_arguments(params)
-        .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
+    let params: CallParams<'_> = super::params(params)?;
     let Some(tool) = registry.tool(&params.name) else {
         return Err(ErrorObject::invalid_params(format!(
             "Unknown tool: {}",
@@ -112,28 +90,12 @@ async fn invoke(
     context: Context,
 ) -> Result<CallToolResult, ErrorObject> {
     let name = tool.entry.name;
+    let handler = Handler { kind: "tool", name };
     let invocation = ToolInvocation { arguments, context };
-    let started = std::panic::catch_unwind(AssertUnwindSafe(|| (tool.entry.call)(invocation)));
-    let future = match started {
-        Ok(Ok(future)) => future,
-        Ok(Err(error)) => {
-            return Ok(CallToolResult::error(format!(
-                "Invalid arguments for tool {name}: {error}"
-            )));
-        }
-        Err(panic) => return Err(panicked(name, &*panic)),
-    };
-    AssertUnwindSafe(future)
-        .catch_unwind()
-        .await
-        .map_err(|panic| panicked(name, &*panic))
-}
-
-fn panicked(tool: &str, panic: &(dyn std::any::Any + Send)) -> ErrorObject {
-    tracing::error!(
-        tool,
-        panic = super::panic_message(panic),
-        "tool handler panicked"
-    );
-    ErrorObject::internal_error()
+    match handler.start(|| (tool.entry.call)(invocation))? {
+        Ok(future) => handler.finish(future).await,
+        Err(error) => Ok(CallToolResult::error(format!(
+            "Invalid arguments for tool {name}: {error}"
+        ))),
+    }
 }

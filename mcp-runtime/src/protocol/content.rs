@@ -125,9 +125,6 @@ pub struct TextResourceContents {
     pub mime_type: Option<String>,
     /// The text.
     pub text: String,
-    /// Optional annotations.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
     /// Optional metadata (for example provenance).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
@@ -145,9 +142,6 @@ pub struct BlobResourceContents {
     pub mime_type: Option<String>,
     /// Base64 data.
     pub blob: String,
-    /// Optional annotations.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
     /// Optional metadata (for example provenance).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
@@ -171,7 +165,6 @@ impl ResourceContents {
             uri: uri.into(),
             mime_type: None,
             text: text.into(),
-            annotations: None,
             meta: None,
         })
     }
@@ -182,7 +175,6 @@ impl ResourceContents {
             uri: uri.into(),
             mime_type: None,
             blob: BASE64.encode(bytes),
-            annotations: None,
             meta: None,
         })
     }

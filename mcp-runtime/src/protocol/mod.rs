@@ -4,13 +4,17 @@
 //! This module does no IO and holds no state; it only describes what goes
 //! over the wire.
 
+mod completion;
 mod content;
 mod discover;
 pub(crate) mod jsonrpc;
 pub(crate) mod meta;
+mod prompts;
+mod resources;
 pub(crate) mod result;
 mod tools;
 
+pub use completion::{Completion, MAX_COMPLETION_VALUES};
 pub use content::{
     Annotations, AudioContent, BlobResourceContents, Content, EmbeddedResource, ImageContent,
     ResourceContents, ResourceLink, Role, TextContent, TextResourceContents,
@@ -21,6 +25,8 @@ pub use meta::{
     ClientCapabilities, ElicitationCapability, Icon, IconTheme, Implementation, LogLevel,
     ProgressToken, RequestMeta, SamplingCapability,
 };
+pub use prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
+pub use resources::{ReadResourceResult, Resource, ResourceTemplate};
 pub use tools::{CallToolResult, Tool, ToolAnnotations};
 
 /// The protocol revision this runtime implements.

@@ -1,0 +1,139 @@
+//! `completion/complete` for prompt arguments and template variables.
+
+use std::collections::BTreeMap;
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::guard::Handler;
+use crate::complete::{ArgumentCompleter, CompletionRequest};
+use crate::context::Context;
+use crate::protocol::result::{COMPLETE, ResultMeta};
+use crate::protocol::{Completion, ErrorObject};
+use crate::registry::{self, Registry};
+use crate::uri_template::TemplatePart;
+
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum Reference {
+    #[serde(rename = "ref/prompt")]
+    Prompt { name: String },
+    #[serde(rename = "ref/resource")]
+    Resource { uri: String },
+}
+
+#[derive(Deserialize)]
+struct Argument {
+    name: String,
+    value: String,
+}
+
+#[derive(Deserialize, Default)]
+struct CompletionContext {
+    #[serde(default)]
+    arguments: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct CompleteParams {
+    #[serde(rename = "ref")]
+    reference: Reference,
+    argument: Argument,
+    #[serde(default)]
+    context: Option<CompletionContext>,
+}
+
+pub(super) async fn complete(
+    registry: &Registry,
+    params: &str,
+    context: Context,
+    server_info: Option<&RawValue>,
+) -> Result<Bytes, ErrorObject> {
+    let params: CompleteParams = super::params(params)?;
+    let (name, completer) = completer_for(registry, &params.reference, &params.argument.name)?;
+    let completion = match completer {
+        None => Completion::default(),
+        Some(completer) => {
+            let handler = Handler {
+                kind: "completer",
+                name,
+            };
+            let request = CompletionRequest {
+                argument: params.argument.name,
+                value: params.argument.value,
+                context: params.context.unwrap_or_default().arguments,
+                ctx: context,
+            };
+            let future = handler.start(|| (completer.complete)(request))?;
+            handler.finish(future).await?.map_err(|message| {
+                ErrorObject::new(
+                    crate::protocol::error_code::INTERNAL_ERROR,
+                    format!("Completion failed: {message}"),
+                )
+            })?
+        }
+    };
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Wire<'a> {
+        result_type: &'static str,
+        completion: &'a Completion,
+        #[serde(rename = "_meta", skip_serializing_if = "ResultMeta::is_empty")]
+        meta: ResultMeta<'a>,
+    }
+    let wire = Wire {
+        result_type: COMPLETE,
+        completion: &completion.bounded(),
+        meta: ResultMeta {
+            server_info,
+            extra: None,
+        },
+    };
+    Ok(Bytes::from(
+        serde_json::to_vec(&wire).expect("completions serialize"),
+    ))
+}
+
+/// The item the reference names, and its completer for `argument` (none
+/// when the argument exists but nobody completes it).
+fn completer_for(
+    registry: &Registry,
+    reference: &Reference,
+    argument: &str,
+) -> Result<(&'static str, Option<&'static ArgumentCompleter>), ErrorObject> {
+    match reference {
+        Reference::Prompt { name } => {
+            let prompt = super::prompts::find(registry, name)?;
+            if !prompt.arguments.iter().any(|a| a.name == argument) {
+                return Err(super::prompts::unknown_argument(prompt, argument));
+            }
+            Ok((
+                prompt.name,
+                registry::completer(prompt.completers, argument),
+            ))
+        }
+        Reference::Resource { uri } => {
+            let template = registry.templates().iter().find(|(e, _)| e.uri == *uri);
+            let Some((entry, parts)) = template else {
+                if registry.resource(uri).is_some() {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "Resource {uri} has no variables to complete"
+                    )));
+                }
+                return Err(ErrorObject::invalid_params(format!(
+                    "Unknown resource template: {uri}"
+                )));
+            };
+            let is_variable = parts
+                .iter()
+                .any(|p| matches!(p, TemplatePart::Variable { name, .. } if *name == argument));
+            if !is_variable {
+                return Err(ErrorObject::invalid_params(format!(
+                    "Unknown variable `{argument}` for resource template {uri}"
+                )));
+            }
+            Ok((entry.name, registry::completer(entry.completers, argument)))
+        }
+    }
+}

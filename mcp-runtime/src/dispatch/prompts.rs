@@ -1,0 +1,161 @@
+//! `prompts/list` and `prompts/get`.
+
+use std::collections::BTreeMap;
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::Settings;
+use super::guard::Handler;
+use super::page::Pages;
+use crate::context::Context;
+use crate::prompt::{PromptError, PromptInvocation};
+use crate::protocol::result::{COMPLETE, ResultMeta};
+use crate::protocol::{ErrorObject, PromptMessage};
+use crate::registry::{PromptEntry, Registry};
+
+pub(super) fn pages(
+    registry: &Registry,
+    settings: &Settings,
+    server_info: Option<&RawValue>,
+) -> Pages {
+    let prompts: Vec<_> = registry.prompts().iter().map(|p| p.to_prompt()).collect();
+    Pages::build(
+        "prompts",
+        "prompts",
+        &prompts,
+        prompts.iter().map(|p| p.name.clone()),
+        settings.page_size,
+        settings.list_cache,
+        server_info,
+    )
+}
+
+#[derive(Deserialize)]
+struct GetParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<BTreeMap<String, Value>>,
+}
+
+/// The prompt named `name`, or the spec's `-32602` "Unknown prompt".
+pub(super) fn find(registry: &Registry, name: &str) -> Result<&'static PromptEntry, ErrorObject> {
+    registry
+        .prompt(name)
+        .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt: {name}")))
+}
+
+/// `-32602` naming the arguments a prompt does take.
+pub(super) fn unknown_argument(prompt: &PromptEntry, argument: &str) -> ErrorObject {
+    let known: Vec<String> = prompt
+        .arguments
+        .iter()
+        .map(|a| format!("`{}`", a.name))
+        .collect();
+    let expected = if known.is_empty() {
+        "it takes no arguments".to_owned()
+    } else {
+        format!("expected {}", known.join(", "))
+    };
+    ErrorObject::invalid_params(format!(
+        "Unknown argument `{argument}` for prompt {}; {expected}",
+        prompt.name
+    ))
+}
+
+pub(super) async fn get(
+    registry: &Registry,
+    params: &str,
+    context: Context,
+    server_info: Option<&RawValue>,
+) -> Result<Bytes, ErrorObject> {
+    let GetParams { name, arguments } = super::params(params)?;
+    let prompt = find(registry, &name)?;
+    let arguments = string_arguments(prompt, arguments.unwrap_or_default())?;
+    let handler = Handler {
+        kind: "prompt",
+        name: prompt.name,
+    };
+    let invocation = PromptInvocation {
+        arguments: &arguments,
+        context,
+    };
+    let future = handler
+        .start(|| (prompt.get)(invocation))?
+        .map_err(|e| prompt_error(prompt, e))?;
+    let result = handler
+        .finish(future)
+        .await?
+        .map_err(|e| prompt_error(prompt, e))?;
+    let wire = GetResult {
+        result_type: COMPLETE,
+        description: result.description.as_deref(),
+        messages: &result.messages,
+        meta: ResultMeta {
+            server_info,
+            extra: None,
+        },
+    };
+    Ok(Bytes::from(serde_json::to_vec(&wire).map_err(|error| {
+        tracing::error!(%error, prompt = prompt.name, "prompt failed to serialize");
+        ErrorObject::internal_error()
+    })?))
+}
+
+/// Arguments are strings on the wire; every required one must be present
+/// and no unknown one may be.
+fn string_arguments(
+    prompt: &PromptEntry,
+    arguments: BTreeMap<String, Value>,
+) -> Result<BTreeMap<String, String>, ErrorObject> {
+    let mut strings = BTreeMap::new();
+    for (name, value) in arguments {
+        if !prompt.arguments.iter().any(|a| a.name == name) {
+            return Err(unknown_argument(prompt, &name));
+        }
+        let Value::String(value) = value else {
+            return Err(ErrorObject::invalid_params(format!(
+                "Invalid argument `{name}` for prompt {}: prompt arguments are strings",
+                prompt.name
+            )));
+        };
+        strings.insert(name, value);
+    }
+    if let Some(missing) = prompt
+        .arguments
+        .iter()
+        .find(|a| a.required && !strings.contains_key(a.name))
+    {
+        return Err(ErrorObject::invalid_params(format!(
+            "Missing required argument `{}` for prompt {}",
+            missing.name, prompt.name
+        )));
+    }
+    Ok(strings)
+}
+
+fn prompt_error(prompt: &PromptEntry, error: PromptError) -> ErrorObject {
+    match error {
+        PromptError::InvalidArgument { name, message } => ErrorObject::invalid_params(format!(
+            "Invalid argument `{name}` for prompt {}: {message}",
+            prompt.name
+        )),
+        PromptError::Failed(message) => ErrorObject::new(
+            crate::protocol::error_code::INTERNAL_ERROR,
+            format!("Prompt {} failed: {message}", prompt.name),
+        ),
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GetResult<'a> {
+    result_type: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    messages: &'a [PromptMessage],
+    #[serde(rename = "_meta", skip_serializing_if = "ResultMeta::is_empty")]
+    meta: ResultMeta<'a>,
+}

@@ -1,0 +1,209 @@
+//! `resources/list`, `resources/templates/list` and `resources/read`.
+
+use bytes::Bytes;
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::Settings;
+use super::guard::Handler;
+use super::page::{CacheHint, Pages};
+use crate::context::Context;
+use crate::protocol::result::{COMPLETE, ResultMeta};
+use crate::protocol::{ErrorObject, ResourceContents};
+use crate::registry::{Registry, ResourceEntry};
+use crate::resource::{ReadError, ResourceInvocation};
+use crate::uri_template;
+
+pub(super) fn resource_pages(
+    registry: &Registry,
+    settings: &Settings,
+    server_info: Option<&RawValue>,
+) -> Pages {
+    let resources: Vec<_> = registry
+        .resources()
+        .iter()
+        .map(|r| r.to_resource())
+        .collect();
+    Pages::build(
+        "resources",
+        "resources",
+        &resources,
+        resources.iter().map(|r| r.uri.clone()),
+        settings.page_size,
+        settings.list_cache,
+        server_info,
+    )
+}
+
+pub(super) fn template_pages(
+    registry: &Registry,
+    settings: &Settings,
+    server_info: Option<&RawValue>,
+) -> Pages {
+    let templates: Vec<_> = registry
+        .templates_by_text()
+        .iter()
+        .map(|r| r.to_template())
+        .collect();
+    Pages::build(
+        "templates",
+        "resourceTemplates",
+        &templates,
+        templates.iter().map(|t| t.uri_template.clone()),
+        settings.page_size,
+        settings.list_cache,
+        server_info,
+    )
+}
+
+#[derive(Deserialize)]
+struct ReadParams {
+    uri: String,
+}
+
+/// `-32602` with `data.uri`: the spec's "resource not found" (not `-32002`).
+pub(crate) fn not_found(uri: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("Resource not found: {uri}"))
+        .with_data(serde_json::json!({ "uri": uri }))
+}
+
+pub(super) async fn read(
+    registry: &Registry,
+    settings: &Settings,
+    params: &str,
+    context: Context,
+    server_info: Option<&RawValue>,
+) -> Result<Bytes, ErrorObject> {
+    let ReadParams { uri } = super::params(params)?;
+    let (entry, mut contents) = read_contents(registry, &uri, context).await?;
+    if contents.is_empty() {
+        return Err(not_found(&uri));
+    }
+    for item in &mut contents {
+        fill_mime_type(item, &uri, entry.mime_type);
+    }
+    check_contents(entry, &contents, settings.max_resource_bytes)?;
+    let result = ReadResult {
+        contents: &contents,
+        cache: entry.cache.unwrap_or(settings.read_cache),
+        meta: ResultMeta {
+            server_info,
+            extra: None,
+        },
+    };
+    Ok(Bytes::from(serde_json::to_vec(&result).map_err(
+        |error| {
+            tracing::error!(%error, uri, "resource contents failed to serialize");
+            ErrorObject::internal_error()
+        },
+    )?))
+}
+
+/// Finds what serves `uri` (static resources first, then templates from the
+/// most specific) and reads it.
+async fn read_contents(
+    registry: &Registry,
+    uri: &str,
+    context: Context,
+) -> Result<(&'static ResourceEntry, Vec<ResourceContents>), ErrorObject> {
+    let candidates = registry
+        .resource(uri)
+        .map(|entry| (entry, Vec::new()))
+        .into_iter()
+        .chain(registry.templates().iter().filter_map(|(entry, parts)| {
+            uri_template::match_uri(parts, uri).map(|variables| (*entry, variables))
+        }));
+    for (entry, variables) in candidates {
+        let handler = Handler {
+            kind: "resource",
+            name: entry.name,
+        };
+        let invocation = ResourceInvocation {
+            uri,
+            variables: &variables,
+            context: context.clone(),
+        };
+        let Some(future) = handler.start(|| (entry.read)(invocation))? else {
+            // A variable did not parse into its parameter type.
+            continue;
+        };
+        return match handler.finish(future).await? {
+            Ok(contents) => Ok((entry, contents)),
+            Err(ReadError::NotFound) => Err(not_found(uri)),
+            Err(ReadError::Failed(message)) => Err(ErrorObject::new(
+                crate::protocol::error_code::INTERNAL_ERROR,
+                format!("Failed to read resource {uri}: {message}"),
+            )),
+        };
+    }
+    Err(not_found(uri))
+}
+
+/// Contents of the URI that was read inherit the resource's declared type.
+fn fill_mime_type(item: &mut ResourceContents, uri: &str, declared: Option<&'static str>) {
+    let (item_uri, mime) = match item {
+        ResourceContents::Text(t) => (&t.uri, &mut t.mime_type),
+        ResourceContents::Blob(b) => (&b.uri, &mut b.mime_type),
+    };
+    if mime.is_none() && item_uri == uri {
+        *mime = declared.map(str::to_owned);
+    }
+}
+
+/// Contents must say what they are truthfully and fit the size limit; a
+/// handler that breaks this gets an error rather than sending it on.
+fn check_contents(
+    entry: &ResourceEntry,
+    contents: &[ResourceContents],
+    limit: usize,
+) -> Result<(), ErrorObject> {
+    let failed = |message: String| {
+        tracing::error!(resource = entry.name, %message, "refusing to send resource contents");
+        Err(ErrorObject::new(
+            crate::protocol::error_code::INTERNAL_ERROR,
+            message,
+        ))
+    };
+    let mut total = 0usize;
+    for item in contents {
+        let (mime, size) = match item {
+            ResourceContents::Text(t) => (&t.mime_type, t.text.len()),
+            ResourceContents::Blob(b) => (&b.mime_type, b.blob.len()),
+        };
+        if let Some(mime) = mime.as_deref().filter(|m| m.parse::<mime::Mime>().is_err()) {
+            return failed(format!(
+                "resource {} declares an invalid MIME type `{mime}`",
+                item.uri()
+            ));
+        }
+        total = total.saturating_add(size);
+    }
+    if total > limit {
+        return failed(format!(
+            "the contents of {} are {total} bytes, over this server's {limit}-byte limit for resources/read",
+            contents[0].uri()
+        ));
+    }
+    Ok(())
+}
+
+struct ReadResult<'a> {
+    contents: &'a [ResourceContents],
+    cache: CacheHint,
+    meta: ResultMeta<'a>,
+}
+
+impl Serialize for ReadResult<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("resultType", COMPLETE)?;
+        map.serialize_entry("contents", self.contents)?;
+        map.serialize_entry("ttlMs", &self.cache.ttl_ms)?;
+        map.serialize_entry("cacheScope", &self.cache.scope)?;
+        if !self.meta.is_empty() {
+            map.serialize_entry("_meta", &self.meta)?;
+        }
+        map.end()
+    }
+}

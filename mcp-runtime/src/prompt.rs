@@ -1,0 +1,169 @@
+//! The handler side of prompts: argument types, return types, and the glue
+//! the macro calls into.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::context::Context;
+use crate::protocol::{GetPromptResult, PromptMessage};
+
+/// Why `prompts/get` failed inside the prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PromptError {
+    /// An argument is missing or does not parse (`-32602`).
+    InvalidArgument {
+        /// The argument's name.
+        name: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The prompt failed (`-32603` with this message).
+    Failed(String),
+}
+
+/// The future of one `prompts/get`.
+pub type PromptFuture = Pin<Box<dyn Future<Output = Result<GetPromptResult, PromptError>>>>;
+
+/// Generated per prompt: parses the arguments and starts rendering.
+pub type PromptGetFn = fn(PromptInvocation<'_>) -> Result<PromptFuture, PromptError>;
+
+/// What the dispatcher hands a prompt's generated glue.
+#[derive(Debug)]
+pub struct PromptInvocation<'a> {
+    /// The arguments, all strings on the wire.
+    pub arguments: &'a BTreeMap<String, String>,
+    /// The request context.
+    pub context: Context,
+}
+
+impl PromptInvocation<'_> {
+    /// Parses argument `name` into the parameter's type.
+    pub fn argument<T: PromptArgument>(&self, name: &'static str) -> Result<T, PromptError> {
+        T::from_argument(self.arguments.get(name).map(String::as_str))
+            .map_err(|message| PromptError::InvalidArgument { name, message })
+    }
+}
+
+/// A value a prompt argument can be parsed into (arguments are strings on
+/// the wire). Implement it for your own `FromStr` types with
+/// `impl PromptValue for MyType {}`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a prompt argument",
+    label = "not a prompt argument type",
+    note = "prompt arguments are strings on the wire: use `String`, a number, `bool` or `char` (or `Option` of one for an optional argument), or implement `PromptValue` for a `FromStr` type"
+)]
+pub trait PromptValue: std::str::FromStr<Err: fmt::Display> {}
+
+macro_rules! prompt_values {
+    ($($ty:ty),*) => {$( impl PromptValue for $ty {} )*};
+}
+prompt_values!(
+    String, bool, char, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
+);
+
+/// How a parameter reads its prompt argument: `T` is required,
+/// `Option<T>` optional.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a prompt argument",
+    label = "not a prompt argument type",
+    note = "prompt arguments are strings on the wire: use `String`, a number, `bool` or `char` (or `Option` of one for an optional argument), or implement `PromptValue` for a `FromStr` type"
+)]
+pub trait PromptArgument: Sized {
+    /// Whether the argument must be given.
+    const REQUIRED: bool;
+    /// Reads the argument (`None` when absent).
+    fn from_argument(value: Option<&str>) -> Result<Self, String>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: PromptValue> PromptArgument for T {
+    const REQUIRED: bool = true;
+    fn from_argument(value: Option<&str>) -> Result<Self, String> {
+        let value = value.ok_or_else(|| "missing required argument".to_owned())?;
+        value.parse().map_err(|e: T::Err| e.to_string())
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: PromptValue> PromptArgument for Option<T> {
+    const REQUIRED: bool = false;
+    fn from_argument(value: Option<&str>) -> Result<Self, String> {
+        value
+            .map(|v| v.parse().map_err(|e: T::Err| e.to_string()))
+            .transpose()
+    }
+}
+
+/// What a `#[prompt]` function may return.
+///
+/// A string becomes one user text message; a [`PromptMessage`] or a
+/// `Vec<PromptMessage>` gives roles and any content; [`GetPromptResult`]
+/// adds a description. `Result<T, E>` with `E: Display` turns `Err` into a
+/// JSON-RPC error carrying the message.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a `#[prompt]` function",
+    label = "not prompt messages",
+    note = "return `String`, `&'static str`, `PromptMessage`, `Vec<PromptMessage>` or `GetPromptResult`, or a `Result<_, E>` of one where `E: Display`"
+)]
+pub trait IntoPromptResult {
+    /// The rendered prompt.
+    fn into_prompt_result(self) -> Result<GetPromptResult, PromptError>;
+}
+
+impl IntoPromptResult for String {
+    fn into_prompt_result(self) -> Result<GetPromptResult, PromptError> {
+        Ok(GetPromptResult::new([PromptMessage::user(self)]))
+    }
+}
+
+impl IntoPromptResult for &'static str {
+    fn into_prompt_result(self) -> Result<GetPromptResult, PromptError> {
+        Ok(GetPromptResult::new([PromptMessage::user(self)]))
+    }
+}
+
+impl IntoPromptResult for Cow<'static, str> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, PromptError> {
+        Ok(GetPromptResult::new([PromptMessage::user(
+            self.into_owned(),
+        )]))
+    }
+}
+
+impl IntoPromptResult for PromptMessage {
+    fn into_prompt_result(self) -> Result<GetPromptResult, PromptError> {
+        Ok(GetPromptResult::new([self]))
+    }
+}
+
+impl IntoPromptResult for Vec<PromptMessage> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, PromptError> {
+        Ok(GetPromptResult::new(self))
+    }
+}
+
+impl IntoPromptResult for GetPromptResult {
+    fn into_prompt_result(self) -> Result<GetPromptResult, PromptError> {
+        Ok(self)
+    }
+}
+
+impl<T: IntoPromptResult, E: fmt::Display> IntoPromptResult for Result<T, E> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, PromptError> {
+        self.map_err(|e| PromptError::Failed(e.to_string()))?
+            .into_prompt_result()
+    }
+}
+
+/// Boxes a prompt rendering for the registry.
+pub fn box_prompt_future<F, T>(future: F) -> PromptFuture
+where
+    F: Future<Output = T> + 'static,
+    T: IntoPromptResult,
+{
+    Box::pin(async move { future.await.into_prompt_result() })
+}

@@ -1,0 +1,225 @@
+//! Link-time registration of handlers and the sorted, validated index the
+//! dispatcher serves from.
+//!
+//! Each `#[tool]`, `#[resource]` and `#[prompt]` expansion adds one entry to
+//! a distributed slice. Slice order is link order, which nobody controls, so
+//! [`Registry::build`] sorts everything and detects duplicates once, at
+//! startup.
+
+mod common;
+mod prompt;
+mod resource;
+mod tool;
+
+use std::collections::HashMap;
+use std::fmt;
+
+use linkme::distributed_slice;
+
+use self::common::check_unique;
+pub use self::common::{Location, StaticAnnotations, StaticIcon};
+pub use self::prompt::{PromptEntry, StaticPromptArgument};
+pub use self::resource::ResourceEntry;
+pub(crate) use self::tool::RegisteredTool;
+pub use self::tool::{StaticToolAnnotations, ToolEntry};
+use crate::complete::ArgumentCompleter;
+use crate::schema::SchemaError;
+use crate::uri_template::{self, TemplatePart};
+
+/// Every `#[tool]` in the final binary, in link order.
+#[distributed_slice]
+pub static TOOLS: [ToolEntry];
+
+/// Every `#[resource]` in the final binary, in link order.
+#[distributed_slice]
+pub static RESOURCES: [ResourceEntry];
+
+/// Every `#[prompt]` in the final binary, in link order.
+#[distributed_slice]
+pub static PROMPTS: [PromptEntry];
+
+/// A problem found while building the registry at startup.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two handlers share a name or URI.
+    Duplicate {
+        /// What is shared: `tool name`, `resource URI`...
+        kind: &'static str,
+        /// The shared name or URI.
+        name: String,
+        /// One definition site.
+        first: Location,
+        /// The other definition site.
+        second: Location,
+    },
+    /// A generated schema breaks an MCP rule.
+    Schema {
+        /// The handler name.
+        name: String,
+        /// Definition site.
+        location: Location,
+        /// What is wrong.
+        error: SchemaError,
+    },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Duplicate {
+                kind,
+                name,
+                first,
+                second,
+            } => write!(
+                f,
+                "{kind} `{name}` is defined twice: at {first} and at {second}; \
+                 rename one of them (for example with `name = \"...\"`)"
+            ),
+            BuildError::Schema {
+                name,
+                location,
+                error,
+            } => write!(f, "tool `{name}` (at {location}): {error}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// The validated, sorted view of every registered handler.
+#[derive(Debug)]
+pub(crate) struct Registry {
+    tools: Vec<RegisteredTool>,
+    tool_index: HashMap<&'static str, usize>,
+    /// Static resources, sorted by URI.
+    resources: Vec<&'static ResourceEntry>,
+    resource_index: HashMap<&'static str, usize>,
+    /// Templates, most specific first (the order reads try them in).
+    templates: Vec<(&'static ResourceEntry, &'static [TemplatePart])>,
+    /// Prompts, sorted by name.
+    prompts: Vec<&'static PromptEntry>,
+    prompt_index: HashMap<&'static str, usize>,
+}
+
+impl Registry {
+    /// Builds the registry from everything linked into this binary.
+    pub(crate) fn build() -> Result<Registry, BuildError> {
+        Self::from_entries(
+            TOOLS.iter().collect(),
+            RESOURCES.iter().collect(),
+            PROMPTS.iter().collect(),
+        )
+    }
+
+    pub(crate) fn from_entries(
+        mut tools: Vec<&'static ToolEntry>,
+        resources: Vec<&'static ResourceEntry>,
+        mut prompts: Vec<&'static PromptEntry>,
+    ) -> Result<Registry, BuildError> {
+        tools.sort_by(|a, b| a.name.cmp(b.name));
+        check_unique("tool name", &tools, |e| (e.name, e.location))?;
+        let tools = tools
+            .into_iter()
+            .map(tool::register)
+            .collect::<Result<Vec<_>, _>>()?;
+
+        let mut by_name = resources.clone();
+        by_name.sort_by(|a, b| a.name.cmp(b.name));
+        check_unique("resource name", &by_name, |e| (e.name, e.location))?;
+        let (mut statics, mut templates): (Vec<_>, Vec<_>) =
+            resources.into_iter().partition(|r| r.template.is_none());
+        statics.sort_by(|a, b| a.uri.cmp(b.uri));
+        check_unique("resource URI", &statics, |e| (e.uri, e.location))?;
+        templates.sort_by(|a, b| a.uri.cmp(b.uri));
+        check_unique("resource template", &templates, |e| (e.uri, e.location))?;
+        let mut templates: Vec<_> = templates
+            .into_iter()
+            .filter_map(|e| e.template.map(|parts| (e, parts)))
+            .collect();
+        templates.sort_by_key(|(e, parts)| uri_template::specificity(e.uri, parts));
+
+        prompts.sort_by(|a, b| a.name.cmp(b.name));
+        check_unique("prompt name", &prompts, |e| (e.name, e.location))?;
+
+        Ok(Registry {
+            tool_index: index(&tools, |t| t.entry.name),
+            tools,
+            resource_index: index(&statics, |r| r.uri),
+            resources: statics,
+            templates,
+            prompt_index: index(&prompts, |p| p.name),
+            prompts,
+        })
+    }
+
+    /// Tools sorted by name.
+    pub(crate) fn tools(&self) -> &[RegisteredTool] {
+        &self.tools
+    }
+
+    pub(crate) fn tool(&self, name: &str) -> Option<&RegisteredTool> {
+        self.tool_index.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// Static resources sorted by URI.
+    pub(crate) fn resources(&self) -> &[&'static ResourceEntry] {
+        &self.resources
+    }
+
+    pub(crate) fn resource(&self, uri: &str) -> Option<&'static ResourceEntry> {
+        self.resource_index.get(uri).map(|&i| self.resources[i])
+    }
+
+    /// Templates, most specific first.
+    pub(crate) fn templates(&self) -> &[(&'static ResourceEntry, &'static [TemplatePart])] {
+        &self.templates
+    }
+
+    /// Templates sorted by their template text (the listing order).
+    pub(crate) fn templates_by_text(&self) -> Vec<&'static ResourceEntry> {
+        let mut list: Vec<_> = self.templates.iter().map(|(e, _)| *e).collect();
+        list.sort_by(|a, b| a.uri.cmp(b.uri));
+        list
+    }
+
+    pub(crate) fn has_resources(&self) -> bool {
+        !self.resources.is_empty() || !self.templates.is_empty()
+    }
+
+    /// Prompts sorted by name.
+    pub(crate) fn prompts(&self) -> &[&'static PromptEntry] {
+        &self.prompts
+    }
+
+    pub(crate) fn prompt(&self, name: &str) -> Option<&'static PromptEntry> {
+        self.prompt_index.get(name).map(|&i| self.prompts[i])
+    }
+
+    /// Whether any prompt argument or template variable has a completer.
+    pub(crate) fn has_completers(&self) -> bool {
+        self.prompts.iter().any(|p| !p.completers.is_empty())
+            || self.templates.iter().any(|(e, _)| !e.completers.is_empty())
+    }
+
+    /// Whether any handler can send `notifications/message`.
+    pub(crate) fn can_log(&self) -> bool {
+        self.tools.iter().any(|t| t.entry.can_log)
+            || self.resources.iter().any(|r| r.can_log)
+            || self.templates.iter().any(|(r, _)| r.can_log)
+            || self.prompts.iter().any(|p| p.can_log)
+    }
+}
+
+fn index<T>(items: &[T], key: impl Fn(&T) -> &'static str) -> HashMap<&'static str, usize> {
+    items.iter().enumerate().map(|(i, t)| (key(t), i)).collect()
+}
+
+/// Finds the completer for `argument` among `completers`.
+pub(crate) fn completer<'a>(
+    completers: &'a [ArgumentCompleter],
+    argument: &str,
+) -> Option<&'a ArgumentCompleter> {
+    completers.iter().find(|c| c.argument == argument)
+}

@@ -1,0 +1,74 @@
+//! Registered resources and resource templates.
+
+use super::common::{Location, StaticAnnotations, StaticIcon, icons, parse_static_meta};
+use crate::complete::ArgumentCompleter;
+use crate::dispatch::CacheHint;
+use crate::protocol::{Resource, ResourceTemplate};
+use crate::resource::ResourceReadFn;
+use crate::uri_template::TemplatePart;
+
+/// One `#[resource]` function, as the macro registers it.
+///
+/// Built only by generated code; not a stable API.
+#[derive(Debug)]
+pub struct ResourceEntry {
+    /// The URI, or the URI template text.
+    pub uri: &'static str,
+    /// The parsed template; `None` for a static resource.
+    pub template: Option<&'static [TemplatePart]>,
+    /// `name = "..."`, defaulting to the function name.
+    pub name: &'static str,
+    /// `title = "..."`.
+    pub title: Option<&'static str>,
+    /// From doc comments or `description = "..."`.
+    pub description: Option<&'static str>,
+    /// `mime_type = "..."` (checked at compile time).
+    pub mime_type: Option<&'static str>,
+    /// `size = ...` in bytes, when known up front.
+    pub size: Option<u64>,
+    /// `annotations(...)`.
+    pub annotations: StaticAnnotations,
+    /// `icon(...)` entries.
+    pub icons: &'static [StaticIcon],
+    /// `meta = "{...}"`.
+    pub meta: Option<&'static str>,
+    /// `ttl_ms = ..., cache = public|private` for reads of this resource.
+    pub cache: Option<CacheHint>,
+    /// Binds variables and starts the read.
+    pub read: ResourceReadFn,
+    /// `complete(variable = function)` entries.
+    pub completers: &'static [ArgumentCompleter],
+    /// Whether a context parameter lets the handler send log messages.
+    pub can_log: bool,
+    /// Definition site.
+    pub location: Location,
+}
+
+impl ResourceEntry {
+    pub(crate) fn to_resource(&self) -> Resource {
+        Resource {
+            uri: self.uri.to_owned(),
+            name: self.name.to_owned(),
+            title: self.title.map(str::to_owned),
+            description: self.description.map(str::to_owned),
+            mime_type: self.mime_type.map(str::to_owned),
+            size: self.size,
+            icons: icons(self.icons),
+            annotations: self.annotations.to_annotations(),
+            meta: self.meta.map(parse_static_meta),
+        }
+    }
+
+    pub(crate) fn to_template(&self) -> ResourceTemplate {
+        ResourceTemplate {
+            uri_template: self.uri.to_owned(),
+            name: self.name.to_owned(),
+            title: self.title.map(str::to_owned),
+            description: self.description.map(str::to_owned),
+            mime_type: self.mime_type.map(str::to_owned),
+            icons: icons(self.icons),
+            annotations: self.annotations.to_annotations(),
+            meta: self.meta.map(parse_static_meta),
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Registered tools.
+
+use super::BuildError;
+use super::common::{Location, StaticIcon, icons, parse_static_meta};
+use crate::protocol::{Tool, ToolAnnotations};
+use crate::schema;
+use crate::tool::ToolCallFn;
+
+/// Tool annotations written in an attribute.
+#[derive(Debug, Default)]
+pub struct StaticToolAnnotations {
+    /// `annotations(title = "...")`.
+    pub title: Option<&'static str>,
+    /// `annotations(read_only)`.
+    pub read_only: Option<bool>,
+    /// `annotations(destructive)`.
+    pub destructive: Option<bool>,
+    /// `annotations(idempotent)`.
+    pub idempotent: Option<bool>,
+    /// `annotations(open_world)`.
+    pub open_world: Option<bool>,
+}
+
+impl StaticToolAnnotations {
+    fn to_annotations(&self) -> Option<ToolAnnotations> {
+        let annotations = ToolAnnotations {
+            title: self.title.map(str::to_owned),
+            read_only_hint: self.read_only,
+            destructive_hint: self.destructive,
+            idempotent_hint: self.idempotent,
+            open_world_hint: self.open_world,
+        };
+        (!annotations.is_empty()).then_some(annotations)
+    }
+}
+
+/// One `#[tool]` function, as the macro registers it.
+///
+/// Built only by generated code; not a stable API.
+#[derive(Debug)]
+pub struct ToolEntry {
+    /// Wire name (checked at compile time).
+    pub name: &'static str,
+    /// `title = "..."`.
+    pub title: Option<&'static str>,
+    /// From doc comments or `description = "..."`.
+    pub description: Option<&'static str>,
+    /// `annotations(...)`.
+    pub annotations: StaticToolAnnotations,
+    /// `icon(...)` entries.
+    pub icons: &'static [StaticIcon],
+    /// `meta = "{...}"`: a JSON object checked at compile time.
+    pub meta: Option<&'static str>,
+    /// Schema of the generated arguments struct.
+    pub input_schema: fn() -> schemars::Schema,
+    /// Schema of `structuredContent`, from the return type.
+    pub output_schema: fn() -> Option<schemars::Schema>,
+    /// Deserializes the arguments and starts the call.
+    pub call: ToolCallFn,
+    /// Whether a context parameter lets the handler send log messages.
+    pub can_log: bool,
+    /// Definition site.
+    pub location: Location,
+}
+
+/// A registered tool with everything computed once at startup.
+#[derive(Debug)]
+pub(crate) struct RegisteredTool {
+    pub(crate) entry: &'static ToolEntry,
+    pub(crate) descriptor: Tool,
+    /// Whether the input schema has required properties; a call without
+    /// `arguments` is then malformed rather than `{}`.
+    pub(crate) requires_arguments: bool,
+}
+
+pub(super) fn register(entry: &'static ToolEntry) -> Result<RegisteredTool, BuildError> {
+    let schema_error = |error| BuildError::Schema {
+        name: entry.name.to_owned(),
+        location: entry.location,
+        error,
+    };
+    let input_schema = schema::finish_input((entry.input_schema)()).map_err(schema_error)?;
+    let output_schema = (entry.output_schema)().map(schema::finish_output);
+    let requires_arguments = input_schema
+        .get("required")
+        .and_then(|r| r.as_array())
+        .is_some_and(|r| !r.is_empty());
+    let descriptor = Tool {
+        name: entry.name.to_owned(),
+        title: entry.title.map(str::to_owned),
+        description: entry.description.map(str::to_owned),
+        input_schema,
+        output_schema,
+        annotations: entry.annotations.to_annotations(),
+        icons: icons(entry.icons),
+        meta: entry.meta.map(parse_static_meta),
+    };
+    Ok(RegisteredTool {
+        entry,
+        descriptor,
+        requires_arguments,
+    })
+}
