@@ -34,11 +34,14 @@ fn check_signature(cx: &Ctxt, tool: &ToolFn<'_>) {
     if let Some(unsafety) = &sig.unsafety {
         cx.error_spanned_by(
             unsafety,
-            "`#[tool]` functions cannot be `unsafe`: clients call them with arbitrary input",
+            "`#[tool]` functions cannot be `unsafe`: clients call them with arbitrary input; keep the `unsafe` block inside a safe function",
         );
     }
     if let Some(abi) = &sig.abi {
-        cx.error_spanned_by(abi, "`#[tool]` functions cannot have an `extern` ABI");
+        cx.error_spanned_by(
+            abi,
+            "`#[tool]` functions cannot have an `extern` ABI; call the `extern` function from a plain `fn` tool",
+        );
     }
     if let Some(variadic) = &sig.variadic {
         cx.error_spanned_by(variadic, "`#[tool]` functions cannot be variadic");
@@ -53,29 +56,46 @@ fn check_signature(cx: &Ctxt, tool: &ToolFn<'_>) {
 
 /// The spec's tool-name rule: 1 to 128 characters of `A-Za-z0-9_.-`.
 fn check_tool_name(cx: &Ctxt, tool: &ToolFn<'_>) {
-    if let Some(problem) = name_problem(&tool.name) {
-        cx.push(syn::Error::new(
-            tool.name_span,
-            format!("invalid tool name `{}`: {problem}", tool.name),
-        ));
-    }
+    let Some(problem) = name_problem(&tool.name) else {
+        return;
+    };
+    let message = match (problem, &tool.attr.name) {
+        (NameProblem::Empty, _) => "tool names cannot be empty".to_owned(),
+        // Echoing 129+ characters back would bury the message.
+        (NameProblem::TooLong(length), _) => {
+            format!("tool names are at most 128 characters; this one has {length}")
+        }
+        (NameProblem::Char(c), Some(_)) => format!(
+            "invalid tool name `{}`: {c:?} is not allowed; use only ASCII letters, digits, `_`, `-` and `.`",
+            tool.name
+        ),
+        (NameProblem::Char(c), None) => format!(
+            "`{}` is not a valid tool name ({c:?} is not allowed); choose one with `#[tool(name = \"...\")]` using only ASCII letters, digits, `_`, `-` and `.`",
+            tool.name
+        ),
+    };
+    cx.push(syn::Error::new(tool.name_span, message));
 }
 
-pub(crate) fn name_problem(name: &str) -> Option<String> {
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum NameProblem {
+    Empty,
+    TooLong(usize),
+    /// The first character outside the allowed set.
+    Char(char),
+}
+
+pub(crate) fn name_problem(name: &str) -> Option<NameProblem> {
     if name.is_empty() {
-        return Some("tool names cannot be empty".into());
+        return Some(NameProblem::Empty);
     }
-    if name.len() > 128 {
-        return Some(format!(
-            "tool names are at most 128 characters, this one has {}",
-            name.len()
-        ));
+    let length = name.chars().count();
+    if length > 128 {
+        return Some(NameProblem::TooLong(length));
     }
     name.chars()
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        .map(|c| {
-            format!("{c:?} is not allowed; tool names use only ASCII letters, digits, `_`, `-` and `.` (set one with `name = \"...\"`)")
-        })
+        .map(NameProblem::Char)
 }
 
 /// Arguments are deserialized into an owned struct, so they cannot borrow
@@ -164,12 +184,15 @@ fn check_meta(cx: &Ctxt, meta: &LitStr) {
     let value: serde_json::Value = match serde_json::from_str(&meta.value()) {
         Ok(value) => value,
         Err(error) => {
-            cx.error_spanned_by(meta, format!("`meta` must be a JSON object: {error}"));
+            cx.error_spanned_by(meta, format!("`meta` is not valid JSON: {error}"));
             return;
         }
     };
     let Some(object) = value.as_object() else {
-        cx.error_spanned_by(meta, "`meta` must be a JSON object");
+        cx.error_spanned_by(
+            meta,
+            r##"`meta` must be a JSON object, such as `meta = r#"{"com.example/key": "value"}"#`"##,
+        );
         return;
     };
     for key in object.keys() {
@@ -225,12 +248,20 @@ mod tests {
         assert_eq!(name_problem("getUser"), None);
         assert_eq!(name_problem("DATA_EXPORT_v2"), None);
         assert_eq!(name_problem("admin.tools.list"), None);
-        assert!(name_problem("").is_some());
-        assert!(name_problem("has space").is_some());
-        assert!(name_problem("a/b").is_some());
-        assert!(name_problem("été").is_some());
-        assert!(name_problem(&"x".repeat(128)).is_none());
-        assert!(name_problem(&"x".repeat(129)).is_some());
+        assert_eq!(name_problem(""), Some(NameProblem::Empty));
+        assert_eq!(name_problem("has space"), Some(NameProblem::Char(' ')));
+        assert_eq!(name_problem("a/b"), Some(NameProblem::Char('/')));
+        assert_eq!(name_problem("café"), Some(NameProblem::Char('é')));
+        assert_eq!(name_problem(&"x".repeat(128)), None);
+        assert_eq!(
+            name_problem(&"x".repeat(129)),
+            Some(NameProblem::TooLong(129))
+        );
+        // Counted in characters, as the spec says, not bytes.
+        assert_eq!(
+            name_problem(&"é".repeat(129)),
+            Some(NameProblem::TooLong(129))
+        );
     }
 
     #[test]

@@ -111,11 +111,11 @@ impl<'a> ToolFn<'a> {
 impl<'a> Param<'a> {
     fn from_syn(cx: &Ctxt, pat: &'a Pat, ty: &'a Type, attr: ParamAttr) -> Option<Param<'a>> {
         if attr.ctx.is_some() {
-            if let Some(arg_span) = attr.arg {
-                cx.push(syn::Error::new(
-                    arg_span,
+            if let Some(arg) = &attr.arg {
+                cx.error_spanned_by(
+                    arg,
                     "a `#[ctx]` parameter is not a tool argument; remove `#[arg(...)]`",
-                ));
+                );
             }
             return Some(Param::Context(ContextParam { ty }));
         }
@@ -142,5 +142,106 @@ impl<'a> Param<'a> {
             description: attr.description,
             docs: attr.docs,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::*;
+
+    /// Builds the model of `item` (with empty `#[tool]` arguments) and
+    /// passes it to `inspect` with the errors found on the way.
+    fn model(item: TokenStream, inspect: impl FnOnce(&ToolFn<'_>, Vec<String>)) {
+        let item: ItemFn = syn::parse2(item).unwrap();
+        let cx = Ctxt::new();
+        let tool = ToolFn::from_syn(&cx, &item, ToolAttr::default());
+        let errors = match cx.check() {
+            Ok(()) => Vec::new(),
+            Err(errors) => errors.into_iter().map(|e| e.to_string()).collect(),
+        };
+        inspect(&tool, errors);
+    }
+
+    #[test]
+    fn parameters_are_arguments_unless_marked_ctx() {
+        model(
+            quote!(
+                async fn r#type(#[ctx] ctx: Context, r#in: String, #[arg(rename = "x")] y: i32) {}
+            ),
+            |tool, errors| {
+                assert!(errors.is_empty(), "{errors:?}");
+                assert_eq!(tool.name, "type");
+                assert!(tool.is_async);
+                assert!(tool.output.is_none());
+                assert!(matches!(tool.params[0], Param::Context(_)));
+                let wire: Vec<_> = tool.arguments().map(|a| a.wire_name.as_str()).collect();
+                assert_eq!(wire, ["in", "x"]);
+                // Our attributes are gone from the emitted function.
+                let emitted = &tool.emitted.sig.inputs;
+                assert!(emitted.iter().all(|input| match input {
+                    FnArg::Typed(typed) => typed.attrs.is_empty(),
+                    FnArg::Receiver(_) => false,
+                }));
+            },
+        );
+    }
+
+    #[test]
+    fn arguments_need_a_plain_name() {
+        for pattern in [
+            quote!((a, b): (i32, i32)),
+            quote!(ref a: i32),
+            quote!(_: i32),
+        ] {
+            model(quote!(fn f(#pattern) -> String {}), |tool, errors| {
+                assert!(tool.params.is_empty());
+                assert_eq!(errors.len(), 1, "{errors:?}");
+                assert!(errors[0].starts_with("tool arguments need a plain name"));
+            });
+        }
+        // `mut` only affects the function body.
+        model(
+            quote!(
+                fn f(mut a: i32) -> String {}
+            ),
+            |tool, errors| {
+                assert!(errors.is_empty(), "{errors:?}");
+                assert_eq!(tool.arguments().count(), 1);
+            },
+        );
+    }
+
+    #[test]
+    fn ctx_with_arg_is_one_error_and_stays_context() {
+        model(
+            quote!(
+                fn f(
+                    #[ctx]
+                    #[arg(rename = "p")]
+                    p: Progress,
+                ) -> String {
+                }
+            ),
+            |tool, errors| {
+                assert_eq!(errors.len(), 1, "{errors:?}");
+                assert!(matches!(tool.params[..], [Param::Context(_)]));
+            },
+        );
+    }
+
+    #[test]
+    fn methods_are_rejected() {
+        model(
+            quote!(
+                fn f(&self, a: i32) -> String {}
+            ),
+            |tool, errors| {
+                assert_eq!(errors.len(), 1, "{errors:?}");
+                assert!(errors[0].contains("not methods"));
+                assert_eq!(tool.arguments().count(), 1);
+            },
+        );
     }
 }

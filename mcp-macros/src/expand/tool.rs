@@ -4,18 +4,26 @@
 //! async fn add(a: i64, b: i64) -> String { .. }         // unchanged
 //! const _: () = {
 //!     #[derive(Deserialize, JsonSchema)] #[serde(deny_unknown_fields)]
-//!     struct __McpToolArgs { a: i64, b: i64 }
+//!     struct __McpToolArgs<__McpArg0, __McpArg1> { a: __McpArg0, b: __McpArg1 }
+//!     const __MCP_ARGS: __McpArgFns<__McpToolArgs<i64, i64>> = __mcp_tool_arguments::<i64, i64>();
 //!     fn __mcp_call(invocation: ToolInvocation<'_>) -> Result<ToolFuture, ArgumentError> {
-//!         let __McpToolArgs { a: __mcp_arg0, b: __mcp_arg1 } = parse_arguments(invocation.arguments)?;
-//!         Ok(box_tool_future(async move { into_tool_result(add(__mcp_arg0, __mcp_arg1).await) }))
+//!         let __McpToolArgs { a: __mcp_param0, b: __mcp_param1 } = (__MCP_ARGS.parse)(invocation.arguments)?;
+//!         Ok(box_tool_future(async move { into_tool_result(add(__mcp_param0, __mcp_param1).await) }))
 //!     }
 //!     #[distributed_slice(TOOLS)]
-//!     static __MCP_TOOL: ToolEntry = ToolEntry { name: "add", .. };
+//!     static __MCP_TOOL: ToolEntry = ToolEntry { name: "add", input_schema: __MCP_ARGS.schema, .. };
 //! };
 //! ```
+//!
+//! Each user type is named in exactly one place that checks a trait bound
+//! on it, spanned at the user's tokens, so a wrong type gives one error
+//! there rather than one per use in generated code.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::Ident;
+use syn::ext::IdentExt as _;
+use syn::parse::{ParseStream, Parser as _};
 use syn::spanned::Spanned as _;
 
 use crate::attr::{Flag, IconAttr};
@@ -28,11 +36,9 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let original: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(function) => function,
         Err(_) => {
-            let error = syn::Error::new(
-                first_token_span(&item),
-                "`#[tool]` goes on a function; annotate the `fn` that implements the tool",
-            )
-            .to_compile_error();
+            let error = NotAFunction::from_tokens(item.clone())
+                .error()
+                .to_compile_error();
             return quote!(#error #item);
         }
     };
@@ -50,12 +56,48 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-fn first_token_span(tokens: &TokenStream) -> Span {
-    tokens
-        .clone()
-        .into_iter()
-        .next()
-        .map_or_else(Span::call_site, |t| t.span())
+/// What `#[tool]` was put on instead of a function: the first token after
+/// the attributes and visibility, which names the kind of item.
+#[derive(Debug)]
+struct NotAFunction {
+    span: Span,
+    keyword: Option<String>,
+}
+
+impl NotAFunction {
+    fn from_tokens(item: TokenStream) -> NotAFunction {
+        let parser = |input: ParseStream<'_>| {
+            input.call(syn::Attribute::parse_outer)?;
+            input.parse::<syn::Visibility>()?;
+            let span = input.span();
+            let keyword = input.fork().call(Ident::parse_any).ok();
+            input.parse::<TokenStream>()?;
+            Ok(NotAFunction {
+                span,
+                keyword: keyword.map(|k| k.to_string()),
+            })
+        };
+        parser.parse2(item).unwrap_or(NotAFunction {
+            span: Span::call_site(),
+            keyword: None,
+        })
+    }
+
+    fn error(&self) -> syn::Error {
+        let message = match self.keyword.as_deref() {
+            // A function without a body, as in a trait or `extern` block.
+            Some("fn" | "async" | "unsafe" | "const" | "extern") => {
+                "`#[tool]` goes on a function with a body, defined outside traits and `extern` blocks"
+                    .to_owned()
+            }
+            Some(keyword) => format!(
+                "`#[tool]` cannot go on `{keyword}` items; annotate the `fn` that implements the tool"
+            ),
+            None => "`#[tool]` goes on a function; annotate the `fn` that implements the tool"
+                .to_owned(),
+        };
+        syn::Error::new(self.span, message)
+    }
 }
 
 fn glue(tool: &ToolFn<'_>) -> TokenStream {
@@ -76,13 +118,29 @@ fn glue(tool: &ToolFn<'_>) -> TokenStream {
 
 /// The arguments struct: the published schema and the deserializer that runs
 /// both derive from it, and `deny_unknown_fields` closes the schema.
+///
+/// The struct is generic over its field types and meets the user's types in
+/// one place, the turbofish of `__mcp_tool_arguments`. A type without
+/// `Deserialize` or `JsonSchema` is then reported once per missing trait, at
+/// the parameter's type, instead of once per use inside the derived impls
+/// (and once at the attribute, for serde's `missing_field`).
+///
+/// ```text
+/// struct __McpToolArgs<__McpArg0, __McpArg1> { a: __McpArg0, b: __McpArg1 }
+/// struct __McpArgFns<A> { parse: fn(&str) -> Result<A, ArgumentError>, schema: fn() -> Schema }
+/// const fn __mcp_tool_arguments<__McpArg0: for<'de> Deserialize<'de> + JsonSchema, ..>() -> __McpArgFns<__McpToolArgs<..>>
+/// const __MCP_ARGS: __McpArgFns<__McpToolArgs<i64, i64>> = __mcp_tool_arguments::<i64, i64>();
+/// ```
 fn args_struct(tool: &ToolFn<'_>, paths: &Paths) -> TokenStream {
     let private = paths.private();
     let serde_crate = paths.private_crate_str("serde");
     let schemars_crate = paths.private_crate_str("schemars");
-    let fields = tool.arguments().map(|argument| {
+    let generics: Vec<_> = (0..tool.arguments().count())
+        .map(|index| format_ident!("__McpArg{}", index))
+        .collect();
+    let types: Vec<_> = tool.arguments().map(|argument| argument.ty).collect();
+    let fields = tool.arguments().zip(&generics).map(|(argument, generic)| {
         let ident = &argument.ident;
-        let ty = argument.ty;
         let docs = &argument.docs;
         let rename = argument
             .rename
@@ -92,16 +150,38 @@ fn args_struct(tool: &ToolFn<'_>, paths: &Paths) -> TokenStream {
             .description
             .as_ref()
             .map(|d| quote!(#[schemars(description = #d)]));
-        quote!(#(#docs)* #rename #description #ident: #ty)
+        quote!(#(#docs)* #rename #description #ident: #generic)
     });
+    let turbofish = (!types.is_empty()).then(|| quote!(::<#(#types),*>));
     quote! {
         #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
         #[serde(crate = #serde_crate, deny_unknown_fields)]
         #[schemars(crate = #schemars_crate)]
         #[allow(non_camel_case_types, non_snake_case)]
-        struct __McpToolArgs {
+        struct __McpToolArgs<#(#generics),*> {
             #(#fields,)*
         }
+
+        struct __McpArgFns<A> {
+            parse: fn(&str) -> ::core::result::Result<A, #private::ArgumentError>,
+            schema: fn() -> #private::schemars::Schema,
+        }
+
+        fn __mcp_parse<A: #private::serde::de::DeserializeOwned>(
+            json: &str,
+        ) -> ::core::result::Result<A, #private::ArgumentError> {
+            #private::parse_arguments(json)
+        }
+
+        const fn __mcp_tool_arguments<#(#generics: for<'de> #private::serde::Deserialize<'de> + #private::schemars::JsonSchema),*>(
+        ) -> __McpArgFns<__McpToolArgs<#(#generics),*>> {
+            __McpArgFns {
+                parse: __mcp_parse::<__McpToolArgs<#(#generics),*>>,
+                schema: #private::input_schema::<__McpToolArgs<#(#generics),*>>,
+            }
+        }
+
+        const __MCP_ARGS: __McpArgFns<__McpToolArgs<#(#types),*>> = __mcp_tool_arguments #turbofish ();
     }
 }
 
@@ -123,8 +203,10 @@ fn call_fn(tool: &ToolFn<'_>, private: &TokenStream) -> TokenStream {
             }
             Param::Context(context) => {
                 let ty = context.ty;
+                // Spelled like the `CAN_LOG` check in `entry`, so that a type
+                // that is not a context type gives one error, not two.
                 extract.push(quote_spanned! {ty.span()=>
-                    let #local: #ty = #private::FromContext::from_context(&#ctx_local);
+                    let #local: #ty = <#ty as #private::FromContext<'_>>::from_context(&#ctx_local);
                 });
             }
         }
@@ -140,7 +222,7 @@ fn call_fn(tool: &ToolFn<'_>, private: &TokenStream) -> TokenStream {
         fn __mcp_call(
             invocation: #private::ToolInvocation<'_>,
         ) -> ::core::result::Result<#private::ToolFuture, #private::ArgumentError> {
-            let #args_local: __McpToolArgs = #private::parse_arguments(invocation.arguments)?;
+            let #args_local = (__MCP_ARGS.parse)(invocation.arguments)?;
             let __McpToolArgs { #(#destructure),* } = #args_local;
             let #ctx_local = invocation.context;
             ::core::result::Result::Ok(#private::box_tool_future(async move {
@@ -155,7 +237,11 @@ fn call_fn(tool: &ToolFn<'_>, private: &TokenStream) -> TokenStream {
 fn output_type(tool: &ToolFn<'_>) -> (TokenStream, Span) {
     match tool.output {
         Some(ty) => (quote!(#ty), ty.span()),
-        None => (quote!(()), tool.original.sig.ident.span()),
+        // `()` is not a tool result; say so at the function's name.
+        None => {
+            let span = tool.original.sig.ident.span();
+            (quote_spanned!(span=> ()), span)
+        }
     }
 }
 
@@ -176,7 +262,7 @@ fn entry(tool: &ToolFn<'_>, private: &TokenStream) -> TokenStream {
     let can_log = tool.params.iter().filter_map(|p| match p {
         Param::Context(context) => {
             let ty = context.ty;
-            Some(quote_spanned!(ty.span()=> || <#ty as #private::FromContext<'static>>::CAN_LOG))
+            Some(quote_spanned!(ty.span()=> || <#ty as #private::FromContext<'_>>::CAN_LOG))
         }
         Param::Argument(_) => None,
     });
@@ -191,7 +277,7 @@ fn entry(tool: &ToolFn<'_>, private: &TokenStream) -> TokenStream {
             annotations: #annotations,
             icons: &[#(#icons),*],
             meta: #meta,
-            input_schema: #private::input_schema::<__McpToolArgs>,
+            input_schema: __MCP_ARGS.schema,
             output_schema: #output_schema,
             call: __mcp_call,
             can_log: false #(#can_log)*,
@@ -248,5 +334,42 @@ fn icon_tokens(icon: &IconAttr, private: &TokenStream) -> TokenStream {
             sizes: &[#(#sizes),*],
             theme: #theme,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keyword(tokens: TokenStream) -> Option<String> {
+        NotAFunction::from_tokens(tokens).keyword
+    }
+
+    #[test]
+    fn the_item_kind_is_read_past_attributes_and_visibility() {
+        assert_eq!(
+            keyword(quote!(
+                #[derive(Debug)]
+                pub(crate) struct S;
+            ))
+            .as_deref(),
+            Some("struct")
+        );
+        assert_eq!(
+            keyword(quote!(
+                #[doc = "Docs."]
+                impl S {}
+            ))
+            .as_deref(),
+            Some("impl")
+        );
+        assert_eq!(
+            keyword(quote!(
+                fn f(&self);
+            ))
+            .as_deref(),
+            Some("fn")
+        );
+        assert_eq!(keyword(quote!()), None);
     }
 }

@@ -1,0 +1,14 @@
+use mcp_runtime::tool;
+
+struct Point {
+    x: i32,
+    y: i32,
+}
+
+/// Formats a point.
+#[tool]
+fn show(point: Point) -> String {
+    format!("{} {}", point.x, point.y)
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use mcp_runtime::tool;
+
+/// Does nothing.
+#[tool]
+fn nothing() {}
+
+fn main() {}

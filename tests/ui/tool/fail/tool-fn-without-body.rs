@@ -1,0 +1,9 @@
+use mcp_runtime::tool;
+
+trait Greeter {
+    /// Says hello.
+    #[tool]
+    fn hello() -> String;
+}
+
+fn main() {}

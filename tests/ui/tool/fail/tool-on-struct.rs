@@ -1,0 +1,7 @@
+use mcp_runtime::tool;
+
+/// Says hello.
+#[tool]
+struct Hello;
+
+fn main() {}
