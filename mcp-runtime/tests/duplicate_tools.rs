@@ -4,7 +4,7 @@
 mod billing {
     /// Looks up an invoice.
     #[mcp_runtime::tool(name = "lookup")]
-    pub fn find_invoice(id: u64) -> String {
+    pub(crate) fn find_invoice(id: u64) -> String {
         id.to_string()
     }
 }
@@ -12,7 +12,7 @@ mod billing {
 mod shipping {
     /// Looks up a parcel.
     #[mcp_runtime::tool]
-    pub fn lookup(tracking: String) -> String {
+    pub(crate) fn lookup(tracking: String) -> String {
         tracking
     }
 }

@@ -65,10 +65,6 @@ async fn traceparent_and_tracestate_reach_the_span() {
     params["_meta"]["traceparent"] = json!("garbage");
     let _ = server.exchange(request(12, "tools/call", params)).await;
     let output = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
-    let line = output
-        .lines()
-        .filter(|l| l.contains("id=12"))
-        .last()
-        .unwrap();
+    let line = output.lines().rfind(|l| l.contains("id=12")).unwrap();
     assert!(!line.contains("garbage"), "{line}");
 }

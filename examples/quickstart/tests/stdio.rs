@@ -56,10 +56,11 @@ impl Quickstart {
     async fn finish(mut self) -> Vec<Value> {
         drop(self.stdin.take());
         let mut rest = Vec::new();
-        while let Some(line) = tokio::time::timeout(Duration::from_secs(10), self.stdout.next_line())
-            .await
-            .expect("stdout closes after stdin does")
-            .unwrap()
+        while let Some(line) =
+            tokio::time::timeout(Duration::from_secs(10), self.stdout.next_line())
+                .await
+                .expect("stdout closes after stdin does")
+                .unwrap()
         {
             rest.push(parse(&line));
         }
@@ -78,7 +79,10 @@ async fn discover_list_and_call() {
     server.send(&request(1, "server/discover", json!({}))).await;
     let discover = server.receive().await;
     assert_valid("DiscoverResultResponse", &discover);
-    assert_eq!(discover["result"]["supportedVersions"], json!(["2026-07-28"]));
+    assert_eq!(
+        discover["result"]["supportedVersions"],
+        json!(["2026-07-28"])
+    );
     assert_eq!(discover["result"]["capabilities"], json!({"tools": {}}));
     assert_eq!(
         discover["result"]["_meta"]["io.modelcontextprotocol/serverInfo"],
@@ -96,7 +100,9 @@ async fn discover_list_and_call() {
         .collect();
     assert_eq!(names, ["add", "countdown", "divide", "echo"]);
 
-    server.send(&call_tool(3, "echo", json!({"text": "hello"}))).await;
+    server
+        .send(&call_tool(3, "echo", json!({"text": "hello"})))
+        .await;
     let echo = server.receive().await;
     assert_valid("CallToolResultResponse", &echo);
     assert_eq!(
@@ -104,13 +110,20 @@ async fn discover_list_and_call() {
         json!([{"type": "text", "text": "hello"}])
     );
 
-    server.send(&call_tool(4, "add", json!({"a": 2, "b": 40}))).await;
+    server
+        .send(&call_tool(4, "add", json!({"a": 2, "b": 40})))
+        .await;
     let add = server.receive().await;
     assert_valid("CallToolResultResponse", &add);
-    assert_eq!(add["result"]["content"], json!([{"type": "text", "text": "42"}]));
+    assert_eq!(
+        add["result"]["content"],
+        json!([{"type": "text", "text": "42"}])
+    );
     assert_eq!(add["result"]["structuredContent"], json!({"sum": 42}));
 
-    server.send(&call_tool(5, "divide", json!({"a": 1, "b": 0}))).await;
+    server
+        .send(&call_tool(5, "divide", json!({"a": 1, "b": 0})))
+        .await;
     let divide = server.receive().await;
     assert_valid("CallToolResultResponse", &divide);
     assert_eq!(divide["result"]["isError"], true);
@@ -124,7 +137,8 @@ async fn discover_list_and_call() {
 #[tokio::test]
 async fn progress_arrives_before_the_result() {
     let mut server = Quickstart::spawn();
-    let mut params = json!({"name": "countdown", "arguments": {"from": 3, "delay_ms": 10}, "_meta": meta()});
+    let mut params =
+        json!({"name": "countdown", "arguments": {"from": 3, "delay_ms": 10}, "_meta": meta()});
     params["_meta"]["progressToken"] = json!(17);
     server.send(&request(1, "tools/call", params)).await;
     let mut progress = Vec::new();
@@ -149,10 +163,16 @@ async fn cancellation_malformed_input_and_end_of_input() {
     let mut server = Quickstart::spawn();
     // A long countdown, cancelled.
     server
-        .send(&call_tool("long", "countdown", json!({"from": 100, "delay_ms": 1000})))
+        .send(&call_tool(
+            "long",
+            "countdown",
+            json!({"from": 100, "delay_ms": 1000}),
+        ))
         .await;
     server
-        .send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"long"}}"#)
+        .send(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"long"}}"#,
+        )
         .await;
     // Malformed input is answered, and the server carries on.
     server.send("this is not json").await;
@@ -168,7 +188,11 @@ async fn cancellation_malformed_input_and_end_of_input() {
     assert_eq!(error["error"]["code"], -32602);
     // A request still running when input ends is answered before exit.
     server
-        .send(&call_tool(3, "countdown", json!({"from": 2, "delay_ms": 100})))
+        .send(&call_tool(
+            3,
+            "countdown",
+            json!({"from": 2, "delay_ms": 100}),
+        ))
         .await;
     let rest = server.finish().await;
     assert_eq!(rest.len(), 1, "only the countdown's result: {rest:?}");

@@ -58,11 +58,11 @@ impl StaticAnnotations {
         if self.audience.is_empty() && self.priority.is_none() && self.last_modified.is_none() {
             return None;
         }
-        let mut annotations = crate::protocol::Annotations::default();
-        annotations.audience = (!self.audience.is_empty()).then(|| self.audience.to_vec());
-        annotations.priority = self.priority;
-        annotations.last_modified = self.last_modified.map(str::to_owned);
-        Some(annotations)
+        Some(crate::protocol::Annotations {
+            audience: (!self.audience.is_empty()).then(|| self.audience.to_vec()),
+            priority: self.priority,
+            last_modified: self.last_modified.map(str::to_owned),
+        })
     }
 }
 
