@@ -9,9 +9,11 @@ mod check;
 mod ctxt;
 mod doc;
 mod expand;
+mod kind;
 mod model;
 mod paths;
 mod symbol;
+mod uri;
 
 use proc_macro::TokenStream;
 
@@ -19,4 +21,17 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool::expand(args.into(), item.into()).into()
+}
+
+/// Turns a function into an MCP resource or resource template; documented
+/// at `mcp_runtime::resource`.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::resource::expand(args.into(), item.into()).into()
+}
+
+/// Turns a function into an MCP prompt; documented at `mcp_runtime::prompt`.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::prompt::expand(args.into(), item.into()).into()
 }

@@ -6,20 +6,23 @@ use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt as _;
 use syn::{FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type};
 
-use crate::attr::{ParamAttr, ToolAttr};
+use crate::attr::{CommonAttr, ParamAttr};
 use crate::ctxt::Ctxt;
 use crate::doc;
+use crate::kind::Kind;
 
 /// A parameter filled from the request context (`#[ctx]`).
 pub(crate) struct ContextParam<'a> {
     pub(crate) ty: &'a Type,
 }
 
-/// A parameter filled from the tool's JSON arguments.
+/// A parameter filled from the request's arguments (tool arguments, prompt
+/// arguments or URI template variables).
 pub(crate) struct ArgumentParam<'a> {
     pub(crate) ident: Ident,
     pub(crate) ty: &'a Type,
-    /// The property name in the arguments object.
+    /// The name on the wire: JSON property, prompt argument or template
+    /// variable.
     pub(crate) wire_name: String,
     pub(crate) wire_name_span: Span,
     pub(crate) rename: Option<LitStr>,
@@ -32,13 +35,16 @@ pub(crate) enum Param<'a> {
     Argument(ArgumentParam<'a>),
 }
 
-/// A `#[tool]` function.
-pub(crate) struct ToolFn<'a> {
+/// A function under `#[tool]`, `#[resource]` or `#[prompt]`.
+pub(crate) struct HandlerFn<'a> {
+    pub(crate) kind: Kind,
     pub(crate) original: &'a ItemFn,
     /// The function as it is emitted: only our parameter attributes removed.
     pub(crate) emitted: ItemFn,
-    pub(crate) attr: ToolAttr,
+    /// The handler's name: `name = "..."`, or the function's identifier.
     pub(crate) name: String,
+    /// Whether the name was given with `name = "..."`.
+    pub(crate) explicit_name: bool,
     pub(crate) name_span: Span,
     pub(crate) description: Option<TokenStream>,
     pub(crate) params: Vec<Param<'a>>,
@@ -47,8 +53,13 @@ pub(crate) struct ToolFn<'a> {
     pub(crate) is_async: bool,
 }
 
-impl<'a> ToolFn<'a> {
-    pub(crate) fn from_syn(cx: &Ctxt, original: &'a ItemFn, attr: ToolAttr) -> ToolFn<'a> {
+impl<'a> HandlerFn<'a> {
+    pub(crate) fn from_syn(
+        cx: &Ctxt,
+        kind: Kind,
+        original: &'a ItemFn,
+        common: &CommonAttr,
+    ) -> HandlerFn<'a> {
         let mut emitted = original.clone();
         let mut params = Vec::new();
         for (input, emitted_input) in original
@@ -61,25 +72,30 @@ impl<'a> ToolFn<'a> {
                 (FnArg::Typed(typed), FnArg::Typed(emitted_typed)) => {
                     let (param_attr, kept) = ParamAttr::parse(cx, &typed.attrs);
                     emitted_typed.attrs = kept;
-                    if let Some(param) = Param::from_syn(cx, &typed.pat, &typed.ty, param_attr) {
+                    if let Some(param) =
+                        Param::from_syn(cx, kind, &typed.pat, &typed.ty, param_attr)
+                    {
                         params.push(param);
                     }
                 }
                 (FnArg::Receiver(receiver), _) => cx.error_spanned_by(
                     receiver,
-                    "`#[tool]` goes on free functions, not methods; move this function out of the `impl` block",
+                    format!(
+                        "`{}` goes on free functions, not methods; move this function out of the `impl` block",
+                        kind.attribute()
+                    ),
                 ),
                 _ => {}
             }
         }
-        let (name, name_span) = match &attr.name {
+        let (name, name_span) = match &common.name {
             Some(lit) => (lit.value(), lit.span()),
             None => (
                 original.sig.ident.unraw().to_string(),
                 original.sig.ident.span(),
             ),
         };
-        let description = match &attr.description {
+        let description = match &common.description {
             Some(lit) => Some(quote::quote!(#lit)),
             None => doc::description(&original.attrs),
         };
@@ -87,11 +103,12 @@ impl<'a> ToolFn<'a> {
             ReturnType::Default => None,
             ReturnType::Type(_, ty) => Some(&**ty),
         };
-        ToolFn {
+        HandlerFn {
+            kind,
             original,
             emitted,
-            attr,
             name,
+            explicit_name: common.name.is_some(),
             name_span,
             description,
             params,
@@ -109,12 +126,18 @@ impl<'a> ToolFn<'a> {
 }
 
 impl<'a> Param<'a> {
-    fn from_syn(cx: &Ctxt, pat: &'a Pat, ty: &'a Type, attr: ParamAttr) -> Option<Param<'a>> {
+    fn from_syn(
+        cx: &Ctxt,
+        kind: Kind,
+        pat: &'a Pat,
+        ty: &'a Type,
+        attr: ParamAttr,
+    ) -> Option<Param<'a>> {
         if attr.ctx.is_some() {
             if let Some(arg) = &attr.arg {
                 cx.error_spanned_by(
                     arg,
-                    "a `#[ctx]` parameter is not a tool argument; remove `#[arg(...)]`",
+                    "a `#[ctx]` parameter is not an argument; remove `#[arg(...)]`",
                 );
             }
             return Some(Param::Context(ContextParam { ty }));
@@ -124,7 +147,10 @@ impl<'a> Param<'a> {
             other => {
                 cx.error_spanned_by(
                     other,
-                    "tool arguments need a plain name, which becomes the JSON property; destructure inside the function, or mark context parameters with `#[ctx]`",
+                    format!(
+                        "{} need a plain name, which is their name on the wire; destructure inside the function, or mark context parameters with `#[ctx]`",
+                        kind.parameters()
+                    ),
                 );
                 return None;
             }
@@ -153,10 +179,10 @@ mod tests {
 
     /// Builds the model of `item` (with empty `#[tool]` arguments) and
     /// passes it to `inspect` with the errors found on the way.
-    fn model(item: TokenStream, inspect: impl FnOnce(&ToolFn<'_>, Vec<String>)) {
+    fn model(item: TokenStream, inspect: impl FnOnce(&HandlerFn<'_>, Vec<String>)) {
         let item: ItemFn = syn::parse2(item).unwrap();
         let cx = Ctxt::new();
-        let tool = ToolFn::from_syn(&cx, &item, ToolAttr::default());
+        let tool = HandlerFn::from_syn(&cx, Kind::Tool, &item, &CommonAttr::default());
         let errors = match cx.check() {
             Ok(()) => Vec::new(),
             Err(errors) => errors.into_iter().map(|e| e.to_string()).collect(),

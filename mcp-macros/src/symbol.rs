@@ -20,6 +20,14 @@ pub(crate) const DESTRUCTIVE: Symbol = Symbol("destructive");
 pub(crate) const IDEMPOTENT: Symbol = Symbol("idempotent");
 pub(crate) const OPEN_WORLD: Symbol = Symbol("open_world");
 
+pub(crate) const COMPLETE: Symbol = Symbol("complete");
+pub(crate) const SIZE: Symbol = Symbol("size");
+pub(crate) const TTL_MS: Symbol = Symbol("ttl_ms");
+pub(crate) const CACHE: Symbol = Symbol("cache");
+pub(crate) const AUDIENCE: Symbol = Symbol("audience");
+pub(crate) const PRIORITY: Symbol = Symbol("priority");
+pub(crate) const LAST_MODIFIED: Symbol = Symbol("last_modified");
+
 pub(crate) const SRC: Symbol = Symbol("src");
 pub(crate) const MIME_TYPE: Symbol = Symbol("mime_type");
 pub(crate) const SIZES: Symbol = Symbol("sizes");

@@ -18,16 +18,20 @@ mod uri_template;
 pub use complete::{CompletionRequest, IntoCompletion};
 pub use context::{Context, FromContext, Logger, Progress};
 pub use dispatch::CacheHint;
+#[doc = include_str!("docs/prompt.md")]
+pub use mcp_macros::prompt;
+#[doc = include_str!("docs/resource.md")]
+pub use mcp_macros::resource;
 #[doc = include_str!("docs/tool.md")]
 pub use mcp_macros::tool;
-pub use prompt::{IntoPromptResult, PromptArgument, PromptValue};
+pub use prompt::{IntoPromptResult, PromptArgument, PromptError, PromptValue};
 pub use protocol::{
     Annotations, CacheScope, CallToolResult, ClientCapabilities, Completion, Content, ErrorObject,
     GetPromptResult, Implementation, LogLevel, PromptMessage, ReadResourceResult, RequestId,
     RequestMeta, ResourceContents, Role,
 };
 pub use registry::BuildError;
-pub use resource::{IntoResourceContents, TemplateVariable};
+pub use resource::{IntoResourceContents, ReadError, TemplateVariable};
 pub use server::{Exchange, Server, ServerBuilder};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{ArgumentError, IntoToolResult, Json, Structured};

@@ -160,10 +160,9 @@ impl<T: IntoPromptResult, E: fmt::Display> IntoPromptResult for Result<T, E> {
 }
 
 /// Boxes a prompt rendering for the registry.
-pub fn box_prompt_future<F, T>(future: F) -> PromptFuture
+pub fn box_prompt_future<F>(future: F) -> PromptFuture
 where
-    F: Future<Output = T> + 'static,
-    T: IntoPromptResult,
+    F: Future<Output = Result<GetPromptResult, PromptError>> + 'static,
 {
-    Box::pin(async move { future.await.into_prompt_result() })
+    Box::pin(future)
 }

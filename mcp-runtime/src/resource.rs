@@ -147,10 +147,9 @@ impl<T: IntoResourceContents, E: fmt::Display> IntoResourceContents for Result<T
 }
 
 /// Boxes a resource read for the registry.
-pub fn box_resource_future<F, T>(uri: String, future: F) -> ResourceFuture
+pub fn box_resource_future<F>(future: F) -> ResourceFuture
 where
-    F: Future<Output = T> + 'static,
-    T: IntoResourceContents,
+    F: Future<Output = Result<Vec<ResourceContents>, ReadError>> + 'static,
 {
-    Box::pin(async move { future.await.into_contents(&uri) })
+    Box::pin(future)
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use mcp_runtime::{Json, Progress, tool};
+use mcp_runtime::{Json, Progress, prompt, resource, tool};
 
 /// Echoes the text back.
 #[tool(annotations(read_only, open_world = false))]
@@ -64,8 +64,39 @@ fn divide(a: f64, b: f64) -> Result<Json<f64>, String> {
     Ok(Json(a / b))
 }
 
+/// What this server is and how to use it.
+#[resource("memo://readme", mime_type = "text/plain")]
+fn readme() -> &'static str {
+    "The quickstart server: tools to echo, add, divide and count down, memo \
+     notes at memo://notes/{id}, and a `review` prompt."
+}
+
+/// A memo note by number (1 to 3).
+#[resource("memo://notes/{id}", name = "note", mime_type = "text/plain")]
+fn note(id: u32) -> Option<String> {
+    let text = match id {
+        1 => "Buy milk.",
+        2 => "Call the plumber about the leak.",
+        3 => "Ship the quickstart.",
+        _ => return None,
+    };
+    Some(format!("Note {id}: {text}"))
+}
+
+/// Asks for a careful review of a topic.
+#[prompt(title = "Review")]
+fn review(
+    /// What to review.
+    topic: String,
+) -> String {
+    format!("Please review {topic} carefully: what works, what does not, and what to change first.")
+}
+
 fn main() -> std::process::ExitCode {
     mcp_runtime::server!()
-        .instructions("A demo server: echo text, add integers, divide numbers, count down.")
+        .instructions(
+            "A demo server: echo text, add integers, divide numbers, count down; read memo \
+             notes; get a review prompt.",
+        )
         .run()
 }

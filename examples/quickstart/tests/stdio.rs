@@ -83,7 +83,10 @@ async fn discover_list_and_call() {
         discover["result"]["supportedVersions"],
         json!(["2026-07-28"])
     );
-    assert_eq!(discover["result"]["capabilities"], json!({"tools": {}}));
+    assert_eq!(
+        discover["result"]["capabilities"],
+        json!({"tools": {}, "resources": {}, "prompts": {}})
+    );
     assert_eq!(
         discover["result"]["_meta"]["io.modelcontextprotocol/serverInfo"],
         json!({"name": "quickstart", "version": "0.1.0"})

@@ -1,125 +1,96 @@
 //! Rules that span several parts of the model, checked before anything is
-//! generated. One function per rule; each says why it exists.
+//! generated. One function per rule; each says why it exists. Rules for one
+//! kind of handler live in that kind's file.
+
+mod prompt;
+mod resource;
+mod tool;
 
 use std::collections::HashMap;
 
 use syn::{LitStr, Type};
 
+use crate::attr::CommonAttr;
 use crate::ctxt::Ctxt;
-use crate::model::{Param, ToolFn};
+use crate::model::{HandlerFn, Param};
 
-pub(crate) fn tool(cx: &Ctxt, tool: &ToolFn<'_>) {
-    check_signature(cx, tool);
-    check_tool_name(cx, tool);
-    check_argument_types(cx, tool);
-    check_unique_arguments(cx, tool);
-    for icon in &tool.attr.icons {
+pub(crate) use self::prompt::prompt;
+pub(crate) use self::resource::{priority_value, resource};
+pub(crate) use self::tool::tool;
+
+/// Rules every kind of handler follows.
+fn handler(cx: &Ctxt, handler: &HandlerFn<'_>, common: &CommonAttr) {
+    check_signature(cx, handler);
+    check_argument_types(cx, handler);
+    check_unique_arguments(cx, handler);
+    for icon in &common.icons {
         check_icon(cx, icon);
     }
-    if let Some(meta) = &tool.attr.meta {
+    if let Some(meta) = &common.meta {
         check_meta(cx, meta);
     }
 }
 
 /// The generated glue calls the function by name with concrete argument
 /// types; generics, `unsafe` and foreign ABIs make that impossible or unsound.
-fn check_signature(cx: &Ctxt, tool: &ToolFn<'_>) {
-    let sig = &tool.original.sig;
+fn check_signature(cx: &Ctxt, handler: &HandlerFn<'_>) {
+    let attribute = handler.kind.attribute();
+    let sig = &handler.original.sig;
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         cx.error_spanned_by(
             &sig.generics,
-            "`#[tool]` functions cannot be generic: arguments need concrete types to have a schema",
+            format!("`{attribute}` functions cannot be generic: arguments need concrete types"),
         );
     }
     if let Some(unsafety) = &sig.unsafety {
         cx.error_spanned_by(
             unsafety,
-            "`#[tool]` functions cannot be `unsafe`: clients call them with arbitrary input; keep the `unsafe` block inside a safe function",
+            format!("`{attribute}` functions cannot be `unsafe`: clients call them with arbitrary input; keep the `unsafe` block inside a safe function"),
         );
     }
     if let Some(abi) = &sig.abi {
         cx.error_spanned_by(
             abi,
-            "`#[tool]` functions cannot have an `extern` ABI; call the `extern` function from a plain `fn` tool",
+            format!("`{attribute}` functions cannot have an `extern` ABI; call the `extern` function from a plain `fn`"),
         );
     }
     if let Some(variadic) = &sig.variadic {
-        cx.error_spanned_by(variadic, "`#[tool]` functions cannot be variadic");
+        cx.error_spanned_by(
+            variadic,
+            format!("`{attribute}` functions cannot be variadic"),
+        );
     }
-    if let Some(Type::ImplTrait(ty)) = tool.output {
+    if let Some(Type::ImplTrait(ty)) = handler.output {
         cx.error_spanned_by(
             ty,
-            "the return type of a `#[tool]` function must be nameable; return a concrete type instead of `impl Trait`",
+            format!("the return type of a `{attribute}` function must be nameable; return a concrete type instead of `impl Trait`"),
         );
     }
 }
 
-/// The spec's tool-name rule: 1 to 128 characters of `A-Za-z0-9_.-`.
-fn check_tool_name(cx: &Ctxt, tool: &ToolFn<'_>) {
-    let Some(problem) = name_problem(&tool.name) else {
-        return;
-    };
-    let message = match (problem, &tool.attr.name) {
-        (NameProblem::Empty, _) => "tool names cannot be empty".to_owned(),
-        // Echoing 129+ characters back would bury the message.
-        (NameProblem::TooLong(length), _) => {
-            format!("tool names are at most 128 characters; this one has {length}")
-        }
-        (NameProblem::Char(c), Some(_)) => format!(
-            "invalid tool name `{}`: {c:?} is not allowed; use only ASCII letters, digits, `_`, `-` and `.`",
-            tool.name
-        ),
-        (NameProblem::Char(c), None) => format!(
-            "`{}` is not a valid tool name ({c:?} is not allowed); choose one with `#[tool(name = \"...\")]` using only ASCII letters, digits, `_`, `-` and `.`",
-            tool.name
-        ),
-    };
-    cx.push(syn::Error::new(tool.name_span, message));
-}
-
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum NameProblem {
-    Empty,
-    TooLong(usize),
-    /// The first character outside the allowed set.
-    Char(char),
-}
-
-pub(crate) fn name_problem(name: &str) -> Option<NameProblem> {
-    if name.is_empty() {
-        return Some(NameProblem::Empty);
-    }
-    let length = name.chars().count();
-    if length > 128 {
-        return Some(NameProblem::TooLong(length));
-    }
-    name.chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        .map(NameProblem::Char)
-}
-
-/// Arguments are deserialized into an owned struct, so they cannot borrow
-/// from the request, and `impl Trait` has no schema.
-fn check_argument_types(cx: &Ctxt, tool: &ToolFn<'_>) {
-    for argument in tool.arguments() {
+/// Arguments are parsed into owned values, so they cannot borrow from the
+/// request, and `impl Trait` names no type to parse into.
+fn check_argument_types(cx: &Ctxt, handler: &HandlerFn<'_>) {
+    let parameters = handler.kind.parameters();
+    for argument in handler.arguments() {
         match argument.ty {
             Type::Reference(reference) => cx.error_spanned_by(
                 reference,
-                "tool arguments must be owned types (for example `String` instead of `&str`): they are deserialized from the request",
+                format!("{parameters} must be owned types (for example `String` instead of `&str`): they are parsed from the request"),
             ),
             Type::ImplTrait(ty) => cx.error_spanned_by(
                 ty,
-                "tool arguments need a concrete type with a schema, not `impl Trait`",
+                format!("{parameters} need a concrete type, not `impl Trait`"),
             ),
             _ => {}
         }
     }
 }
 
-/// Two arguments with one JSON name would make the schema ambiguous.
-fn check_unique_arguments(cx: &Ctxt, tool: &ToolFn<'_>) {
+/// Two arguments with one wire name would be ambiguous.
+fn check_unique_arguments(cx: &Ctxt, handler: &HandlerFn<'_>) {
     let mut seen: HashMap<&str, ()> = HashMap::new();
-    for argument in tool.params.iter().filter_map(|p| match p {
+    for argument in handler.params.iter().filter_map(|p| match p {
         Param::Argument(a) => Some(a),
         Param::Context(_) => None,
     }) {
@@ -242,27 +213,6 @@ pub(crate) fn meta_key_problem(key: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tool_names_follow_the_spec() {
-        assert_eq!(name_problem("getUser"), None);
-        assert_eq!(name_problem("DATA_EXPORT_v2"), None);
-        assert_eq!(name_problem("admin.tools.list"), None);
-        assert_eq!(name_problem(""), Some(NameProblem::Empty));
-        assert_eq!(name_problem("has space"), Some(NameProblem::Char(' ')));
-        assert_eq!(name_problem("a/b"), Some(NameProblem::Char('/')));
-        assert_eq!(name_problem("café"), Some(NameProblem::Char('é')));
-        assert_eq!(name_problem(&"x".repeat(128)), None);
-        assert_eq!(
-            name_problem(&"x".repeat(129)),
-            Some(NameProblem::TooLong(129))
-        );
-        // Counted in characters, as the spec says, not bytes.
-        assert_eq!(
-            name_problem(&"é".repeat(129)),
-            Some(NameProblem::TooLong(129))
-        );
-    }
 
     #[test]
     fn meta_keys_follow_the_spec() {

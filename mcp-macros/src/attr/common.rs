@@ -1,0 +1,183 @@
+//! Grammar shared by every attribute: string and flag values, icons,
+//! `crate = ...`, duplicate and unknown keys, and the options every handler
+//! takes (`name`, `title`, `description`, `icon(...)`, `meta`, `crate`).
+
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+use syn::{LitBool, LitStr, Path, Token};
+
+use crate::ctxt::Ctxt;
+use crate::symbol::{
+    CRATE, DESCRIPTION, ICON, META, MIME_TYPE, NAME, SIZES, SRC, Symbol, THEME, TITLE,
+};
+
+/// Options every kind of handler accepts.
+#[derive(Default)]
+pub(crate) struct CommonAttr {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) icons: Vec<IconAttr>,
+    pub(crate) meta: Option<LitStr>,
+    pub(crate) krate: Option<Path>,
+}
+
+impl CommonAttr {
+    /// Reads `meta` if it is a common option; `Ok(false)` if it is not.
+    pub(crate) fn parse_key(&mut self, cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
+        if meta.path == NAME {
+            set_once(cx, meta, NAME, &mut self.name, lit_str(meta, NAME)?);
+        } else if meta.path == TITLE {
+            set_once(cx, meta, TITLE, &mut self.title, lit_str(meta, TITLE)?);
+        } else if meta.path == DESCRIPTION {
+            let value = lit_str(meta, DESCRIPTION)?;
+            set_once(cx, meta, DESCRIPTION, &mut self.description, value);
+        } else if meta.path == META {
+            set_once(cx, meta, META, &mut self.meta, lit_str(meta, META)?);
+        } else if meta.path == CRATE {
+            set_once(cx, meta, CRATE, &mut self.krate, crate_path(meta)?);
+        } else if meta.path == ICON {
+            self.icons.push(parse_icon(cx, meta)?);
+        } else {
+            return Ok(false);
+        }
+        Ok(true)
+    }
+}
+
+/// A boolean flag written as `flag` or `flag = true|false`.
+#[derive(Clone, Copy)]
+pub(crate) struct Flag {
+    pub(crate) value: bool,
+}
+
+pub(crate) struct IconAttr {
+    pub(crate) span: Span,
+    pub(crate) src: Option<LitStr>,
+    pub(crate) mime_type: Option<LitStr>,
+    pub(crate) sizes: Vec<LitStr>,
+    pub(crate) theme: Option<LitStr>,
+}
+
+pub(crate) fn parse_flag(meta: &ParseNestedMeta<'_>, key: Symbol) -> syn::Result<Flag> {
+    if !meta.input.peek(Token![=]) {
+        return Ok(Flag { value: true });
+    }
+    let lit: LitBool = meta.value()?.parse().map_err(|error| {
+        syn::Error::new(
+            error.span(),
+            format!("`{key}` is `true` or `false`; `{key}` alone means `true`"),
+        )
+    })?;
+    Ok(Flag { value: lit.value })
+}
+
+/// The string literal after `key =`, with an error that names the key.
+pub(crate) fn lit_str(meta: &ParseNestedMeta<'_>, key: Symbol) -> syn::Result<LitStr> {
+    meta.value()?.parse().map_err(|error| {
+        syn::Error::new(
+            error.span(),
+            format!("`{key}` takes a string literal: `{key} = \"...\"`"),
+        )
+    })
+}
+
+/// `crate = path::to::mcp_runtime`. serde spells this as a string; we take
+/// a path, like linkme, and say so when given a string.
+pub(crate) fn crate_path(meta: &ParseNestedMeta<'_>) -> syn::Result<Path> {
+    let value = meta.value()?;
+    if let Ok(lit) = value.fork().parse::<LitStr>() {
+        return Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "`crate` takes a path, not a string: write `crate = {}`",
+                lit.value()
+            ),
+        ));
+    }
+    value.parse().map_err(|error| {
+        syn::Error::new(
+            error.span(),
+            "`crate` takes a path to the runtime crate, such as `crate = ::mcp_runtime`",
+        )
+    })
+}
+
+pub(crate) fn parse_icon(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<IconAttr> {
+    let mut icon = IconAttr {
+        span: syn::spanned::Spanned::span(&meta.path),
+        src: None,
+        mime_type: None,
+        sizes: Vec::new(),
+        theme: None,
+    };
+    meta.parse_nested_meta(|inner| {
+        if inner.path == SRC {
+            set_once(cx, &inner, SRC, &mut icon.src, lit_str(&inner, SRC)?);
+        } else if inner.path == MIME_TYPE {
+            let value = lit_str(&inner, MIME_TYPE)?;
+            set_once(cx, &inner, MIME_TYPE, &mut icon.mime_type, value);
+        } else if inner.path == THEME {
+            set_once(cx, &inner, THEME, &mut icon.theme, lit_str(&inner, THEME)?);
+        } else if inner.path == SIZES {
+            let list: syn::ExprArray = inner.value()?.parse()?;
+            for element in list.elems {
+                match element {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(size),
+                        ..
+                    }) => icon.sizes.push(size),
+                    other => cx.error_spanned_by(
+                        other,
+                        "icon sizes are string literals such as \"48x48\" or \"any\"",
+                    ),
+                }
+            }
+        } else {
+            unknown_key(cx, &inner, "icon", "`src`, `mime_type`, `sizes` or `theme`")?;
+        }
+        Ok(())
+    })?;
+    Ok(icon)
+}
+
+pub(crate) fn set_once<T>(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    key: Symbol,
+    slot: &mut Option<T>,
+    value: T,
+) {
+    if slot.is_some() {
+        cx.error_spanned_by(
+            &meta.path,
+            format!("duplicate `{key}` option; give it once"),
+        );
+    } else {
+        *slot = Some(value);
+    }
+}
+
+/// Reports an unknown key at the key, then skips its value so that the
+/// keys after it are still checked.
+pub(crate) fn unknown_key(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    context: &str,
+    expected: &str,
+) -> syn::Result<()> {
+    let key = quote::ToTokens::to_token_stream(&meta.path)
+        .to_string()
+        .replace(' ', "");
+    cx.error_spanned_by(
+        &meta.path,
+        format!("unknown `{context}` option `{key}`; expected {expected}"),
+    );
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<syn::Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _content;
+        syn::parenthesized!(_content in meta.input);
+    }
+    Ok(())
+}

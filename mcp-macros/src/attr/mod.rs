@@ -1,0 +1,19 @@
+//! Parsing attribute arguments into plain structs. Semantic rules live in
+//! `check/`; here only the grammar is enforced, with unknown keys reported
+//! at the key.
+
+mod common;
+mod completers;
+mod param;
+mod prompt;
+mod resource;
+#[cfg(test)]
+mod tests;
+mod tool;
+
+pub(crate) use self::common::{CommonAttr, Flag, IconAttr};
+pub(crate) use self::completers::CompleterAttr;
+pub(crate) use self::param::ParamAttr;
+pub(crate) use self::prompt::PromptAttr;
+pub(crate) use self::resource::ResourceAttr;
+pub(crate) use self::tool::ToolAttr;

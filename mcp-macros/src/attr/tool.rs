@@ -1,0 +1,81 @@
+//! `#[tool(...)]` arguments.
+
+use proc_macro2::TokenStream;
+use syn::LitStr;
+use syn::meta::ParseNestedMeta;
+use syn::parse::Parser as _;
+
+use super::common::{CommonAttr, Flag, lit_str, parse_flag, set_once, unknown_key};
+use crate::ctxt::Ctxt;
+use crate::symbol::{ANNOTATIONS, DESTRUCTIVE, IDEMPOTENT, OPEN_WORLD, READ_ONLY, TITLE};
+
+#[derive(Default)]
+pub(crate) struct ToolAnnotationsAttr {
+    pub(crate) title: Option<LitStr>,
+    pub(crate) read_only: Option<Flag>,
+    pub(crate) destructive: Option<Flag>,
+    pub(crate) idempotent: Option<Flag>,
+    pub(crate) open_world: Option<Flag>,
+}
+
+/// The arguments of `#[tool(...)]`.
+#[derive(Default)]
+pub(crate) struct ToolAttr {
+    pub(crate) common: CommonAttr,
+    pub(crate) annotations: ToolAnnotationsAttr,
+}
+
+const TOOL_KEYS: &str =
+    "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta` or `crate`";
+
+impl ToolAttr {
+    pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> ToolAttr {
+        let mut attr = ToolAttr::default();
+        let parser = syn::meta::parser(|meta| {
+            if attr.common.parse_key(cx, &meta)? {
+            } else if meta.path == ANNOTATIONS {
+                meta.parse_nested_meta(|inner| {
+                    parse_annotation(cx, &inner, &mut attr.annotations)
+                })?;
+            } else {
+                unknown_key(cx, &meta, "#[tool]", TOOL_KEYS)?;
+            }
+            Ok(())
+        });
+        if let Err(error) = parser.parse2(args) {
+            cx.push(error);
+        }
+        attr
+    }
+}
+
+fn parse_annotation(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    annotations: &mut ToolAnnotationsAttr,
+) -> syn::Result<()> {
+    let flags = [
+        (READ_ONLY, &mut annotations.read_only),
+        (DESTRUCTIVE, &mut annotations.destructive),
+        (IDEMPOTENT, &mut annotations.idempotent),
+        (OPEN_WORLD, &mut annotations.open_world),
+    ];
+    if meta.path == TITLE {
+        let value = lit_str(meta, TITLE)?;
+        set_once(cx, meta, TITLE, &mut annotations.title, value);
+        return Ok(());
+    }
+    for (symbol, slot) in flags {
+        if meta.path == symbol {
+            let flag = parse_flag(meta, symbol)?;
+            set_once(cx, meta, symbol, slot, flag);
+            return Ok(());
+        }
+    }
+    unknown_key(
+        cx,
+        meta,
+        "annotations",
+        "`read_only`, `destructive`, `idempotent`, `open_world` or `title`",
+    )
+}

@@ -1,0 +1,81 @@
+//! Rules for `#[tool]`.
+
+use super::handler;
+use crate::attr::ToolAttr;
+use crate::ctxt::Ctxt;
+use crate::model::HandlerFn;
+
+pub(crate) fn tool(cx: &Ctxt, tool: &HandlerFn<'_>, attr: &ToolAttr) {
+    handler(cx, tool, &attr.common);
+    check_tool_name(cx, tool);
+}
+
+/// The spec's tool-name rule: 1 to 128 characters of `A-Za-z0-9_.-`.
+fn check_tool_name(cx: &Ctxt, tool: &HandlerFn<'_>) {
+    let Some(problem) = name_problem(&tool.name) else {
+        return;
+    };
+    let message = match (problem, tool.explicit_name) {
+        (NameProblem::Empty, _) => "tool names cannot be empty".to_owned(),
+        // Echoing 129+ characters back would bury the message.
+        (NameProblem::TooLong(length), _) => {
+            format!("tool names are at most 128 characters; this one has {length}")
+        }
+        (NameProblem::Char(c), true) => format!(
+            "invalid tool name `{}`: {c:?} is not allowed; use only ASCII letters, digits, `_`, `-` and `.`",
+            tool.name
+        ),
+        (NameProblem::Char(c), false) => format!(
+            "`{}` is not a valid tool name ({c:?} is not allowed); choose one with `#[tool(name = \"...\")]` using only ASCII letters, digits, `_`, `-` and `.`",
+            tool.name
+        ),
+    };
+    cx.push(syn::Error::new(tool.name_span, message));
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum NameProblem {
+    Empty,
+    TooLong(usize),
+    /// The first character outside the allowed set.
+    Char(char),
+}
+
+pub(crate) fn name_problem(name: &str) -> Option<NameProblem> {
+    if name.is_empty() {
+        return Some(NameProblem::Empty);
+    }
+    let length = name.chars().count();
+    if length > 128 {
+        return Some(NameProblem::TooLong(length));
+    }
+    name.chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .map(NameProblem::Char)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_follow_the_spec() {
+        assert_eq!(name_problem("getUser"), None);
+        assert_eq!(name_problem("DATA_EXPORT_v2"), None);
+        assert_eq!(name_problem("admin.tools.list"), None);
+        assert_eq!(name_problem(""), Some(NameProblem::Empty));
+        assert_eq!(name_problem("has space"), Some(NameProblem::Char(' ')));
+        assert_eq!(name_problem("a/b"), Some(NameProblem::Char('/')));
+        assert_eq!(name_problem("café"), Some(NameProblem::Char('é')));
+        assert_eq!(name_problem(&"x".repeat(128)), None);
+        assert_eq!(
+            name_problem(&"x".repeat(129)),
+            Some(NameProblem::TooLong(129))
+        );
+        // Counted in characters, as the spec says, not bytes.
+        assert_eq!(
+            name_problem(&"é".repeat(129)),
+            Some(NameProblem::TooLong(129))
+        );
+    }
+}

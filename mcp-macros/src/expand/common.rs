@@ -1,0 +1,194 @@
+//! Expansion pieces every kind of handler shares: calling the function with
+//! its context parameters, and the metadata fields of registry entries.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::Ident;
+use syn::spanned::Spanned as _;
+
+use crate::attr::{CommonAttr, CompleterAttr, IconAttr};
+use crate::model::{HandlerFn, Param};
+
+/// An identifier for generated locals that user code can never name.
+pub(super) fn mixed(name: &str) -> Ident {
+    format_ident!("{}", name, span = Span::mixed_site())
+}
+
+/// The local holding the value of parameter `index`.
+pub(super) fn param_local(index: usize) -> Ident {
+    mixed(&format!("__mcp_param{index}"))
+}
+
+/// The local holding the request context inside generated futures.
+pub(super) fn context_local() -> Ident {
+    mixed("__mcp_context")
+}
+
+/// `let __mcp_paramN: T = <T as FromContext>::from_context(&ctx);` for each
+/// `#[ctx]` parameter, spanned at its type so a wrong type is reported there.
+pub(super) fn context_bindings(handler: &HandlerFn<'_>, private: &TokenStream) -> Vec<TokenStream> {
+    let ctx = context_local();
+    handler
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(|(index, param)| match param {
+            Param::Context(context) => {
+                let ty = context.ty;
+                let local = param_local(index);
+                // Spelled like the `CAN_LOG` check in `can_log`, so that a type
+                // that is not a context type gives one error, not two.
+                Some(quote_spanned! {ty.span()=>
+                    let #local: #ty = <#ty as #private::FromContext<'_>>::from_context(&#ctx);
+                })
+            }
+            Param::Argument(_) => None,
+        })
+        .collect()
+}
+
+/// `function(__mcp_param0, __mcp_param1, ...)` followed by `.await` for
+/// async functions.
+pub(super) fn call(handler: &HandlerFn<'_>) -> TokenStream {
+    let function = &handler.original.sig.ident;
+    let args = (0..handler.params.len()).map(param_local);
+    let await_call = handler.is_async.then(|| quote!(.await));
+    quote!(#function(#(#args),*) #await_call)
+}
+
+/// `false || <T as FromContext>::CAN_LOG || ...`: whether the handler can
+/// send log messages (decides the `logging` capability).
+pub(super) fn can_log(handler: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
+    let terms = handler.params.iter().filter_map(|p| match p {
+        Param::Context(context) => {
+            let ty = context.ty;
+            Some(quote_spanned!(ty.span()=> || <#ty as #private::FromContext<'_>>::CAN_LOG))
+        }
+        Param::Argument(_) => None,
+    });
+    quote!(false #(#terms)*)
+}
+
+/// The declared return type, or `()` spanned at the function's name.
+pub(super) fn output_type(handler: &HandlerFn<'_>) -> (TokenStream, Span) {
+    match handler.output {
+        Some(ty) => (quote!(#ty), ty.span()),
+        None => {
+            let span = handler.original.sig.ident.span();
+            (quote_spanned!(span=> ()), span)
+        }
+    }
+}
+
+pub(super) fn option(value: Option<TokenStream>) -> TokenStream {
+    match value {
+        Some(value) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// `title`, `description`, `icons`, `meta` and `location` entry fields.
+pub(super) fn metadata_fields(
+    handler: &HandlerFn<'_>,
+    common: &CommonAttr,
+    private: &TokenStream,
+) -> TokenStream {
+    let title = option(common.title.as_ref().map(|t| quote!(#t)));
+    let description = option(handler.description.clone());
+    let icons = common.icons.iter().map(|icon| icon_tokens(icon, private));
+    let meta = option(common.meta.as_ref().map(|m| quote!(#m)));
+    let line = quote_spanned!(handler.original.sig.ident.span()=> ::core::line!());
+    quote! {
+        title: #title,
+        description: #description,
+        icons: &[#(#icons),*],
+        meta: #meta,
+        location: #private::Location { file: ::core::file!(), line: #line },
+    }
+}
+
+fn icon_tokens(icon: &IconAttr, private: &TokenStream) -> TokenStream {
+    let src = &icon.src;
+    let mime_type = option(icon.mime_type.as_ref().map(|m| quote!(#m)));
+    let sizes = &icon.sizes;
+    let theme = match icon.theme.as_ref().map(syn::LitStr::value).as_deref() {
+        Some("light") => quote!(::core::option::Option::Some(#private::IconTheme::Light)),
+        Some("dark") => quote!(::core::option::Option::Some(#private::IconTheme::Dark)),
+        _ => quote!(::core::option::Option::None),
+    };
+    quote! {
+        #private::StaticIcon {
+            src: #src,
+            mime_type: #mime_type,
+            sizes: &[#(#sizes),*],
+            theme: #theme,
+        }
+    }
+}
+
+/// One function per `complete(argument = completer)` pair, and the
+/// `&[ArgumentCompleter]` that registers them.
+pub(super) fn completers(
+    completers: &[CompleterAttr],
+    private: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let mut functions = Vec::new();
+    let mut entries = Vec::new();
+    for (index, completer) in completers.iter().enumerate() {
+        let function = format_ident!("__mcp_complete{}", index);
+        let path = &completer.completer;
+        let argument = completer.argument.to_string();
+        functions.push(quote_spanned! {path.span()=>
+            fn #function(
+                request: #private::CompletionRequest,
+            ) -> #private::CompletionFuture {
+                #private::run_completer(#path, request)
+            }
+        });
+        entries.push(quote! {
+            #private::ArgumentCompleter { argument: #argument, complete: #function }
+        });
+    }
+    (quote!(#(#functions)*), quote!(&[#(#entries),*]))
+}
+
+/// A hidden constant named after `value`, placed in the user's module: a
+/// second handler with the same name (or URI) in that module then fails to
+/// compile, pointing at both. Across modules and crates the registry
+/// reports duplicates at startup instead.
+pub(super) fn unique_in_module(what: &str, value: &str, span: Span) -> TokenStream {
+    let ident = format_ident!("__mcp_{}_{}", what, encode(value), span = span);
+    quote! {
+        #[doc(hidden)]
+        #[allow(dead_code, non_upper_case_globals)]
+        const #ident: () = ();
+    }
+}
+
+/// An injective spelling of `value` as identifier characters.
+fn encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' => out.push(c),
+            '_' => out.push_str("__"),
+            other => out.push_str(&format!("_x{:x}x", u32::from(other))),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoding_keeps_names_apart() {
+        assert_eq!(encode("add"), "add");
+        assert_eq!(encode("a.b"), "a_x2exb");
+        assert_eq!(encode("a_b"), "a__b");
+        assert_ne!(encode("a.b"), encode("a_b"));
+        assert_ne!(encode("a_x2exb"), encode("a.b"));
+        assert_eq!(encode("memo://x"), "memo_x3ax_x2fx_x2fxx");
+    }
+}
