@@ -27,8 +27,8 @@ pub use mcp_macros::tool;
 pub use prompt::{IntoPromptResult, PromptArgument, PromptError, PromptValue};
 pub use protocol::{
     Annotations, CacheScope, CallToolResult, ClientCapabilities, Completion, Content, ErrorObject,
-    GetPromptResult, Implementation, LogLevel, PromptMessage, ReadResourceResult, RequestId,
-    RequestMeta, ResourceContents, Role,
+    GetPromptResult, Implementation, LogLevel, PromptMessage, Provenance, ReadResourceResult,
+    RequestId, RequestMeta, ResourceContents, Role,
 };
 pub use registry::BuildError;
 pub use resource::{IntoResourceContents, ReadError, TemplateVariable};

@@ -190,12 +190,83 @@ impl ResourceContents {
         self
     }
 
+    /// Replaces the contents' `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, meta: JsonObject) -> Self {
+        *self.meta_mut() = Some(meta);
+        self
+    }
+
+    /// Records where the data came from, under [`PROVENANCE_META_KEY`] in
+    /// `_meta`, so clients can tell fetched or user-supplied text from the
+    /// server's own words. Resource text is data, never instructions.
+    #[must_use]
+    pub fn with_provenance(mut self, provenance: Provenance) -> Self {
+        let value = serde_json::to_value(provenance).expect("provenance serializes");
+        self.meta_mut()
+            .get_or_insert_with(JsonObject::new)
+            .insert(PROVENANCE_META_KEY.to_owned(), value);
+        self
+    }
+
+    fn meta_mut(&mut self) -> &mut Option<JsonObject> {
+        match self {
+            ResourceContents::Text(t) => &mut t.meta,
+            ResourceContents::Blob(b) => &mut b.meta,
+        }
+    }
+
     /// The resource URI.
     pub fn uri(&self) -> &str {
         match self {
             ResourceContents::Text(t) => &t.uri,
             ResourceContents::Blob(b) => &b.uri,
         }
+    }
+}
+
+/// The `_meta` key under which [`ResourceContents::with_provenance`] records
+/// where contents came from.
+pub const PROVENANCE_META_KEY: &str = "rs.mcp-runtime/provenance";
+
+/// Where resource contents came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Provenance {
+    /// The origin: a URL, a file path, "user upload", a database table.
+    pub source: String,
+    /// When the data was retrieved (ISO 8601), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retrieved_at: Option<String>,
+    /// Whether the data is authored by a party the server trusts; `false`
+    /// marks third-party or user-supplied text.
+    pub trusted: bool,
+}
+
+impl Provenance {
+    /// Data from `source`, not vouched for by the server.
+    pub fn untrusted(source: impl Into<String>) -> Self {
+        Provenance {
+            source: source.into(),
+            retrieved_at: None,
+            trusted: false,
+        }
+    }
+
+    /// Data from `source` that the server vouches for.
+    pub fn trusted(source: impl Into<String>) -> Self {
+        Provenance {
+            trusted: true,
+            ..Provenance::untrusted(source)
+        }
+    }
+
+    /// Sets when the data was retrieved.
+    #[must_use]
+    pub fn retrieved_at(mut self, time: impl Into<String>) -> Self {
+        self.retrieved_at = Some(time.into());
+        self
     }
 }
 

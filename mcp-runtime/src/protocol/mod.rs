@@ -17,7 +17,8 @@ mod tools;
 pub use completion::{Completion, MAX_COMPLETION_VALUES};
 pub use content::{
     Annotations, AudioContent, BlobResourceContents, Content, EmbeddedResource, ImageContent,
-    ResourceContents, ResourceLink, Role, TextContent, TextResourceContents,
+    PROVENANCE_META_KEY, Provenance, ResourceContents, ResourceLink, Role, TextContent,
+    TextResourceContents,
 };
 pub use discover::{CacheScope, ListChangedCapability, ServerCapabilities};
 pub use jsonrpc::{ErrorObject, RequestId, error_code};
