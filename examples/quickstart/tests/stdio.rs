@@ -2,80 +2,19 @@
 //! would: discovery, listing, calls, progress, cancellation, malformed input
 //! and end of input.
 
-use std::process::Stdio;
-use std::time::Duration;
-
+use mcp_test_support::stdio::StdioServer;
 use mcp_test_support::{
-    assert_valid, assert_valid_error, assert_valid_notification, call_tool, meta, parse, request,
+    assert_valid, assert_valid_error, assert_valid_notification, call_tool, meta, request,
 };
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use serde_json::json;
 
-struct Quickstart {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: Lines<BufReader<ChildStdout>>,
-}
-
-impl Quickstart {
-    fn spawn() -> Quickstart {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_quickstart"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("the quickstart binary starts");
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-        Quickstart {
-            child,
-            stdin,
-            stdout,
-        }
-    }
-
-    async fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin is open");
-        stdin.write_all(line.as_bytes()).await.unwrap();
-        stdin.write_all(b"\n").await.unwrap();
-        stdin.flush().await.unwrap();
-    }
-
-    async fn receive(&mut self) -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(10), self.stdout.next_line())
-            .await
-            .expect("a message within 10 s")
-            .unwrap()
-            .expect("stdout is still open");
-        parse(&line)
-    }
-
-    /// Closes stdin and waits for a clean exit; returns what was still written.
-    async fn finish(mut self) -> Vec<Value> {
-        drop(self.stdin.take());
-        let mut rest = Vec::new();
-        while let Some(line) =
-            tokio::time::timeout(Duration::from_secs(10), self.stdout.next_line())
-                .await
-                .expect("stdout closes after stdin does")
-                .unwrap()
-        {
-            rest.push(parse(&line));
-        }
-        let status = tokio::time::timeout(Duration::from_secs(10), self.child.wait())
-            .await
-            .expect("the server exits after end of input")
-            .unwrap();
-        assert!(status.success(), "exit status {status}");
-        rest
-    }
+fn spawn() -> StdioServer {
+    StdioServer::spawn(env!("CARGO_BIN_EXE_quickstart"))
 }
 
 #[tokio::test]
 async fn discover_list_and_call() {
-    let mut server = Quickstart::spawn();
+    let mut server = spawn();
     server.send(&request(1, "server/discover", json!({}))).await;
     let discover = server.receive().await;
     assert_valid("DiscoverResultResponse", &discover);
@@ -139,7 +78,7 @@ async fn discover_list_and_call() {
 
 #[tokio::test]
 async fn progress_arrives_before_the_result() {
-    let mut server = Quickstart::spawn();
+    let mut server = spawn();
     let mut params =
         json!({"name": "countdown", "arguments": {"from": 3, "delay_ms": 10}, "_meta": meta()});
     params["_meta"]["progressToken"] = json!(17);
@@ -163,7 +102,7 @@ async fn progress_arrives_before_the_result() {
 
 #[tokio::test]
 async fn cancellation_malformed_input_and_end_of_input() {
-    let mut server = Quickstart::spawn();
+    let mut server = spawn();
     // A long countdown, cancelled.
     server
         .send(&call_tool(
@@ -201,4 +140,64 @@ async fn cancellation_malformed_input_and_end_of_input() {
     assert_eq!(rest.len(), 1, "only the countdown's result: {rest:?}");
     assert_eq!(rest[0]["id"], 3);
     assert_eq!(rest[0]["result"]["content"][0]["text"], "liftoff");
+}
+
+#[tokio::test]
+async fn memo_resources_and_the_review_prompt() {
+    let mut server = spawn();
+    let readme = server
+        .call(&request(
+            1,
+            "resources/read",
+            json!({"uri": "memo://readme"}),
+        ))
+        .await;
+    assert_valid("ReadResourceResultResponse", &readme);
+    assert_eq!(readme["result"]["contents"][0]["mimeType"], "text/plain");
+    assert!(
+        readme["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("The quickstart server")
+    );
+
+    let note = server
+        .call(&request(
+            2,
+            "resources/read",
+            json!({"uri": "memo://notes/2"}),
+        ))
+        .await;
+    assert_valid("ReadResourceResultResponse", &note);
+    assert_eq!(
+        note["result"]["contents"],
+        json!([{"uri": "memo://notes/2", "mimeType": "text/plain", "text": "Note 2: Call the plumber about the leak."}])
+    );
+    let missing = server
+        .call(&request(
+            3,
+            "resources/read",
+            json!({"uri": "memo://notes/42"}),
+        ))
+        .await;
+    assert_valid_error(&missing);
+    assert_eq!(missing["error"]["data"], json!({"uri": "memo://notes/42"}));
+
+    let review = server
+        .call(&request(
+            4,
+            "prompts/get",
+            json!({"name": "review", "arguments": {"topic": "the roadmap"}}),
+        ))
+        .await;
+    assert_valid("GetPromptResultResponse", &review);
+    let text = review["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("the roadmap"), "{text}");
+    let missing_topic = server
+        .call(&request(5, "prompts/get", json!({"name": "review"})))
+        .await;
+    assert_eq!(missing_topic["error"]["code"], -32602);
+    assert!(server.finish().await.is_empty());
 }

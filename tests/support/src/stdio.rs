@@ -1,0 +1,85 @@
+//! Driving a server binary over stdio, as a client would.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use crate::parse;
+
+/// How long any single wait may take before the test fails.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// A server process spawned with piped stdin and stdout.
+#[derive(Debug)]
+pub struct StdioServer {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: Lines<BufReader<ChildStdout>>,
+}
+
+impl StdioServer {
+    /// Spawns `program` (usually `env!("CARGO_BIN_EXE_...")`).
+    pub fn spawn(program: &str) -> StdioServer {
+        let mut child = Command::new(program)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {program}: {e}"));
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+        StdioServer {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    /// Writes one line.
+    pub async fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(line.as_bytes()).await.unwrap();
+        stdin.write_all(b"\n").await.unwrap();
+        stdin.flush().await.unwrap();
+    }
+
+    /// Reads the next message.
+    pub async fn receive(&mut self) -> Value {
+        let line = tokio::time::timeout(PATIENCE, self.stdout.next_line())
+            .await
+            .expect("a message in time")
+            .unwrap()
+            .expect("stdout is still open");
+        parse(&line)
+    }
+
+    /// Sends a request and returns the next message.
+    pub async fn call(&mut self, line: &str) -> Value {
+        self.send(line).await;
+        self.receive().await
+    }
+
+    /// Closes stdin, collects what is still written, and checks the process
+    /// exits successfully.
+    pub async fn finish(mut self) -> Vec<Value> {
+        drop(self.stdin.take());
+        let mut rest = Vec::new();
+        while let Some(line) = tokio::time::timeout(PATIENCE, self.stdout.next_line())
+            .await
+            .expect("stdout closes after stdin does")
+            .unwrap()
+        {
+            rest.push(parse(&line));
+        }
+        let status = tokio::time::timeout(PATIENCE, self.child.wait())
+            .await
+            .expect("the server exits after end of input")
+            .unwrap();
+        assert!(status.success(), "exit status {status}");
+        rest
+    }
+}
