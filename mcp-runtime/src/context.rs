@@ -12,6 +12,7 @@ use serde::Serialize;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
+use crate::changes::Changes;
 use crate::protocol::jsonrpc::notification_frame;
 use crate::protocol::{
     ClientCapabilities, Implementation, LogLevel, ProgressToken, RequestId, RequestMeta,
@@ -27,7 +28,7 @@ impl Outbox {
         Outbox(sender)
     }
 
-    fn send(&self, frame: Vec<u8>) {
+    pub(crate) fn send(&self, frame: Vec<u8>) {
         // A closed receiver means the client went away; the request is
         // being cancelled, so there is nobody left to tell.
         let _ = self.0.send(Bytes::from(frame));
@@ -40,6 +41,7 @@ struct Inner {
     meta: RequestMeta,
     outbox: Outbox,
     cancellation: CancellationToken,
+    changes: Changes,
     last_progress: Mutex<Option<f64>>,
 }
 
@@ -67,6 +69,7 @@ impl Context {
         meta: RequestMeta,
         outbox: Outbox,
         cancellation: CancellationToken,
+        changes: Changes,
     ) -> Self {
         Context {
             inner: Arc::new(Inner {
@@ -75,9 +78,16 @@ impl Context {
                 meta,
                 outbox,
                 cancellation,
+                changes,
                 last_progress: Mutex::new(None),
             }),
         }
+    }
+
+    /// The handle for announcing changes to subscribed clients (for example
+    /// after a tool modified a resource).
+    pub fn changes(&self) -> &Changes {
+        &self.inner.changes
     }
 
     /// The JSON-RPC id of the request.
@@ -409,6 +419,7 @@ mod tests {
             meta,
             Outbox::new(tx),
             CancellationToken::new(),
+            Changes::new(std::sync::Arc::new(crate::changes::InProcessBus::default())),
         );
         (ctx, rx)
     }

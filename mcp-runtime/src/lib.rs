@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+mod changes;
 mod complete;
 mod context;
 mod dispatch;
@@ -10,11 +11,13 @@ mod registry;
 mod resource;
 mod run;
 pub mod schema;
+pub mod security;
 mod server;
 mod tool;
 mod transport;
 mod uri_template;
 
+pub use changes::{Change, ChangeBus, Changes, InProcessBus};
 pub use complete::{CompletionRequest, IntoCompletion};
 pub use context::{Context, FromContext, Logger, Progress};
 pub use dispatch::CacheHint;
@@ -35,6 +38,7 @@ pub use resource::{IntoResourceContents, ReadError, TemplateVariable};
 pub use server::{Exchange, Server, ServerBuilder};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{ArgumentError, IntoToolResult, Json, Structured};
+pub use transport::http::{HttpOptions, McpBody};
 
 /// Items used by macro-generated code. Not a public API: anything here may
 /// change in any release (the macros and this crate are released in

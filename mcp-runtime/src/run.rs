@@ -12,8 +12,12 @@ use crate::server::{Server, ServerBuilder};
 #[derive(Parser, Debug)]
 struct Cli {
     /// Serve MCP over stdin/stdout (the default).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "http")]
     stdio: bool,
+    /// Serve MCP over Streamable HTTP on this address, e.g. 127.0.0.1:8080
+    /// (the endpoint is /mcp).
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
 }
 
 impl ServerBuilder {
@@ -29,10 +33,11 @@ impl ServerBuilder {
         let command = Cli::command()
             .name(info.name.clone())
             .version(info.version.clone());
-        let _cli = match Cli::from_arg_matches(&command.get_matches()) {
+        let cli = match Cli::from_arg_matches(&command.get_matches()) {
             Ok(cli) => cli,
             Err(error) => error.exit(),
         };
+        let http = cli.http.map(|address| self.http.clone().bind(address));
         let server = match self.build() {
             Ok(server) => server,
             Err(error) => {
@@ -40,6 +45,15 @@ impl ServerBuilder {
                 return ExitCode::FAILURE;
             }
         };
+        if let Some(options) = http {
+            return match server.run_http(options) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("error: cannot serve HTTP: {error}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
         let runtime = match tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

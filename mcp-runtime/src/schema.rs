@@ -20,6 +20,8 @@ use crate::protocol::JsonObject;
 pub enum SchemaError {
     /// Tool arguments are JSON objects; the schema's root must say so.
     RootNotObject(String),
+    /// An `x-mcp-header` annotation breaks the spec's rules.
+    InvalidHeader(String),
 }
 
 impl fmt::Display for SchemaError {
@@ -29,8 +31,111 @@ impl fmt::Display for SchemaError {
                 f,
                 "the input schema must have `\"type\": \"object\"` at its root, found {found}"
             ),
+            SchemaError::InvalidHeader(problem) => write!(f, "invalid `x-mcp-header`: {problem}"),
         }
     }
+}
+
+/// The JSON type of a header-mirrored parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HeaderKind {
+    String,
+    Integer,
+    Boolean,
+}
+
+/// A tool parameter mirrored into an `Mcp-Param-{name}` HTTP header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HeaderParam {
+    /// The `x-mcp-header` value: the header is `Mcp-Param-{name}`.
+    pub(crate) name: String,
+    /// The chain of `properties` keys from the schema root.
+    pub(crate) path: Vec<String>,
+    pub(crate) kind: HeaderKind,
+}
+
+/// Finds every `x-mcp-header` annotation and checks the spec's rules: a
+/// token name, unique ignoring case, on a string, integer or boolean
+/// property reachable from the root through `properties` only.
+pub(crate) fn header_params(schema: &JsonObject) -> Result<Vec<HeaderParam>, SchemaError> {
+    let mut found = Vec::new();
+    collect_headers(schema, &mut Vec::new(), true, &mut found)?;
+    for (i, a) in found.iter().enumerate() {
+        if found[..i]
+            .iter()
+            .any(|b| b.name.eq_ignore_ascii_case(&a.name))
+        {
+            return Err(SchemaError::InvalidHeader(format!(
+                "`{}` is used twice (header names ignore case)",
+                a.name
+            )));
+        }
+    }
+    Ok(found)
+}
+
+fn collect_headers(
+    schema: &JsonObject,
+    path: &mut Vec<String>,
+    reachable: bool,
+    found: &mut Vec<HeaderParam>,
+) -> Result<(), SchemaError> {
+    if let Some(header) = schema.get("x-mcp-header") {
+        let invalid = |problem: String| Err(SchemaError::InvalidHeader(problem));
+        let Some(name) = header.as_str() else {
+            return invalid("the value must be a string".into());
+        };
+        if !reachable || path.is_empty() {
+            return invalid(format!(
+                "`{name}` must sit on a property reachable from the root through `properties` only"
+            ));
+        }
+        if name.is_empty() || !name.bytes().all(is_tchar) {
+            return invalid(format!("`{name}` is not an HTTP header token"));
+        }
+        let kind = match schema.get("type").and_then(Value::as_str) {
+            Some("string") => HeaderKind::String,
+            Some("integer") => HeaderKind::Integer,
+            Some("boolean") => HeaderKind::Boolean,
+            _ => {
+                return invalid(format!(
+                    "`{name}` must be on a string, integer or boolean property"
+                ));
+            }
+        };
+        found.push(HeaderParam {
+            name: name.to_owned(),
+            path: path.clone(),
+            kind,
+        });
+    }
+    for (key, value) in schema {
+        match (key.as_str(), value) {
+            ("properties", Value::Object(properties)) => {
+                for (name, property) in properties {
+                    if let Value::Object(property) = property {
+                        path.push(name.clone());
+                        collect_headers(property, path, reachable, found)?;
+                        path.pop();
+                    }
+                }
+            }
+            ("x-mcp-header", _) => {}
+            (_, Value::Object(nested)) => collect_headers(nested, path, false, found)?,
+            (_, Value::Array(items)) => {
+                for item in items.iter().filter_map(Value::as_object) {
+                    collect_headers(item, path, false, found)?;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// RFC 9110 `tchar`.
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 impl std::error::Error for SchemaError {}
@@ -200,6 +305,53 @@ mod tests {
                 "required": ["text"]
             })
         );
+    }
+
+    fn headers(schema: Value) -> Result<Vec<HeaderParam>, SchemaError> {
+        header_params(schema.as_object().unwrap())
+    }
+
+    #[test]
+    fn header_parameters_are_found_and_checked() {
+        let found = headers(json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "limits": {"type": "object", "properties": {"max": {"type": "integer", "x-mcp-header": "Max"}}},
+            "dry": {"type": "boolean", "x-mcp-header": "Dry-Run"}
+        }}))
+        .unwrap();
+        assert_eq!(
+            found,
+            [
+                HeaderParam {
+                    name: "Region".into(),
+                    path: vec!["region".into()],
+                    kind: HeaderKind::String
+                },
+                HeaderParam {
+                    name: "Max".into(),
+                    path: vec!["limits".into(), "max".into()],
+                    kind: HeaderKind::Integer
+                },
+                HeaderParam {
+                    name: "Dry-Run".into(),
+                    path: vec!["dry".into()],
+                    kind: HeaderKind::Boolean
+                },
+            ]
+        );
+        for bad in [
+            json!({"type": "object", "properties": {"n": {"type": "number", "x-mcp-header": "N"}}}),
+            json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "X"}, "b": {"type": "string", "x-mcp-header": "x"}}}),
+            json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "Bad Name"}}}),
+            json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "Item"}}}}),
+            json!({"type": "object", "anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]}),
+            json!({"type": "object", "x-mcp-header": "Root"}),
+        ] {
+            assert!(
+                matches!(headers(bad.clone()), Err(SchemaError::InvalidHeader(_))),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

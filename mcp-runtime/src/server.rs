@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use crate::changes::{ChangeBus, Changes, InProcessBus};
 use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming};
 use crate::dispatch::{CacheHint, Dispatcher, Settings};
@@ -31,11 +32,22 @@ macro_rules! server {
 
 /// Configures a server before it starts. Every `#[tool]` linked into the
 /// binary is served; nothing needs to be registered by hand.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use]
 pub struct ServerBuilder {
     pub(crate) settings: Settings,
     pub(crate) stdio: crate::transport::stdio::StdioConfig,
+    pub(crate) http: crate::HttpOptions,
+    bus: Arc<dyn ChangeBus>,
+}
+
+impl fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("settings", &self.settings)
+            .field("http", &self.http)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ServerBuilder {
@@ -52,8 +64,12 @@ impl ServerBuilder {
                 read_cache: CacheHint::new(0, CacheScope::Private),
                 max_resource_bytes: 16 * 1024 * 1024,
                 server_info_in_results: true,
+                list_changed: false,
+                resource_subscriptions: false,
             },
             stdio: crate::transport::stdio::StdioConfig::default(),
+            http: crate::HttpOptions::default(),
+            bus: Arc::new(InProcessBus::default()),
         }
     }
 
@@ -135,12 +151,42 @@ impl ServerBuilder {
         self
     }
 
+    /// Announces list changes: advertises `listChanged` for tools, prompts
+    /// and resources, and delivers `notifications/*/list_changed` to
+    /// `subscriptions/listen` streams when [`Changes`] reports them.
+    pub fn list_changed(mut self) -> Self {
+        self.settings.list_changed = true;
+        self
+    }
+
+    /// Announces resource updates: advertises `resources.subscribe` and
+    /// delivers `notifications/resources/updated` for subscribed URIs.
+    pub fn resource_subscriptions(mut self) -> Self {
+        self.settings.resource_subscriptions = true;
+        self
+    }
+
+    /// Fans changes out through `bus` instead of the in-process default, so
+    /// that a change on one instance reaches subscriptions on every other.
+    pub fn change_bus(mut self, bus: impl ChangeBus) -> Self {
+        self.bus = Arc::new(bus);
+        self
+    }
+
+    /// Settings for the HTTP transport, used by [`run`](Self::run) with
+    /// `--http`.
+    pub fn http(mut self, options: crate::HttpOptions) -> Self {
+        self.http = options;
+        self
+    }
+
     /// Collects the registered handlers, checks them (duplicate names,
     /// schema rules) and precomputes the static answers.
     pub fn build(self) -> Result<Server, BuildError> {
         let registry = Registry::build()?;
+        let changes = Changes::new(self.bus.clone());
         Ok(Server {
-            dispatcher: Arc::new(Dispatcher::new(registry, &self.settings)),
+            dispatcher: Arc::new(Dispatcher::new(registry, &self.settings, changes)),
             builder: self,
         })
     }
@@ -178,6 +224,12 @@ impl Server {
         &self.builder.settings.info
     }
 
+    /// The handle for announcing changes to clients listening with
+    /// `subscriptions/listen`.
+    pub fn changes(&self) -> Changes {
+        self.dispatcher.changes().clone()
+    }
+
     /// Handles one JSON-RPC message without a transport, exactly as the
     /// transports do. Useful for tests and custom transports.
     pub async fn exchange(&self, message: impl Into<String>) -> Exchange {
@@ -187,7 +239,12 @@ impl Server {
             Ok(Incoming::Notification(_)) => None,
             Ok(Incoming::Request(request)) => Some(match self.dispatcher.prepare(request) {
                 Err(reply) => reply,
-                Ok(prepared) => self.dispatcher.run(prepared, Outbox::new(sender)).await,
+                Ok(prepared) => {
+                    let never = tokio_util::sync::CancellationToken::new();
+                    self.dispatcher
+                        .run(prepared, Outbox::new(sender), &never)
+                        .await
+                }
             }),
         };
         let mut notifications = Vec::new();

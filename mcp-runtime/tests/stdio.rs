@@ -196,3 +196,76 @@ async fn end_of_input_lets_requests_in_flight_finish() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn subscriptions_on_stdio_are_tagged_cancellable_and_closed_at_end_of_input() {
+    let server = ServerBuilder::new("stdio-test", "0.0.1")
+        .list_changed()
+        .build()
+        .unwrap();
+    let changes = server.changes();
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let (client_read, client_write) = tokio::io::split(client_end);
+    let mut client = Client {
+        input: client_write,
+        output: BufReader::new(client_read).lines(),
+    };
+    let serve = async {
+        tokio::time::timeout(
+            Duration::from_secs(10),
+            server.serve_streams(server_read, server_write),
+        )
+        .await
+        .expect("the server exits once input ends")
+        .unwrap();
+    };
+    let script = async move {
+        let listen = |id: u32| {
+            mcp_test_support::request(
+                id,
+                "subscriptions/listen",
+                json!({"notifications": {"toolsListChanged": true}}),
+            )
+        };
+        client.send(&listen(1)).await;
+        client.send(&listen(2)).await;
+        for id in [1, 2] {
+            let ack = client.receive().await;
+            mcp_test_support::assert_valid_notification(&ack);
+            assert_eq!(
+                ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+                id
+            );
+        }
+        changes.tools_changed();
+        let mut tagged = vec![];
+        for _ in 0..2 {
+            let note = client.receive().await;
+            assert_eq!(note["method"], "notifications/tools/list_changed");
+            tagged.push(note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].clone());
+        }
+        tagged.sort_by_key(|v| v.as_i64());
+        assert_eq!(tagged, [json!(1), json!(2)]);
+        // Cancelling subscription 1 ends it without a response.
+        client
+            .send(
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            )
+            .await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        changes.tools_changed();
+        let note = client.receive().await;
+        assert_eq!(
+            note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            2
+        );
+        // End of input closes subscription 2 gracefully.
+        client.input.shutdown().await.unwrap();
+        let closing = client.receive().await;
+        mcp_test_support::assert_valid("SubscriptionsListenResultResponse", &closing);
+        assert_eq!(closing["id"], 2);
+        assert!(client.output.next_line().await.unwrap().is_none());
+    };
+    tokio::join!(serve, script);
+}

@@ -4,22 +4,33 @@ use bytes::Bytes;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use super::subscriptions::Offered;
 use super::{SUPPORTED_VERSIONS, Settings};
 use crate::protocol::result::{COMPLETE, ResultMeta};
 use crate::protocol::{CacheScope, JsonObject, ListChangedCapability, ServerCapabilities};
 use crate::registry::Registry;
 
 /// The capabilities this registry actually backs.
-pub(crate) fn capabilities(registry: &Registry) -> ServerCapabilities {
+pub(crate) fn capabilities(registry: &Registry, offered: Offered) -> ServerCapabilities {
+    let list_changed = |on: bool| ListChangedCapability {
+        list_changed: on.then_some(true),
+    };
     let mut capabilities = ServerCapabilities::default();
     if !registry.tools().is_empty() {
-        capabilities.tools = Some(ListChangedCapability::default());
+        capabilities.tools = Some(list_changed(offered.tools));
     }
     if registry.has_resources() {
-        capabilities.resources = Some(JsonObject::new());
+        let mut resources = JsonObject::new();
+        if offered.resources {
+            resources.insert("listChanged".into(), true.into());
+        }
+        if offered.resource_updates {
+            resources.insert("subscribe".into(), true.into());
+        }
+        capabilities.resources = Some(resources);
     }
     if !registry.prompts().is_empty() {
-        capabilities.prompts = Some(ListChangedCapability::default());
+        capabilities.prompts = Some(list_changed(offered.prompts));
     }
     if registry.has_completers() {
         capabilities.completions = Some(JsonObject::new());
@@ -33,6 +44,7 @@ pub(crate) fn capabilities(registry: &Registry) -> ServerCapabilities {
 pub(super) fn build(
     registry: &Registry,
     settings: &Settings,
+    offered: Offered,
     server_info: Option<&RawValue>,
 ) -> Bytes {
     #[derive(Serialize)]
@@ -51,7 +63,7 @@ pub(super) fn build(
     let discover = Discover {
         result_type: COMPLETE,
         supported_versions: SUPPORTED_VERSIONS,
-        capabilities: capabilities(registry),
+        capabilities: capabilities(registry, offered),
         instructions: settings.instructions.as_deref(),
         ttl_ms: settings.discover_cache.ttl_ms,
         cache_scope: settings.discover_cache.scope,

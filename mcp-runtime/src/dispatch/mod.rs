@@ -16,6 +16,7 @@ pub(crate) mod method;
 mod page;
 mod prompts;
 mod resources;
+pub(crate) mod subscriptions;
 mod tools;
 
 use std::panic::AssertUnwindSafe;
@@ -31,6 +32,8 @@ use self::meta::MetaError;
 use self::method::{Method, MethodName};
 pub use self::page::CacheHint;
 use self::page::Pages;
+use self::subscriptions::Offered;
+use crate::changes::Changes;
 use crate::context::{Context, Outbox};
 use crate::protocol::jsonrpc::{error_frame, result_frame};
 use crate::protocol::{ErrorObject, Implementation, PROTOCOL_VERSION, RequestId, RequestMeta};
@@ -50,24 +53,32 @@ pub(crate) struct Settings {
     pub(crate) read_cache: CacheHint,
     pub(crate) max_resource_bytes: usize,
     pub(crate) server_info_in_results: bool,
+    /// Advertise and deliver `listChanged` notifications.
+    pub(crate) list_changed: bool,
+    /// Advertise and deliver `notifications/resources/updated`.
+    pub(crate) resource_subscriptions: bool,
 }
 
-/// One finished answer: a complete JSON-RPC response frame.
+/// One finished answer: a complete JSON-RPC response frame, and the error
+/// code when it is an error (HTTP picks its status from it).
 #[derive(Debug, Clone)]
 pub(crate) struct Reply {
     pub(crate) frame: Bytes,
+    pub(crate) error_code: Option<i32>,
 }
 
 impl Reply {
     pub(crate) fn result(id: &RequestId, result: &[u8]) -> Reply {
         Reply {
             frame: Bytes::from(result_frame(id, result)),
+            error_code: None,
         }
     }
 
     pub(crate) fn error(id: Option<&RequestId>, error: &ErrorObject) -> Reply {
         Reply {
             frame: Bytes::from(error_frame(id, error)),
+            error_code: Some(error.code),
         }
     }
 }
@@ -89,6 +100,8 @@ pub(crate) struct Prepared {
 pub(crate) struct Dispatcher {
     registry: Registry,
     settings: Settings,
+    changes: Changes,
+    offered: Offered,
     server_info: Option<Box<RawValue>>,
     discover: Bytes,
     tool_pages: Pages,
@@ -98,21 +111,34 @@ pub(crate) struct Dispatcher {
 }
 
 impl Dispatcher {
-    pub(crate) fn new(registry: Registry, settings: &Settings) -> Dispatcher {
+    pub(crate) fn new(registry: Registry, settings: &Settings, changes: Changes) -> Dispatcher {
         let server_info = settings
             .server_info_in_results
             .then(|| serde_json::value::to_raw_value(&settings.info).expect("serializes"));
         let info = server_info.as_deref();
+        let offered = Offered {
+            tools: settings.list_changed && !registry.tools().is_empty(),
+            prompts: settings.list_changed && !registry.prompts().is_empty(),
+            resources: settings.list_changed && registry.has_resources(),
+            resource_updates: settings.resource_subscriptions && registry.has_resources(),
+        };
         Dispatcher {
-            discover: discover::build(&registry, settings, info),
+            discover: discover::build(&registry, settings, offered, info),
             tool_pages: tools::pages(&registry, settings, info),
             resource_pages: resources::resource_pages(&registry, settings, info),
             template_pages: resources::template_pages(&registry, settings, info),
             prompt_pages: prompts::pages(&registry, settings, info),
             registry,
             settings: settings.clone(),
+            changes,
+            offered,
             server_info,
         }
+    }
+
+    /// The handle that announces changes to subscriptions.
+    pub(crate) fn changes(&self) -> &Changes {
+        &self.changes
     }
 
     /// Reads `_meta` and checks the fields every request must carry.
@@ -128,14 +154,23 @@ impl Dispatcher {
     }
 
     /// Answers a prepared request. Notifications the handler sends before
-    /// its result go to `outbox`.
-    pub(crate) async fn run(&self, prepared: Prepared, outbox: Outbox) -> Reply {
+    /// its result go to `outbox`; `shutdown` ends long-lived requests
+    /// (`subscriptions/listen`) gracefully.
+    pub(crate) async fn run(
+        &self,
+        prepared: Prepared,
+        outbox: Outbox,
+        shutdown: &CancellationToken,
+    ) -> Reply {
         let Prepared { request, meta } = prepared;
         let id = request.id.clone();
         let span = request_span(&request, &meta);
-        let answer = AssertUnwindSafe(self.answer(request, meta, outbox).instrument(span))
-            .catch_unwind()
-            .await;
+        let answer = AssertUnwindSafe(
+            self.answer(request, meta, outbox, shutdown)
+                .instrument(span),
+        )
+        .catch_unwind()
+        .await;
         match answer {
             Ok(Ok(result)) => Reply::result(&id, &result),
             Ok(Err(error)) => Reply::error(Some(&id), &error),
@@ -151,6 +186,7 @@ impl Dispatcher {
         request: Request,
         meta: RequestMeta,
         outbox: Outbox,
+        shutdown: &CancellationToken,
     ) -> Result<Bytes, ErrorObject> {
         if !SUPPORTED_VERSIONS.contains(&meta.protocol_version.as_str()) {
             return Err(ErrorObject::unsupported_version(
@@ -183,6 +219,7 @@ impl Dispatcher {
                     meta,
                     outbox,
                     cancellation,
+                    self.changes.clone(),
                 );
                 let result = self
                     .run_handler(method, params.unwrap_or("{}"), context)
@@ -190,7 +227,16 @@ impl Dispatcher {
                 cancel_on_drop.disarm();
                 result
             }
-            Method::SubscriptionsListen => Err(ErrorObject::method_not_found(method.name())),
+            Method::SubscriptionsListen => subscriptions::listen(
+                &request,
+                self.offered,
+                &self.changes,
+                &outbox,
+                shutdown,
+                self.server_info.as_deref(),
+            )
+            .await
+            .map(Bytes::from),
         }
     }
 
@@ -216,6 +262,14 @@ impl Dispatcher {
         }
     }
 
+    /// The `Mcp-Param-*` headers tool `name` mirrors, if it is a tool.
+    pub(crate) fn tool_header_params(&self, name: &str) -> Option<Vec<crate::schema::HeaderParam>> {
+        self.registry
+            .tool(name)
+            .map(|t| t.header_params.clone())
+            .filter(|p| !p.is_empty())
+    }
+
     /// Whether this server offers `method` (list methods only exist when
     /// there is something to list).
     fn offers(&self, method: Method) -> bool {
@@ -228,7 +282,7 @@ impl Dispatcher {
             }
             Method::PromptsList | Method::PromptsGet => !registry.prompts().is_empty(),
             Method::CompletionComplete => registry.has_completers(),
-            Method::SubscriptionsListen => false,
+            Method::SubscriptionsListen => self.offered.any(),
         }
     }
 }

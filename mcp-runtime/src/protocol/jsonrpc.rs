@@ -27,6 +27,14 @@ pub mod error_code {
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
     /// The requested protocol version is not supported.
     pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+
+    /// This runtime's own code (outside the JSON-RPC reserved range, as the
+    /// spec asks): the caller exceeded the rate limit (HTTP 429).
+    pub const RATE_LIMITED: i32 = -31_000;
+    /// This runtime's own code: too many requests in flight (HTTP 503).
+    pub const SERVER_BUSY: i32 = -31_001;
+    /// This runtime's own code: the request ran past its time limit.
+    pub const REQUEST_TIMEOUT: i32 = -31_002;
 }
 
 /// A JSON-RPC request id: a string or an integer, never `null`.

@@ -71,6 +71,8 @@ pub(crate) struct RegisteredTool {
     /// Whether the input schema has required properties; a call without
     /// `arguments` is then malformed rather than `{}`.
     pub(crate) requires_arguments: bool,
+    /// Parameters mirrored into `Mcp-Param-*` headers on HTTP.
+    pub(crate) header_params: Vec<schema::HeaderParam>,
 }
 
 pub(super) fn register(entry: &'static ToolEntry) -> Result<RegisteredTool, BuildError> {
@@ -80,6 +82,7 @@ pub(super) fn register(entry: &'static ToolEntry) -> Result<RegisteredTool, Buil
         error,
     };
     let input_schema = schema::finish_input((entry.input_schema)()).map_err(schema_error)?;
+    let header_params = schema::header_params(&input_schema).map_err(schema_error)?;
     let output_schema = (entry.output_schema)().map(schema::finish_output);
     let requires_arguments = input_schema
         .get("required")
@@ -99,5 +102,6 @@ pub(super) fn register(entry: &'static ToolEntry) -> Result<RegisteredTool, Buil
         entry,
         descriptor,
         requires_arguments,
+        header_params,
     })
 }

@@ -1,4 +1,5 @@
 //! Transports: framing and delivery only. Everything a message means is
 //! decided by the dispatcher.
 
+pub(crate) mod http;
 pub(crate) mod stdio;

@@ -67,6 +67,8 @@ async fn read_requests<R: AsyncRead + Unpin>(
 ) -> io::Result<()> {
     let mut lines = LineReader::new(input, max_line_bytes);
     let mut tasks = JoinSet::new();
+    // Cancelled at end of input: subscriptions then close gracefully.
+    let end_of_input = tokio_util::sync::CancellationToken::new();
     let in_flight: Rc<RefCell<HashMap<RequestId, AbortHandle>>> = Rc::default();
     let send = |reply: Reply| {
         let _ = frames.send(reply.frame);
@@ -127,20 +129,24 @@ async fn read_requests<R: AsyncRead + Unpin>(
         };
         let id = prepared.request.id.clone();
         let task = {
-            let (dispatcher, frames, in_flight, id) = (
+            let (dispatcher, frames, in_flight, id, end_of_input) = (
                 dispatcher.clone(),
                 frames.clone(),
                 in_flight.clone(),
                 id.clone(),
+                end_of_input.clone(),
             );
             tasks.spawn_local(async move {
-                let reply = dispatcher.run(prepared, Outbox::new(frames.clone())).await;
+                let reply = dispatcher
+                    .run(prepared, Outbox::new(frames.clone()), &end_of_input)
+                    .await;
                 in_flight.borrow_mut().remove(&id);
                 let _ = frames.send(reply.frame);
             })
         };
         in_flight.borrow_mut().insert(id, task);
     }
+    end_of_input.cancel();
     while tasks.join_next().await.is_some() {}
     let _ = frames.send(END_OF_OUTPUT);
     Ok(())

@@ -1,0 +1,102 @@
+//! Rate limiting of tool invocations (the spec's tools page makes this a
+//! MUST for servers).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Decides whether a caller may invoke a tool now.
+///
+/// The key is the authenticated principal when there is one, else the
+/// client's IP address. Implement this to share limits across instances
+/// (for example in Redis) or to apply your own policy.
+pub trait RateLimiter: Send + Sync + 'static {
+    /// `Ok(())` to proceed, or `Err(wait)`: how long until a retry may pass.
+    fn check(&self, key: &str) -> Result<(), Duration>;
+}
+
+/// A token bucket per key: `burst` calls at once, refilled at `per_second`.
+#[derive(Debug)]
+pub struct TokenBucket {
+    per_second: f64,
+    burst: f64,
+    buckets: Mutex<HashMap<String, Bucket>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    tokens: f64,
+    updated: Instant,
+}
+
+/// Above this many tracked keys, idle (full) buckets are forgotten.
+const MAX_KEYS: usize = 10_000;
+
+impl TokenBucket {
+    /// A limiter allowing `burst` calls at once and `per_second` sustained.
+    pub fn new(per_second: f64, burst: u32) -> Self {
+        TokenBucket {
+            per_second: per_second.max(f64::MIN_POSITIVE),
+            burst: f64::from(burst.max(1)),
+            buckets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn check_at(&self, key: &str, now: Instant) -> Result<(), Duration> {
+        let mut buckets = self
+            .buckets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if buckets.len() >= MAX_KEYS && !buckets.contains_key(key) {
+            let (per_second, burst) = (self.per_second, self.burst);
+            buckets.retain(|_, b| refilled(*b, now, per_second, burst) < burst);
+        }
+        let bucket = buckets.entry(key.to_owned()).or_insert(Bucket {
+            tokens: self.burst,
+            updated: now,
+        });
+        bucket.tokens = refilled(*bucket, now, self.per_second, self.burst);
+        bucket.updated = now;
+        if bucket.tokens >= 1.0 {
+            bucket.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64(
+                (1.0 - bucket.tokens) / self.per_second,
+            ))
+        }
+    }
+}
+
+fn refilled(bucket: Bucket, now: Instant, per_second: f64, burst: f64) -> f64 {
+    let elapsed = now.saturating_duration_since(bucket.updated).as_secs_f64();
+    (bucket.tokens + elapsed * per_second).min(burst)
+}
+
+impl RateLimiter for TokenBucket {
+    fn check(&self, key: &str) -> Result<(), Duration> {
+        self.check_at(key, Instant::now())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bursts_then_refills() {
+        let limiter = TokenBucket::new(2.0, 3);
+        let start = Instant::now();
+        for _ in 0..3 {
+            assert!(limiter.check_at("a", start).is_ok());
+        }
+        let wait = limiter.check_at("a", start).unwrap_err();
+        assert_eq!(wait, Duration::from_millis(500));
+        // Another key has its own bucket.
+        assert!(limiter.check_at("b", start).is_ok());
+        // Half a second later, one more call fits.
+        let later = start + Duration::from_millis(500);
+        assert!(limiter.check_at("a", later).is_ok());
+        assert!(limiter.check_at("a", later).is_err());
+    }
+}

@@ -1,0 +1,219 @@
+//! The Streamable HTTP request headers that mirror the body
+//! (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), and
+//! their validation: any missing, malformed or mismatched value is `-32020`.
+//!
+//! The body is the source of truth; these checks stop an intermediary that
+//! routes on headers from being told something different from what the
+//! server executes.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use http::HeaderMap;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::dispatch::Prepared;
+use crate::dispatch::method::{Method, MethodName};
+use crate::protocol::ErrorObject;
+use crate::schema::{HeaderKind, HeaderParam};
+
+pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+pub(crate) const MCP_METHOD: &str = "mcp-method";
+pub(crate) const MCP_NAME: &str = "mcp-name";
+const PARAM_PREFIX: &str = "mcp-param-";
+
+fn mismatch(message: String) -> ErrorObject {
+    ErrorObject::header_mismatch(format!("Header mismatch: {message}"))
+}
+
+/// The single value of header `name`, as visible ASCII; `Ok(None)` if absent.
+fn single<'a>(
+    headers: &'a HeaderMap,
+    name: &str,
+    display: &str,
+) -> Result<Option<&'a str>, ErrorObject> {
+    let mut values = headers.get_all(name).iter();
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(mismatch(format!(
+            "{display} header is given more than once"
+        )));
+    }
+    let text = value
+        .to_str()
+        .map_err(|_| mismatch(format!("{display} header contains invalid characters")))?;
+    Ok(Some(text.trim()))
+}
+
+fn required<'a>(headers: &'a HeaderMap, name: &str, display: &str) -> Result<&'a str, ErrorObject> {
+    single(headers, name, display)?.ok_or_else(|| mismatch(format!("missing {display} header")))
+}
+
+/// Decodes the `=?base64?...?=` sentinel form; other values are literal.
+/// Decoding is strict: canonical padding, standard alphabet, valid UTF-8.
+pub(crate) fn decode(value: &str, display: &str) -> Result<String, ErrorObject> {
+    let Some(encoded) = value
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    else {
+        return Ok(value.to_owned());
+    };
+    let invalid = || mismatch(format!("{display} header has an invalid Base64 value"));
+    let bytes = STANDARD.decode(encoded).map_err(|_| invalid())?;
+    String::from_utf8(bytes).map_err(|_| invalid())
+}
+
+#[derive(Deserialize)]
+struct Targets<'a> {
+    #[serde(borrow, default)]
+    name: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uri: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+/// Checks every mirrored header of a prepared request.
+pub(crate) fn check(
+    prepared: &Prepared,
+    headers: &HeaderMap,
+    header_params: impl Fn(&str) -> Option<Vec<HeaderParam>>,
+) -> Result<(), ErrorObject> {
+    let version = required(headers, PROTOCOL_VERSION, "MCP-Protocol-Version")?;
+    let body_version = &prepared.meta.protocol_version;
+    if version != body_version {
+        return Err(mismatch(format!(
+            "MCP-Protocol-Version header value '{version}' does not match body value '{body_version}'"
+        )));
+    }
+    let method = required(headers, MCP_METHOD, "Mcp-Method")?;
+    let body_method = prepared.request.method.as_str();
+    if method != body_method {
+        return Err(mismatch(format!(
+            "Mcp-Method header value '{method}' does not match body value '{body_method}'"
+        )));
+    }
+    let named = match prepared.request.method {
+        MethodName::Known(Method::ToolsCall | Method::PromptsGet) => Some(false),
+        MethodName::Known(Method::ResourcesRead) => Some(true),
+        _ => None,
+    };
+    let Some(by_uri) = named else {
+        return Ok(());
+    };
+    // A body that does not parse is rejected by the dispatcher with -32602.
+    let Some(targets) = prepared
+        .request
+        .params()
+        .and_then(|p| serde_json::from_str::<Targets<'_>>(p).ok())
+    else {
+        return Ok(());
+    };
+    let header = required(headers, MCP_NAME, "Mcp-Name")?;
+    let header = decode(header, "Mcp-Name")?;
+    let body = if by_uri { &targets.uri } else { &targets.name };
+    if let Some(body) = body.as_deref().filter(|body| header != *body) {
+        return Err(mismatch(format!(
+            "Mcp-Name header value '{header}' does not match body value '{body}'"
+        )));
+    }
+    let is_call = prepared.request.method == MethodName::Known(Method::ToolsCall);
+    if let Some(params) = targets
+        .name
+        .as_deref()
+        .filter(|_| is_call)
+        .and_then(&header_params)
+    {
+        check_params(&params, targets.arguments.as_ref(), headers)?;
+    }
+    Ok(())
+}
+
+/// Every annotated parameter present in the arguments needs a matching
+/// `Mcp-Param-{name}` header; one absent from the arguments needs none.
+fn check_params(
+    params: &[HeaderParam],
+    arguments: Option<&Value>,
+    headers: &HeaderMap,
+) -> Result<(), ErrorObject> {
+    for param in params {
+        let display = format!("Mcp-Param-{}", param.name);
+        let header_name = format!("{PARAM_PREFIX}{}", param.name.to_ascii_lowercase());
+        let header = single(headers, &header_name, &display)?;
+        let value = arguments
+            .and_then(|a| param.path.iter().try_fold(a, |v, key| v.get(key)))
+            .filter(|v| !v.is_null());
+        match (header, value) {
+            (None, None) => {}
+            (None, Some(_)) => return Err(mismatch(format!("missing {display} header"))),
+            (Some(_), None) => {
+                return Err(mismatch(format!(
+                    "{display} header is present but the argument is not"
+                )));
+            }
+            (Some(header), Some(value)) => {
+                let header = decode(header, &display)?;
+                if !matches(param.kind, &header, value) {
+                    return Err(mismatch(format!(
+                        "{display} header value '{header}' does not match body value '{value}'"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Compares a header value with the body value of its kind; integers
+/// numerically (`42.0` equals `42`).
+fn matches(kind: HeaderKind, header: &str, body: &Value) -> bool {
+    match (kind, body) {
+        (HeaderKind::String, Value::String(s)) => header == s,
+        (HeaderKind::Boolean, Value::Bool(b)) => header == if *b { "true" } else { "false" },
+        (HeaderKind::Integer, Value::Number(n)) => match (header.parse::<f64>(), n.as_f64()) {
+            (Ok(h), Some(b)) => h.is_finite() && h == b,
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn sentinel_decoding_is_strict() {
+        assert_eq!(decode("=?base64?SGVsbG8=?=", "X").unwrap(), "Hello");
+        assert_eq!(decode("SGVsbG8=", "X").unwrap(), "SGVsbG8=");
+        assert_eq!(
+            decode("=?base64?SGVsbG8=", "X").unwrap(),
+            "=?base64?SGVsbG8="
+        );
+        assert_eq!(
+            decode("=?base64?SGVsbG8sIOS4lueVjA==?=", "X").unwrap(),
+            "Hello, 世界"
+        );
+        for bad in [
+            "=?base64?SGVsbG8?=",
+            "=?base64?SGVs!!!bG8=?=",
+            "=?base64?/w==?=",
+        ] {
+            assert_eq!(decode(bad, "X").unwrap_err().code, -32020, "{bad}");
+        }
+    }
+
+    #[test]
+    fn typed_comparison() {
+        assert!(matches(HeaderKind::Integer, "42", &json!(42)));
+        assert!(matches(HeaderKind::Integer, "42.0", &json!(42)));
+        assert!(!matches(HeaderKind::Integer, "43", &json!(42)));
+        assert!(matches(HeaderKind::Boolean, "true", &json!(true)));
+        assert!(!matches(HeaderKind::Boolean, "True", &json!(true)));
+        assert!(matches(HeaderKind::String, "us-west1", &json!("us-west1")));
+        assert!(!matches(HeaderKind::String, "42", &json!(42)));
+    }
+}

@@ -1,0 +1,196 @@
+//! The Streamable HTTP transport (stateless, revision 2026-07-28): one MCP
+//! endpoint accepting POST, answering with one JSON object or a
+//! request-scoped SSE stream.
+
+mod accept;
+mod body;
+mod headers;
+pub(crate) mod pipeline;
+mod server;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use self::body::McpBody;
+use crate::security::origin::OriginPolicy;
+use crate::security::{RateLimiter, TokenBucket};
+
+/// Settings of the HTTP transport. The defaults are safe for a local
+/// server: loopback only, loopback `Host`/`Origin` only, 4 MiB bodies,
+/// time limits, and generous rate limits.
+#[derive(Clone)]
+pub struct HttpOptions {
+    pub(crate) bind: SocketAddr,
+    pub(crate) path: String,
+    pub(crate) origins: OriginPolicy,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) body_timeout: Duration,
+    pub(crate) header_timeout: Duration,
+    pub(crate) request_timeout: Duration,
+    pub(crate) max_in_flight: usize,
+    pub(crate) max_subscriptions: usize,
+    pub(crate) keep_alive: Duration,
+    pub(crate) rate_limiter: Option<Arc<dyn RateLimiter>>,
+    pub(crate) workers: usize,
+    pub(crate) shutdown_grace: Duration,
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("bind", &self.bind)
+            .field("path", &self.path)
+            .field("origins", &self.origins)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("request_timeout", &self.request_timeout)
+            .field("max_in_flight", &self.max_in_flight)
+            .field("rate_limited", &self.rate_limiter.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            bind: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            path: "/mcp".to_owned(),
+            origins: OriginPolicy::default(),
+            max_body_bytes: 4 * 1024 * 1024,
+            body_timeout: Duration::from_secs(30),
+            header_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(120),
+            max_in_flight: 1024,
+            max_subscriptions: 256,
+            keep_alive: Duration::from_secs(15),
+            rate_limiter: Some(Arc::new(TokenBucket::new(50.0, 100))),
+            workers: 0,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// The defaults: `127.0.0.1:8080`, endpoint `/mcp`.
+    pub fn new() -> Self {
+        HttpOptions::default()
+    }
+
+    /// The address to listen on (default `127.0.0.1:8080`). Binding beyond
+    /// loopback also needs [`allow_host`](Self::allow_host) for the names
+    /// clients use.
+    #[must_use]
+    pub fn bind(mut self, address: SocketAddr) -> Self {
+        self.bind = address;
+        self
+    }
+
+    /// The endpoint path (default `/mcp`).
+    #[must_use]
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// Accepts requests whose `Host` is `host` (besides loopback names).
+    #[must_use]
+    pub fn allow_host(mut self, host: &str) -> Self {
+        self.origins.allow_host(host);
+        self
+    }
+
+    /// Accepts any `Host`: only when a proxy in front validates it.
+    #[must_use]
+    pub fn allow_any_host(mut self) -> Self {
+        self.origins.allow_any_host();
+        self
+    }
+
+    /// Accepts browser requests from `origin` (`https://app.example.com`),
+    /// besides loopback origins.
+    #[must_use]
+    pub fn allow_origin(mut self, origin: &str) -> Self {
+        self.origins.allow_origin(origin);
+        self
+    }
+
+    /// The largest request body, in bytes (default 4 MiB); larger is 413.
+    #[must_use]
+    pub fn max_body_size(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// How long a request may run before it is answered with a timeout
+    /// error (default 120 s).
+    #[must_use]
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// How long the client may take to send a body (default 30 s; 408).
+    #[must_use]
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// How many requests may run at once (default 1024); more are 503.
+    #[must_use]
+    pub fn max_in_flight(mut self, requests: usize) -> Self {
+        self.max_in_flight = requests.max(1);
+        self
+    }
+
+    /// How many `subscriptions/listen` streams may be open (default 256).
+    #[must_use]
+    pub fn max_subscriptions(mut self, streams: usize) -> Self {
+        self.max_subscriptions = streams;
+        self
+    }
+
+    /// How often idle SSE streams get a keep-alive comment (default 15 s).
+    #[must_use]
+    pub fn keep_alive(mut self, interval: Duration) -> Self {
+        self.keep_alive = interval;
+        self
+    }
+
+    /// Limits tool calls per client to `per_second` sustained and `burst`
+    /// at once (default 50 and 100); excess calls get 429.
+    #[must_use]
+    pub fn rate_limit(mut self, per_second: f64, burst: u32) -> Self {
+        self.rate_limiter = Some(Arc::new(TokenBucket::new(per_second, burst)));
+        self
+    }
+
+    /// Uses your own limiter (for example one shared by several instances).
+    #[must_use]
+    pub fn rate_limiter(mut self, limiter: impl RateLimiter) -> Self {
+        self.rate_limiter = Some(Arc::new(limiter));
+        self
+    }
+
+    /// Turns rate limiting off (for example when a gateway does it).
+    #[must_use]
+    pub fn without_rate_limit(mut self) -> Self {
+        self.rate_limiter = None;
+        self
+    }
+
+    /// Worker threads, each running its own single-threaded runtime
+    /// (default: one per available core).
+    #[must_use]
+    pub fn workers(mut self, workers: usize) -> Self {
+        self.workers = workers;
+        self
+    }
+
+    /// How long shutdown waits for requests in flight (default 10 s).
+    #[must_use]
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+}

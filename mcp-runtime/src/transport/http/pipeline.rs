@@ -1,0 +1,432 @@
+//! One POST to the MCP endpoint, from bytes on the wire to a response: every
+//! HTTP-level limit and check is applied here, in order, before the
+//! dispatcher sees the request.
+//!
+//! Order: path (404), `Host`/`Origin` (403), method (405), `Content-Type`
+//! (415), `Accept` (406), concurrency cap (503), body size and read time
+//! (413/408), JSON-RPC envelope (400), `_meta` (400), mirrored headers
+//! (400/-32020), rate limit on `tools/call` (429), then the dispatcher with
+//! a time limit.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::header::{
+    ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN, RETRY_AFTER,
+};
+use http::{HeaderValue, Method as HttpMethod, Request, Response, StatusCode};
+use http_body::Body;
+use http_body_util::{BodyExt as _, Limited};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+
+use super::HttpOptions;
+use super::accept::{self, Accepts};
+use super::body::{self, McpBody};
+use super::headers;
+use crate::context::Outbox;
+use crate::dispatch::envelope::{self, Incoming};
+use crate::dispatch::method::{Method, MethodName};
+use crate::dispatch::{Dispatcher, Prepared, Reply};
+use crate::protocol::{ErrorObject, RequestId, error_code};
+use crate::security::RateLimiter;
+use crate::server::Server;
+
+/// What every connection of one HTTP server shares.
+pub(crate) struct Shared {
+    pub(crate) server: Server,
+    pub(crate) options: HttpOptions,
+    pub(crate) in_flight: Arc<Semaphore>,
+    pub(crate) subscriptions: Arc<Semaphore>,
+    pub(crate) limiter: Option<Arc<dyn RateLimiter>>,
+    pub(crate) shutdown: tokio_util::sync::CancellationToken,
+}
+
+impl Shared {
+    pub(crate) fn new(server: Server, options: HttpOptions) -> Shared {
+        Shared {
+            in_flight: Arc::new(Semaphore::new(options.max_in_flight)),
+            subscriptions: Arc::new(Semaphore::new(options.max_subscriptions)),
+            limiter: options.rate_limiter.clone(),
+            server,
+            options,
+            shutdown: tokio_util::sync::CancellationToken::new(),
+        }
+    }
+
+    fn dispatcher(&self) -> &Arc<Dispatcher> {
+        &self.server.dispatcher
+    }
+}
+
+type HttpResponse = Response<McpBody>;
+
+pub(crate) async fn handle<B>(
+    shared: Arc<Shared>,
+    request: Request<B>,
+    peer: SocketAddr,
+) -> HttpResponse
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let (parts, request_body) = request.into_parts();
+    if parts.uri.path() != shared.options.path {
+        return plain(StatusCode::NOT_FOUND, "not found");
+    }
+    let header = |name| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+    };
+    let policy = &shared.options.origins;
+    if !policy.host_allowed(header(HOST).or_else(|| parts.uri.authority().map(|a| a.as_str()))) {
+        tracing::warn!(host = ?header(HOST), %peer, "refused a request for a host that is not allowed");
+        return forbidden("Host not allowed");
+    }
+    if !policy.origin_allowed(header(ORIGIN)) {
+        tracing::warn!(origin = ?header(ORIGIN), %peer, "refused a request from an origin that is not allowed");
+        return forbidden("Origin not allowed");
+    }
+    if parts.method != HttpMethod::POST {
+        let mut response = plain(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "the MCP endpoint accepts POST only",
+        );
+        response
+            .headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("POST"));
+        return response;
+    }
+    if !accept::is_json(header(CONTENT_TYPE)) {
+        return plain(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "send JSON-RPC as Content-Type: application/json",
+        );
+    }
+    let accepts = accept::accepts(header(ACCEPT));
+    if !accepts.json && !accepts.sse {
+        return plain(
+            StatusCode::NOT_ACCEPTABLE,
+            "accept application/json or text/event-stream",
+        );
+    }
+    let Ok(permit) = shared.in_flight.clone().try_acquire_owned() else {
+        return busy();
+    };
+    let declared = header(CONTENT_LENGTH).and_then(|l| l.parse::<u64>().ok());
+    let limit = shared.options.max_body_bytes;
+    if declared.is_some_and(|length| length > limit as u64) {
+        return too_large(limit);
+    }
+    let collected = tokio::time::timeout(
+        shared.options.body_timeout,
+        Limited::new(request_body, limit).collect(),
+    )
+    .await;
+    let bytes = match collected {
+        Err(_) => {
+            return plain(
+                StatusCode::REQUEST_TIMEOUT,
+                "the request body took too long to arrive",
+            );
+        }
+        Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => {
+            return too_large(limit);
+        }
+        Ok(Err(error)) => {
+            tracing::debug!(%error, %peer, "request body failed");
+            return plain(
+                StatusCode::BAD_REQUEST,
+                "the request body could not be read",
+            );
+        }
+        Ok(Ok(collected)) => collected.to_bytes(),
+    };
+    let Ok(text) = String::from_utf8(Vec::from(bytes)) else {
+        return reply(&Reply::error(
+            None,
+            &ErrorObject::parse_error("the body is not valid UTF-8"),
+        ));
+    };
+    let request = match envelope::parse(text) {
+        Err(rejection) => return reply(&Reply::from(rejection)),
+        // Nothing to cancel by notification on HTTP: closing the stream is
+        // how a client cancels.
+        Ok(Incoming::Notification(_)) => return empty(StatusCode::ACCEPTED),
+        Ok(Incoming::Request(request)) => request,
+    };
+    let prepared = match shared.dispatcher().prepare(request) {
+        Ok(prepared) => prepared,
+        Err(rejected) => return reply(&rejected),
+    };
+    let id = prepared.request.id.clone();
+    let dispatcher = shared.dispatcher().clone();
+    if let Err(error) = headers::check(&prepared, &parts.headers, |name| {
+        dispatcher.tool_header_params(name)
+    }) {
+        return reply(&Reply::error(Some(&id), &error));
+    }
+    let limits = match &prepared.request.method {
+        MethodName::Known(Method::SubscriptionsListen) => {
+            if !accepts.sse {
+                return plain(
+                    StatusCode::NOT_ACCEPTABLE,
+                    "subscriptions/listen answers with a stream: accept text/event-stream",
+                );
+            }
+            // A subscription is counted against its own cap, not against
+            // requests in flight, and has no time limit.
+            drop(permit);
+            let Ok(permit) = shared.subscriptions.clone().try_acquire_owned() else {
+                return busy();
+            };
+            Limits {
+                permit,
+                deadline: None,
+                keep_alive: Some(shared.options.keep_alive),
+            }
+        }
+        method => {
+            let limiter = shared
+                .limiter
+                .as_ref()
+                .filter(|_| *method == MethodName::Known(Method::ToolsCall));
+            if let Some(Err(wait)) = limiter.map(|l| l.check(&peer.ip().to_string())) {
+                return rate_limited(&id, wait);
+            }
+            Limits {
+                permit,
+                deadline: Some(shared.options.request_timeout),
+                keep_alive: None,
+            }
+        }
+    };
+    run(&shared, prepared, accepts, limits).await
+}
+
+/// What bounds one request while it runs.
+struct Limits {
+    /// Held until the request (or its stream) ends.
+    permit: OwnedSemaphorePermit,
+    deadline: Option<Duration>,
+    /// Interval of SSE keep-alive comments on quiet streams.
+    keep_alive: Option<Duration>,
+}
+
+/// Runs the request; answers with JSON, or switches to SSE as soon as the
+/// handler sends a notification (when the client accepts SSE).
+async fn run(
+    shared: &Arc<Shared>,
+    prepared: Prepared,
+    accepts: Accepts,
+    limits: Limits,
+) -> HttpResponse {
+    let id = prepared.request.id.clone();
+    let (outbox, mut notifications) = mpsc::unbounded_channel();
+    let dispatcher = shared.dispatcher().clone();
+    let shutdown = shared.shutdown.clone();
+    let mut running = Box::pin(async move {
+        dispatcher
+            .run(prepared, Outbox::new(outbox), &shutdown)
+            .await
+    });
+    let Limits {
+        permit,
+        deadline,
+        keep_alive,
+    } = limits;
+    let timeout = deadline.unwrap_or(Duration::MAX);
+    let mut deadline = Box::pin(sleep_for(deadline));
+    let first = loop {
+        tokio::select! {
+            finished = &mut running => {
+                // Notifications sent just before the result are already
+                // queued: they go out first, on a stream, if one is allowed.
+                let queued = drain(&mut notifications);
+                if accepts.sse && !queued.is_empty() {
+                    return sse_complete(&queued, &finished);
+                }
+                return reply(&finished);
+            }
+            note = notifications.recv(), if accepts.sse => match note {
+                Some(note) => break note,
+                None => continue,
+            },
+            () = &mut deadline => return reply(&timed_out(&id, timeout)),
+        }
+    };
+    let (events, stream) = mpsc::channel(64);
+    tokio::task::spawn_local(async move {
+        let _permit = permit;
+        let mut keep_alive = keep_alive.map(|every| {
+            let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticks
+        });
+        let _ = events.send(body::event(&first)).await;
+        loop {
+            tokio::select! {
+                finished = &mut running => {
+                    for note in drain(&mut notifications) {
+                        let _ = events.send(body::event(&note)).await;
+                    }
+                    let _ = events.send(body::event(&finished.frame)).await;
+                    break;
+                }
+                Some(note) = notifications.recv() => {
+                    if events.send(body::event(&note)).await.is_err() {
+                        break;
+                    }
+                }
+                // The client closed the stream: that cancels the request,
+                // and dropping `running` cancels the handler.
+                () = events.closed() => break,
+                () = &mut deadline => {
+                    let _ = events.send(body::event(&timed_out(&id, timeout).frame)).await;
+                    break;
+                }
+                _ = tick(&mut keep_alive) => {
+                    if events.send(body::KEEP_ALIVE).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    sse(stream)
+}
+
+/// Everything already queued on a channel.
+fn drain(notifications: &mut mpsc::UnboundedReceiver<Bytes>) -> Vec<Bytes> {
+    std::iter::from_fn(|| notifications.try_recv().ok()).collect()
+}
+
+/// A finished SSE response: queued notifications, then the result.
+fn sse_complete(notes: &[Bytes], finished: &Reply) -> HttpResponse {
+    let mut events = Vec::new();
+    for note in notes.iter().chain([&finished.frame]) {
+        events.extend_from_slice(&body::event(note));
+    }
+    let mut response = sse_headers(Response::new(McpBody::full(events)));
+    *response.status_mut() = status_for(finished.error_code);
+    response
+}
+
+async fn sleep_for(limit: Option<Duration>) {
+    match limit {
+        Some(limit) => tokio::time::sleep(limit).await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn tick(ticks: &mut Option<tokio::time::Interval>) {
+    match ticks {
+        Some(ticks) => {
+            ticks.tick().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+pub(crate) fn sse(stream: mpsc::Receiver<Bytes>) -> HttpResponse {
+    sse_headers(Response::new(McpBody::Stream(stream)))
+}
+
+fn sse_headers(mut response: HttpResponse) -> HttpResponse {
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// The HTTP status for a JSON-RPC answer, as the transport spec lays out.
+fn status_for(code: Option<i32>) -> StatusCode {
+    match code {
+        None => StatusCode::OK,
+        Some(error_code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(error_code::INTERNAL_ERROR) => StatusCode::INTERNAL_SERVER_ERROR,
+        Some(error_code::RATE_LIMITED) => StatusCode::TOO_MANY_REQUESTS,
+        Some(error_code::SERVER_BUSY) => StatusCode::SERVICE_UNAVAILABLE,
+        Some(error_code::REQUEST_TIMEOUT) => StatusCode::GATEWAY_TIMEOUT,
+        Some(_) => StatusCode::BAD_REQUEST,
+    }
+}
+
+pub(crate) fn reply(reply: &Reply) -> HttpResponse {
+    let mut response = Response::new(McpBody::full(reply.frame.clone()));
+    *response.status_mut() = status_for(reply.error_code);
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn plain(status: StatusCode, text: &'static str) -> HttpResponse {
+    let mut response = Response::new(McpBody::full(Bytes::from_static(text.as_bytes())));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+fn empty(status: StatusCode) -> HttpResponse {
+    let mut response = Response::new(McpBody::empty());
+    *response.status_mut() = status;
+    response
+}
+
+/// 403 with a JSON-RPC error that has no id, as the spec allows.
+fn forbidden(what: &str) -> HttpResponse {
+    let error = ErrorObject::invalid_request(format!("{what} (DNS rebinding protection)"));
+    let mut response = reply(&Reply::error(None, &error));
+    *response.status_mut() = StatusCode::FORBIDDEN;
+    response
+}
+
+fn too_large(limit: usize) -> HttpResponse {
+    let error = ErrorObject::invalid_request(format!("the body exceeds the {limit}-byte limit"));
+    let mut response = reply(&Reply::error(None, &error));
+    *response.status_mut() = StatusCode::PAYLOAD_TOO_LARGE;
+    response
+}
+
+fn busy() -> HttpResponse {
+    let error = ErrorObject::new(
+        error_code::SERVER_BUSY,
+        "Too many requests in flight; retry shortly",
+    );
+    let mut response = reply(&Reply::error(None, &error));
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
+fn rate_limited(id: &RequestId, wait: Duration) -> HttpResponse {
+    let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    let error = ErrorObject::new(
+        error_code::RATE_LIMITED,
+        format!("Rate limit exceeded; retry in {seconds} s"),
+    );
+    let mut response = reply(&Reply::error(Some(id), &error));
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from(seconds.max(1)));
+    response
+}
+
+fn timed_out(id: &RequestId, limit: Duration) -> Reply {
+    Reply::error(
+        Some(id),
+        &ErrorObject::new(
+            error_code::REQUEST_TIMEOUT,
+            format!("The request did not finish within {} ms", limit.as_millis()),
+        ),
+    )
+}

@@ -1,0 +1,183 @@
+//! Listening: worker threads, each with a single-threaded runtime, accepting
+//! from one socket; graceful shutdown on SIGINT/SIGTERM.
+//!
+//! One runtime per core keeps each request on the thread that accepted it,
+//! which is what lets handlers be `!Send`, and avoids cross-thread wake-ups.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpListener;
+use tokio::task::LocalSet;
+
+use super::HttpOptions;
+use super::pipeline::{self, Shared};
+use crate::server::Server;
+
+impl Server {
+    /// Serves Streamable HTTP on `options`' address until SIGINT or SIGTERM,
+    /// then stops accepting, closes subscriptions and lets requests in
+    /// flight finish (up to the shutdown grace period). Blocks the calling
+    /// thread; runs its own runtimes.
+    pub fn run_http(&self, options: HttpOptions) -> io::Result<()> {
+        let listener = std::net::TcpListener::bind(options.bind)?;
+        listener.set_nonblocking(true)?;
+        let address = listener.local_addr()?;
+        warn_if_exposed(address, &options);
+        tracing::info!(%address, path = %options.path, "serving MCP over HTTP");
+        let workers = match options.workers {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        };
+        let shared = Arc::new(Shared::new(self.clone(), options));
+        let mut threads = Vec::with_capacity(workers);
+        for index in 0..workers {
+            let listener = listener.try_clone()?;
+            let shared = shared.clone();
+            threads.push(
+                std::thread::Builder::new()
+                    .name(format!("mcp-http-{index}"))
+                    .spawn(move || worker(listener, shared))?,
+            );
+        }
+        let signals = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        signals.block_on(shutdown_signal());
+        tracing::info!("shutting down: no new connections, draining requests in flight");
+        shared.shutdown.cancel();
+        for thread in threads {
+            if let Ok(Err(error)) = thread.join() {
+                tracing::warn!(%error, "HTTP worker ended with an error");
+            }
+        }
+        Ok(())
+    }
+
+    /// Serves Streamable HTTP on `listener` from the current thread until
+    /// `shutdown` completes, then drains like [`run_http`](Self::run_http).
+    /// For embedding in your own runtime and for tests.
+    pub async fn serve_http(
+        &self,
+        listener: TcpListener,
+        options: HttpOptions,
+        shutdown: impl Future<Output = ()>,
+    ) -> io::Result<()> {
+        let shared = Arc::new(Shared::new(self.clone(), options));
+        let stop = shared.shutdown.clone();
+        LocalSet::new()
+            .run_until(async move {
+                tokio::select! {
+                    result = accept_loop(listener, shared.clone()) => result,
+                    () = async { shutdown.await; stop.cancel(); std::future::pending().await } => Ok(()),
+                }
+            })
+            .await
+    }
+}
+
+fn worker(listener: std::net::TcpListener, shared: Arc<Shared>) -> io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    LocalSet::new().block_on(&runtime, async move {
+        let listener = TcpListener::from_std(listener)?;
+        accept_loop(listener, shared).await
+    })
+}
+
+/// Accepts connections until shutdown, then waits (up to the grace period)
+/// for the connections to finish what they are doing.
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) -> io::Result<()> {
+    let graceful = GracefulShutdown::new();
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(shared.options.header_timeout)
+        .keep_alive(true);
+    loop {
+        tokio::select! {
+            () = shared.shutdown.cancelled() => break,
+            accepted = listener.accept() => {
+                let (stream, peer) = match accepted {
+                    Ok(accepted) => accepted,
+                    Err(error) => {
+                        // Out of file descriptors and the like: back off
+                        // rather than spin.
+                        tracing::warn!(%error, "accept failed");
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let _ = stream.set_nodelay(true);
+                let shared = shared.clone();
+                let service = service_fn(move |request| {
+                    let shared = shared.clone();
+                    async move {
+                        Ok::<_, std::convert::Infallible>(pipeline::handle(shared, request, peer).await)
+                    }
+                });
+                let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+                tokio::task::spawn_local(async move {
+                    if let Err(error) = connection.await {
+                        tracing::debug!(%error, %peer, "connection ended with an error");
+                    }
+                });
+            }
+        }
+    }
+    let grace = shared.options.shutdown_grace;
+    if tokio::time::timeout(grace, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            ?grace,
+            "requests still running after the shutdown grace period were dropped"
+        );
+    }
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
+            (Ok(mut interrupt), Ok(mut terminate)) => {
+                tokio::select! {
+                    _ = interrupt.recv() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            _ => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Binding beyond loopback with only loopback `Host` names allowed would
+/// refuse every remote client; say so once at startup.
+fn warn_if_exposed(address: SocketAddr, options: &HttpOptions) {
+    if !address.ip().is_loopback() {
+        tracing::warn!(
+            %address,
+            "listening beyond loopback: only the Host names allowed in HttpOptions (loopback by default) are served; \
+             put authentication in front of a server reachable from other machines"
+        );
+    }
+    let _ = options;
+}

@@ -1,0 +1,203 @@
+//! A small HTTP client for tests of the Streamable HTTP transport: exact
+//! control over headers and bodies, and incremental reading of SSE streams.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::net::TcpStream;
+
+use crate::parse;
+
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// A finished response.
+#[derive(Debug)]
+pub struct Reply {
+    /// The status.
+    pub status: StatusCode,
+    /// The headers.
+    pub headers: hyper::HeaderMap,
+    /// The whole body as text.
+    pub body: String,
+}
+
+impl Reply {
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The body as JSON.
+    pub fn json(&self) -> Value {
+        parse(&self.body)
+    }
+
+    /// The JSON-RPC messages of an SSE body, in order.
+    pub fn events(&self) -> Vec<Value> {
+        sse_messages(&self.body)
+    }
+}
+
+/// The JSON-RPC messages carried by `data:` lines of an SSE body.
+pub fn sse_messages(body: &str) -> Vec<Value> {
+    body.split("\n\n")
+        .filter_map(|event| {
+            let data: Vec<&str> = event
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(str::trim_start)
+                .collect();
+            (!data.is_empty()).then(|| parse(&data.join("\n")))
+        })
+        .collect()
+}
+
+/// The headers a conforming client sends with `message` (a JSON-RPC
+/// request): content type, accept, protocol version, method and name.
+pub fn mcp_headers(message: &str) -> Vec<(String, String)> {
+    let value: Value = serde_json::from_str(message).unwrap_or_default();
+    let mut headers = vec![
+        ("content-type".to_owned(), "application/json".to_owned()),
+        (
+            "accept".to_owned(),
+            "application/json, text/event-stream".to_owned(),
+        ),
+    ];
+    if let Some(version) =
+        value["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str()
+    {
+        headers.push(("mcp-protocol-version".to_owned(), version.to_owned()));
+    }
+    if let Some(method) = value["method"].as_str() {
+        headers.push(("mcp-method".to_owned(), method.to_owned()));
+        let name = match method {
+            "tools/call" | "prompts/get" => value["params"]["name"].as_str(),
+            "resources/read" => value["params"]["uri"].as_str(),
+            _ => None,
+        };
+        if let Some(name) = name {
+            headers.push(("mcp-name".to_owned(), name.to_owned()));
+        }
+    }
+    headers
+}
+
+/// Sends one request on a fresh connection and returns the response head;
+/// the body can then be read whole or event by event.
+pub async fn send(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+    body: impl Into<Bytes>,
+) -> Response<Incoming> {
+    let stream = TcpStream::connect(address).await.expect("connects");
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .expect("HTTP handshake");
+    tokio::spawn(connection);
+    let mut request = Request::builder().method(method).uri(path);
+    let mut has_host = false;
+    for (name, value) in headers {
+        has_host |= name.eq_ignore_ascii_case("host");
+        request = request.header(name.as_str(), value.as_str());
+    }
+    if !has_host {
+        request = request.header("host", address.to_string());
+    }
+    let request = request
+        .body(Full::new(body.into()))
+        .expect("request builds");
+    tokio::time::timeout(PATIENCE, sender.send_request(request))
+        .await
+        .expect("a response head in time")
+        .expect("the server answers")
+}
+
+/// Sends one request and reads the whole response.
+pub async fn request(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+    body: impl Into<Bytes>,
+) -> Reply {
+    let response = send(address, method, path, headers, body).await;
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = tokio::time::timeout(PATIENCE, response.into_body().collect())
+        .await
+        .expect("the whole body in time")
+        .expect("the body reads")
+        .to_bytes();
+    Reply {
+        status,
+        headers,
+        body: String::from_utf8(body.to_vec()).expect("UTF-8 body"),
+    }
+}
+
+/// POSTs a JSON-RPC message to `/mcp` with the headers a conforming client
+/// sends.
+pub async fn post(address: SocketAddr, message: &str) -> Reply {
+    request(
+        address,
+        "POST",
+        "/mcp",
+        &mcp_headers(message),
+        message.to_owned(),
+    )
+    .await
+}
+
+/// Reads SSE events from a streaming response as they arrive.
+#[derive(Debug)]
+pub struct EventReader {
+    body: Incoming,
+    buffer: String,
+}
+
+impl EventReader {
+    /// Reads the body of `response` event by event.
+    pub fn new(response: Response<Incoming>) -> Self {
+        EventReader {
+            body: response.into_body(),
+            buffer: String::new(),
+        }
+    }
+
+    /// The next event's raw text (comments included), or `None` at the end.
+    pub async fn next_raw(&mut self) -> Option<String> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let event = self.buffer[..end].to_owned();
+                self.buffer.drain(..end + 2);
+                return Some(event);
+            }
+            let frame = tokio::time::timeout(PATIENCE, self.body.frame())
+                .await
+                .expect("an event in time")?
+                .expect("the stream reads");
+            if let Ok(data) = frame.into_data() {
+                self.buffer
+                    .push_str(std::str::from_utf8(&data).expect("UTF-8 events"));
+            }
+        }
+    }
+
+    /// The next JSON-RPC message, skipping comments, or `None` at the end.
+    pub async fn next(&mut self) -> Option<Value> {
+        loop {
+            let event = self.next_raw().await?;
+            if let Some(message) = sse_messages(&format!("{event}\n\n")).pop() {
+                return Some(message);
+            }
+        }
+    }
+}
