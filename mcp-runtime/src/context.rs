@@ -17,6 +17,7 @@ use crate::protocol::jsonrpc::notification_frame;
 use crate::protocol::{
     ClientCapabilities, Implementation, LogLevel, ProgressToken, RequestId, RequestMeta,
 };
+use crate::transport::http::HttpRequest;
 
 /// Where the notifications of one request go: the request's SSE stream on
 /// HTTP, the shared stdout writer on stdio.
@@ -42,6 +43,7 @@ struct Inner {
     outbox: Outbox,
     cancellation: CancellationToken,
     changes: Changes,
+    http: Option<Arc<HttpRequest>>,
     last_progress: Mutex<Option<f64>>,
 }
 
@@ -70,6 +72,7 @@ impl Context {
         outbox: Outbox,
         cancellation: CancellationToken,
         changes: Changes,
+        http: Option<Arc<HttpRequest>>,
     ) -> Self {
         Context {
             inner: Arc::new(Inner {
@@ -79,9 +82,16 @@ impl Context {
                 outbox,
                 cancellation,
                 changes,
+                http,
                 last_progress: Mutex::new(None),
             }),
         }
+    }
+
+    /// The HTTP request this request arrived in (`None` on stdio): headers,
+    /// peer address, and extensions set by middleware.
+    pub fn http(&self) -> Option<&HttpRequest> {
+        self.inner.http.as_deref()
     }
 
     /// The handle for announcing changes to subscribed clients (for example
@@ -340,7 +350,7 @@ impl Logger {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a `#[ctx]` parameter",
     label = "not a context type",
-    note = "`#[ctx]` parameters can be `&Context`, `Context`, `Progress`, `Logger`, `CancellationToken`, `&RequestMeta`, `&ClientCapabilities` or `Option<&Implementation>`",
+    note = "`#[ctx]` parameters can be `&Context`, `Context`, `Progress`, `Logger`, `CancellationToken`, `&RequestMeta`, `&ClientCapabilities`, `Option<&Implementation>` or `Option<&HttpRequest>`",
     note = "to take this value as a tool argument instead, remove `#[ctx]`"
 )]
 pub trait FromContext<'a>: Sized {
@@ -400,6 +410,12 @@ impl<'a> FromContext<'a> for &'a ClientCapabilities {
     }
 }
 
+impl<'a> FromContext<'a> for Option<&'a HttpRequest> {
+    fn from_context(ctx: &'a Context) -> Self {
+        ctx.http()
+    }
+}
+
 impl<'a> FromContext<'a> for Option<&'a Implementation> {
     fn from_context(ctx: &'a Context) -> Self {
         ctx.client_info()
@@ -420,6 +436,7 @@ mod tests {
             Outbox::new(tx),
             CancellationToken::new(),
             Changes::new(std::sync::Arc::new(crate::changes::InProcessBus::default())),
+            None,
         );
         (ctx, rx)
     }

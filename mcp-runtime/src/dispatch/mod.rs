@@ -20,6 +20,7 @@ pub(crate) mod subscriptions;
 mod tools;
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use futures_util::FutureExt as _;
@@ -38,6 +39,7 @@ use crate::context::{Context, Outbox};
 use crate::protocol::jsonrpc::{error_frame, result_frame};
 use crate::protocol::{ErrorObject, Implementation, PROTOCOL_VERSION, RequestId, RequestMeta};
 use crate::registry::Registry;
+use crate::transport::http::HttpRequest;
 
 /// Protocol versions the dispatcher serves.
 pub(crate) const SUPPORTED_VERSIONS: &[&str] = &[PROTOCOL_VERSION];
@@ -94,6 +96,8 @@ impl From<Box<Rejection>> for Reply {
 pub(crate) struct Prepared {
     pub(crate) request: Request,
     pub(crate) meta: RequestMeta,
+    /// The HTTP request it arrived in, on the HTTP transport.
+    pub(crate) http: Option<Arc<HttpRequest>>,
 }
 
 #[derive(Debug)]
@@ -144,7 +148,11 @@ impl Dispatcher {
     /// Reads `_meta` and checks the fields every request must carry.
     pub(crate) fn prepare(&self, request: Request) -> Result<Prepared, Reply> {
         match meta::parse(request.params(), request.method.as_str()) {
-            Ok(meta) => Ok(Prepared { request, meta }),
+            Ok(meta) => Ok(Prepared {
+                request,
+                meta,
+                http: None,
+            }),
             Err(MetaError::Invalid(error)) => Err(Reply::error(Some(&request.id), &error)),
             Err(MetaError::LegacyInitialize { requested }) => Err(Reply::error(
                 Some(&request.id),
@@ -162,11 +170,15 @@ impl Dispatcher {
         outbox: Outbox,
         shutdown: &CancellationToken,
     ) -> Reply {
-        let Prepared { request, meta } = prepared;
+        let Prepared {
+            request,
+            meta,
+            http,
+        } = prepared;
         let id = request.id.clone();
         let span = request_span(&request, &meta);
         let answer = AssertUnwindSafe(
-            self.answer(request, meta, outbox, shutdown)
+            self.answer(request, meta, http, outbox, shutdown)
                 .instrument(span),
         )
         .catch_unwind()
@@ -185,6 +197,7 @@ impl Dispatcher {
         &self,
         request: Request,
         meta: RequestMeta,
+        http: Option<Arc<HttpRequest>>,
         outbox: Outbox,
         shutdown: &CancellationToken,
     ) -> Result<Bytes, ErrorObject> {
@@ -220,6 +233,7 @@ impl Dispatcher {
                     outbox,
                     cancellation,
                     self.changes.clone(),
+                    http,
                 );
                 let result = self
                     .run_handler(method, params.unwrap_or("{}"), context)

@@ -6,13 +6,17 @@ mod accept;
 mod body;
 mod headers;
 pub(crate) mod pipeline;
+mod request;
 mod server;
+mod service;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use self::body::McpBody;
+pub use self::request::HttpRequest;
+pub use self::service::{McpService, PeerAddr};
 use crate::security::origin::OriginPolicy;
 use crate::security::{RateLimiter, TokenBucket};
 

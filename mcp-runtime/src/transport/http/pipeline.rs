@@ -25,6 +25,7 @@ use super::HttpOptions;
 use super::accept::{self, Accepts};
 use super::body::{self, McpBody};
 use super::headers;
+use super::request::HttpRequest;
 use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming};
 use crate::dispatch::method::{Method, MethodName};
@@ -41,6 +42,8 @@ pub(crate) struct Shared {
     pub(crate) subscriptions: Arc<Semaphore>,
     pub(crate) limiter: Option<Arc<dyn RateLimiter>>,
     pub(crate) shutdown: tokio_util::sync::CancellationToken,
+    /// Whether to check the path (not when mounted in someone's router).
+    check_path: bool,
 }
 
 impl Shared {
@@ -52,6 +55,15 @@ impl Shared {
             server,
             options,
             shutdown: tokio_util::sync::CancellationToken::new(),
+            check_path: true,
+        }
+    }
+
+    /// For a service mounted in a router, which routes by path itself.
+    pub(crate) fn embedded(server: Server, options: HttpOptions) -> Shared {
+        Shared {
+            check_path: false,
+            ..Shared::new(server, options)
         }
     }
 
@@ -65,14 +77,14 @@ type HttpResponse = Response<McpBody>;
 pub(crate) async fn handle<B>(
     shared: Arc<Shared>,
     request: Request<B>,
-    peer: SocketAddr,
+    peer: Option<SocketAddr>,
 ) -> HttpResponse
 where
     B: Body<Data = Bytes>,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let (parts, request_body) = request.into_parts();
-    if parts.uri.path() != shared.options.path {
+    if shared.check_path && parts.uri.path() != shared.options.path {
         return plain(StatusCode::NOT_FOUND, "not found");
     }
     let header = |name| {
@@ -83,11 +95,11 @@ where
     };
     let policy = &shared.options.origins;
     if !policy.host_allowed(header(HOST).or_else(|| parts.uri.authority().map(|a| a.as_str()))) {
-        tracing::warn!(host = ?header(HOST), %peer, "refused a request for a host that is not allowed");
+        tracing::warn!(host = ?header(HOST), ?peer, "refused a request for a host that is not allowed");
         return forbidden("Host not allowed");
     }
     if !policy.origin_allowed(header(ORIGIN)) {
-        tracing::warn!(origin = ?header(ORIGIN), %peer, "refused a request from an origin that is not allowed");
+        tracing::warn!(origin = ?header(ORIGIN), ?peer, "refused a request from an origin that is not allowed");
         return forbidden("Origin not allowed");
     }
     if parts.method != HttpMethod::POST {
@@ -137,7 +149,7 @@ where
             return too_large(limit);
         }
         Ok(Err(error)) => {
-            tracing::debug!(%error, %peer, "request body failed");
+            tracing::debug!(%error, ?peer, "request body failed");
             return plain(
                 StatusCode::BAD_REQUEST,
                 "the request body could not be read",
@@ -194,7 +206,8 @@ where
                 .limiter
                 .as_ref()
                 .filter(|_| *method == MethodName::Known(Method::ToolsCall));
-            if let Some(Err(wait)) = limiter.map(|l| l.check(&peer.ip().to_string())) {
+            let key = peer.map(|p| p.ip().to_string());
+            if let Some(Err(wait)) = limiter.zip(key).map(|(l, key)| l.check(&key)) {
                 return rate_limited(&id, wait);
             }
             Limits {
@@ -204,6 +217,8 @@ where
             }
         }
     };
+    let mut prepared = prepared;
+    prepared.http = Some(Arc::new(HttpRequest::new(parts, peer)));
     run(&shared, prepared, accepts, limits).await
 }
 

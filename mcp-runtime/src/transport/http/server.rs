@@ -119,7 +119,9 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) -> io::Result<(
                 let service = service_fn(move |request| {
                     let shared = shared.clone();
                     async move {
-                        Ok::<_, std::convert::Infallible>(pipeline::handle(shared, request, peer).await)
+                        Ok::<_, std::convert::Infallible>(
+                            pipeline::handle(shared, request, Some(peer)).await,
+                        )
                     }
                 });
                 let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));

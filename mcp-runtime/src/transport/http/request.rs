@@ -1,0 +1,100 @@
+//! The HTTP request a handler is serving, for handlers that need headers,
+//! the peer address or what middleware attached (an authenticated principal,
+//! a tenant).
+
+use std::fmt;
+use std::net::SocketAddr;
+
+use http::request::Parts;
+use http::{Extensions, HeaderMap, Method, Uri};
+
+/// The HTTP request behind an MCP request served over Streamable HTTP.
+///
+/// Take it as `#[ctx] http: Option<&HttpRequest>` (it is `None` on stdio).
+/// Its `Debug` output redacts credentials.
+pub struct HttpRequest {
+    parts: Parts,
+    peer: Option<SocketAddr>,
+}
+
+impl HttpRequest {
+    pub(crate) fn new(parts: Parts, peer: Option<SocketAddr>) -> Self {
+        HttpRequest { parts, peer }
+    }
+
+    /// The HTTP method (always `POST`).
+    pub fn method(&self) -> &Method {
+        &self.parts.method
+    }
+
+    /// The request URI.
+    pub fn uri(&self) -> &Uri {
+        &self.parts.uri
+    }
+
+    /// The request headers, including credentials: never log them whole.
+    pub fn headers(&self) -> &HeaderMap {
+        &self.parts.headers
+    }
+
+    /// Values attached by middleware, such as an authenticated principal.
+    pub fn extensions(&self) -> &Extensions {
+        &self.parts.extensions
+    }
+
+    /// The client's address, when the transport knows it.
+    pub fn peer_addr(&self) -> Option<SocketAddr> {
+        self.peer
+    }
+}
+
+/// Headers whose values are secrets.
+const REDACTED: [&str; 4] = [
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+];
+
+impl fmt::Debug for HttpRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let headers: Vec<(&str, &str)> = self
+            .parts
+            .headers
+            .iter()
+            .map(|(name, value)| {
+                let shown = if REDACTED.contains(&name.as_str()) {
+                    "[redacted]"
+                } else {
+                    value.to_str().unwrap_or("[binary]")
+                };
+                (name.as_str(), shown)
+            })
+            .collect();
+        f.debug_struct("HttpRequest")
+            .field("method", &self.parts.method)
+            .field("uri", &self.parts.uri)
+            .field("headers", &headers)
+            .field("peer", &self.peer)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_redacts_credentials() {
+        let (parts, ()) = http::Request::post("/mcp")
+            .header("authorization", "Bearer secret-token")
+            .header("cookie", "session=secret")
+            .header("x-tenant", "acme")
+            .body(())
+            .unwrap()
+            .into_parts();
+        let shown = format!("{:?}", HttpRequest::new(parts, None));
+        assert!(!shown.contains("secret"), "{shown}");
+        assert!(shown.contains("acme"), "{shown}");
+    }
+}
