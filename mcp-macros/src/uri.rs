@@ -127,7 +127,7 @@ fn variable(expression: &str) -> Result<Part, String> {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !valid {
         return Err(format!(
-            "`{{{expression}}}`: a variable name must be a Rust identifier, matching a parameter of the function"
+            "`{{{expression}}}` is not a valid variable name; name variables like the function's parameters, with letters, digits and `_`"
         ));
     }
     Ok(Part::Variable {

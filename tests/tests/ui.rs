@@ -6,4 +6,8 @@ fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("ui/tool/fail/*.rs");
     t.pass("ui/tool/pass/*.rs");
+    t.compile_fail("ui/resource/fail/*.rs");
+    t.pass("ui/resource/pass/*.rs");
+    t.compile_fail("ui/prompt/fail/*.rs");
+    t.pass("ui/prompt/pass/*.rs");
 }

@@ -15,5 +15,5 @@ pub(crate) use self::common::{CommonAttr, Flag, IconAttr};
 pub(crate) use self::completers::CompleterAttr;
 pub(crate) use self::param::ParamAttr;
 pub(crate) use self::prompt::PromptAttr;
-pub(crate) use self::resource::ResourceAttr;
+pub(crate) use self::resource::{PRIORITY_RANGE, ResourceAttr};
 pub(crate) use self::tool::ToolAttr;

@@ -1,15 +1,16 @@
 //! `#[resource("uri", ...)]` arguments.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::meta::ParseNestedMeta;
 use syn::parse::{ParseStream, Parser as _};
-use syn::{Ident, LitInt, LitStr, Token};
+use syn::{Ident, LitFloat, LitInt, LitStr, Token};
 
 use super::common::{CommonAttr, lit_str, set_once, unknown_key};
 use super::completers::{self, CompleterAttr};
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    ANNOTATIONS, AUDIENCE, CACHE, COMPLETE, LAST_MODIFIED, MIME_TYPE, PRIORITY, SIZE, TTL_MS,
+    ANNOTATIONS, AUDIENCE, CACHE, COMPLETE, LAST_MODIFIED, MIME_TYPE, PRIORITY, SIZE, Symbol,
+    TTL_MS,
 };
 
 /// `annotations(audience = [...], priority = 0.5, last_modified = "...")`.
@@ -24,7 +25,11 @@ pub(crate) struct ContentAnnotationsAttr {
 pub(crate) struct ResourceAttr {
     /// The URI or URI template; `None` when it was not given.
     pub(crate) uri: Option<LitStr>,
-    /// Where to report a missing URI.
+    /// Whether a URI that is not a string literal was already reported, so
+    /// that it is not reported again as missing.
+    pub(crate) uri_reported: bool,
+    /// Where to report a missing URI: the first argument, or the attribute
+    /// when there are none.
     pub(crate) span: Span,
     pub(crate) common: CommonAttr,
     pub(crate) mime_type: Option<LitStr>,
@@ -38,10 +43,19 @@ pub(crate) struct ResourceAttr {
 const RESOURCE_KEYS: &str = "`name`, `title`, `description`, `mime_type`, `size`, `annotations(...)`, `icon(...)`, `meta`, `ttl_ms`, `cache`, `complete(...)` or `crate`";
 
 impl ResourceAttr {
+    /// Takes the URI out of the arguments, wherever it is, then reads the
+    /// options. A URI after the options, a second URI, or a URI that is not
+    /// a string literal is one error at that argument, rather than a syntax
+    /// error followed by a missing-URI error.
     pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> ResourceAttr {
         let mut attr = ResourceAttr {
             uri: None,
-            span: Span::call_site(),
+            uri_reported: false,
+            span: args
+                .clone()
+                .into_iter()
+                .next()
+                .map_or_else(Span::call_site, |token| token.span()),
             common: CommonAttr::default(),
             mime_type: None,
             size: None,
@@ -50,18 +64,45 @@ impl ResourceAttr {
             cache: None,
             completers: Vec::new(),
         };
-        let parser = |input: ParseStream<'_>| {
-            if input.peek(LitStr) {
-                attr.uri = Some(input.parse()?);
-                if input.is_empty() {
-                    return Ok(());
+        let mut options = TokenStream::new();
+        for (index, (argument, comma)) in split_arguments(args).into_iter().enumerate() {
+            match syn::parse2::<LitStr>(argument.clone()) {
+                Ok(uri) if attr.uri.is_some() => cx.error_spanned_by(
+                    uri,
+                    "`#[resource]` takes one URI; annotate one function per URI, or use a template such as \"memo://notes/{id}\"",
+                ),
+                Ok(uri) => {
+                    if index > 0 {
+                        cx.error_spanned_by(
+                            &uri,
+                            format!(
+                                "the URI goes first, before the options: `#[resource({:?}, ...)]`",
+                                uri.value()
+                            ),
+                        );
+                    }
+                    attr.uri = Some(uri);
                 }
-                input.parse::<Token![,]>()?;
+                Err(_) if index == 0 && starts_with_uri(&argument) => {
+                    let after: TokenStream = argument.clone().into_iter().skip(1).take(1).collect();
+                    cx.error_spanned_by(after, "expected `,` after the URI");
+                    attr.uri = syn::parse2(argument.into_iter().take(1).collect()).ok();
+                }
+                Err(_) if index == 0 && !is_option(&argument) => {
+                    cx.error_spanned_by(
+                        argument,
+                        "`#[resource]` takes its URI as a string literal, such as `#[resource(\"memo://readme\")]`; it is checked at compile time, so constants and macros cannot be used",
+                    );
+                    attr.uri_reported = true;
+                }
+                Err(_) => {
+                    options.extend(argument);
+                    options.extend(comma);
+                }
             }
-            let options = syn::meta::parser(|meta| attr.parse_key(cx, &meta));
-            options.parse2(input.parse()?)
-        };
-        if let Err(error) = parser.parse2(args) {
+        }
+        let parser = syn::meta::parser(|meta| attr.parse_key(cx, &meta));
+        if let Err(error) = parser.parse2(options) {
             cx.push(error);
         }
         attr
@@ -73,9 +114,13 @@ impl ResourceAttr {
             let value = lit_str(meta, MIME_TYPE)?;
             set_once(cx, meta, MIME_TYPE, &mut self.mime_type, value);
         } else if meta.path == SIZE {
-            set_once(cx, meta, SIZE, &mut self.size, lit_int(meta, SIZE)?);
+            if let Some(value) = lit_int(cx, meta, SIZE)? {
+                set_once(cx, meta, SIZE, &mut self.size, value);
+            }
         } else if meta.path == TTL_MS {
-            set_once(cx, meta, TTL_MS, &mut self.ttl_ms, lit_int(meta, TTL_MS)?);
+            if let Some(value) = lit_int(cx, meta, TTL_MS)? {
+                set_once(cx, meta, TTL_MS, &mut self.ttl_ms, value);
+            }
         } else if meta.path == CACHE {
             let scope: Ident = meta.value()?.parse().map_err(|error| {
                 syn::Error::new(error.span(), "`cache` is `public` or `private`")
@@ -92,14 +137,72 @@ impl ResourceAttr {
     }
 }
 
-fn lit_int(meta: &ParseNestedMeta<'_>, key: crate::symbol::Symbol) -> syn::Result<LitInt> {
-    meta.value()?.parse().map_err(|error| {
+/// The top-level arguments, each with the comma after it (if any). Commas
+/// inside groups, as in `annotations(a = 1, b = 2)`, are inside one token.
+fn split_arguments(args: TokenStream) -> Vec<(TokenStream, Option<TokenTree>)> {
+    let mut arguments = Vec::new();
+    let mut current = TokenStream::new();
+    for token in args {
+        match &token {
+            TokenTree::Punct(punct) if punct.as_char() == ',' => {
+                arguments.push((std::mem::take(&mut current), Some(token)));
+            }
+            _ => current.extend([token]),
+        }
+    }
+    if !current.is_empty() {
+        arguments.push((current, None));
+    }
+    arguments
+}
+
+/// Whether `argument` starts with a string literal (and goes on).
+fn starts_with_uri(argument: &TokenStream) -> bool {
+    argument
+        .clone()
+        .into_iter()
+        .next()
+        .is_some_and(|first| syn::parse2::<LitStr>(first.into()).is_ok())
+}
+
+/// Whether `argument` is shaped like an option: a key path followed by
+/// `= value` or `(...)`. Anything else in the URI's place (a constant, a
+/// macro call, another literal) is a URI that is not a string literal.
+fn is_option(argument: &TokenStream) -> bool {
+    let parser = |input: ParseStream<'_>| {
+        input.call(syn::Path::parse_mod_style)?;
+        let shaped = input.peek(Token![=]) || input.peek(syn::token::Paren);
+        input.parse::<TokenStream>()?;
+        Ok(shaped)
+    };
+    parser.parse2(argument.clone()).unwrap_or(false)
+}
+
+/// The integer literal after `key =`. A negative number is reported here,
+/// across the sign and the digits (syn spans a negative literal at its sign
+/// alone), and gives `None`.
+fn lit_int(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: Symbol) -> syn::Result<Option<LitInt>> {
+    let value = meta.value()?;
+    if value.peek(Token![-]) && (value.peek2(LitInt) || value.peek2(LitFloat)) {
+        let minus: Token![-] = value.parse()?;
+        let number: syn::Lit = value.parse()?;
+        cx.error_spanned_by(
+            quote::quote!(#minus #number),
+            format!("`{key}` is a non-negative integer"),
+        );
+        return Ok(None);
+    }
+    let lit = value.parse().map_err(|error| {
         syn::Error::new(
             error.span(),
             format!("`{key}` takes an integer literal: `{key} = 1024`"),
         )
-    })
+    })?;
+    Ok(Some(lit))
 }
+
+/// What `priority` must be; also checked for literals in `check/`.
+pub(crate) const PRIORITY_RANGE: &str = "`priority` is a number from 0.0 to 1.0";
 
 fn parse_annotation(
     cx: &Ctxt,
@@ -123,8 +226,16 @@ fn parse_annotation(
         }
         set_once(cx, meta, AUDIENCE, &mut annotations.audience, roles);
     } else if meta.path == PRIORITY {
-        let value: syn::Lit = meta.value()?.parse()?;
-        set_once(cx, meta, PRIORITY, &mut annotations.priority, value);
+        let value = meta.value()?;
+        if value.peek(Token![-]) {
+            // Reported across the sign and the digits, as for `size`.
+            let minus: Token![-] = value.parse()?;
+            let number: syn::Lit = value.parse()?;
+            cx.error_spanned_by(quote::quote!(#minus #number), PRIORITY_RANGE);
+        } else {
+            let value: syn::Lit = value.parse()?;
+            set_once(cx, meta, PRIORITY, &mut annotations.priority, value);
+        }
     } else if meta.path == LAST_MODIFIED {
         let value = lit_str(meta, LAST_MODIFIED)?;
         set_once(

@@ -104,7 +104,7 @@ fn parameter_attributes_are_taken_and_others_kept() {
     assert!(attr.ctx.is_none());
     assert!(attr.arg.is_some());
     assert_eq!(attr.rename.unwrap().value(), "wire");
-    assert_eq!(attr.common.description.unwrap().value(), "D");
+    assert_eq!(attr.description.unwrap().value(), "D");
     assert_eq!(attr.docs.len(), 1);
     assert_eq!(kept.len(), 1);
     assert!(kept[0].path().is_ident("allow"));
@@ -172,4 +172,117 @@ fn prompt_completers_are_read_once_each() {
     assert_eq!(errors, ["`topic` already has a completer; give it once"]);
     assert_eq!(attr.completers.len(), 1);
     assert_eq!(attr.common.title.unwrap().value(), "T");
+}
+
+fn resource_attr(args: TokenStream) -> (ResourceAttr, Vec<String>) {
+    let cx = Ctxt::new();
+    let attr = ResourceAttr::parse(&cx, args);
+    (attr, messages(cx))
+}
+
+#[test]
+fn negative_numbers_are_reported_and_dropped() {
+    let (attr, errors) = resource_attr(quote!(
+        "memo://x",
+        size = -8,
+        ttl_ms = -1,
+        annotations(priority = -0.5),
+        title = "t"
+    ));
+    assert_eq!(
+        errors,
+        [
+            "`size` is a non-negative integer",
+            "`ttl_ms` is a non-negative integer",
+            "`priority` is a number from 0.0 to 1.0",
+        ]
+    );
+    assert!(attr.size.is_none());
+    assert!(attr.ttl_ms.is_none());
+    assert!(attr.annotations.priority.is_none());
+    // The keys after them are still read.
+    assert_eq!(attr.common.title.unwrap().value(), "t");
+}
+
+#[test]
+fn integers_must_be_integer_literals() {
+    let (attr, errors) = resource_attr(quote!("memo://x", size = "12"));
+    assert_eq!(errors, ["`size` takes an integer literal: `size = 1024`"]);
+    assert!(attr.size.is_none());
+    let (attr, errors) = resource_attr(quote!("memo://x", size = 12, ttl_ms = 0));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(attr.size.unwrap().base10_parse::<u64>().unwrap(), 12);
+    assert_eq!(attr.ttl_ms.unwrap().base10_parse::<u64>().unwrap(), 0);
+}
+
+#[test]
+fn a_uri_after_the_options_is_taken_with_one_error() {
+    let (attr, errors) = resource_attr(quote!(name = "readme", "memo://readme", title = "T"));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].starts_with("the URI goes first"));
+    assert_eq!(attr.uri.unwrap().value(), "memo://readme");
+    assert!(!attr.uri_reported);
+    assert_eq!(attr.common.name.unwrap().value(), "readme");
+    assert_eq!(attr.common.title.unwrap().value(), "T");
+}
+
+#[test]
+fn a_second_uri_is_reported_and_the_first_kept() {
+    let (attr, errors) = resource_attr(quote!("memo://a", "memo://b"));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].starts_with("`#[resource]` takes one URI"));
+    assert_eq!(attr.uri.unwrap().value(), "memo://a");
+}
+
+#[test]
+fn a_uri_that_is_not_a_string_literal_is_reported_once() {
+    for uri in [
+        quote!(README_URI),
+        quote!(uris::README),
+        quote!(concat!("memo://", "readme")),
+        quote!(42),
+    ] {
+        let (attr, errors) = resource_attr(quote!(#uri, mime_type = "text/plain"));
+        assert_eq!(errors.len(), 1, "{uri}: {errors:?}");
+        assert!(errors[0].contains("as a string literal"), "{errors:?}");
+        assert!(attr.uri.is_none());
+        assert!(attr.uri_reported);
+        // The options after it are still read.
+        assert_eq!(attr.mime_type.unwrap().value(), "text/plain");
+    }
+}
+
+#[test]
+fn options_without_a_uri_are_options() {
+    let (attr, errors) = resource_attr(quote!(crate = ::mcp_runtime, icon(src = "data:,")));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(attr.uri.is_none());
+    assert!(!attr.uri_reported);
+    assert!(attr.common.krate.is_some());
+    assert_eq!(attr.common.icons.len(), 1);
+    // An unknown key in the URI's place is an unknown key, not a URI.
+    let (attr, errors) = resource_attr(quote!(nme = "x"));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].starts_with("unknown `#[resource]` option `nme`"));
+    assert!(!attr.uri_reported);
+}
+
+#[test]
+fn commas_inside_groups_do_not_split_arguments() {
+    let (attr, errors) = resource_attr(quote!(
+        "memo://x",
+        annotations(audience = ["user", "assistant"], priority = 1),
+        complete(a = f, b = g),
+    ));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(attr.annotations.audience.unwrap().len(), 2);
+    assert_eq!(attr.completers.len(), 2);
+}
+
+#[test]
+fn a_missing_comma_after_the_uri_is_one_error() {
+    let (attr, errors) = resource_attr(quote!("memo://readme" name = "readme"));
+    assert_eq!(errors, ["expected `,` after the URI"]);
+    assert_eq!(attr.uri.unwrap().value(), "memo://readme");
+    assert!(attr.common.name.is_none());
 }

@@ -4,7 +4,7 @@
 use syn::LitStr;
 
 use super::handler;
-use crate::attr::ResourceAttr;
+use crate::attr::{PRIORITY_RANGE, ResourceAttr};
 use crate::ctxt::Ctxt;
 use crate::model::HandlerFn;
 use crate::uri::{self, ResourceUri};
@@ -19,6 +19,9 @@ pub(crate) fn resource(
     check_name(cx, resource);
     check_metadata(cx, attr);
     let Some(literal) = &attr.uri else {
+        if attr.uri_reported {
+            return None;
+        }
         cx.push(syn::Error::new(
             attr.span,
             "`#[resource]` needs its URI first: `#[resource(\"scheme://path\")]` or a template such as `#[resource(\"notes://{id}\")]`",
@@ -42,7 +45,7 @@ fn check_name(cx: &Ctxt, resource: &HandlerFn<'_>) {
     if resource.name.trim().is_empty() || resource.name.chars().any(char::is_control) {
         cx.push(syn::Error::new(
             resource.name_span,
-            "resource names cannot be empty or contain control characters",
+            "resource names cannot be blank or contain control characters; write a name users can read, or remove `name` to use the function's name",
         ));
     }
 }
@@ -58,23 +61,16 @@ fn check_variables_match_parameters(
     let uri = literal.value();
     for argument in resource.arguments() {
         if !parsed.variables().any(|v| v == argument.wire_name) {
-            let hint = match parsed {
+            let name = &argument.wire_name;
+            let message = match parsed {
                 ResourceUri::Static => format!(
-                    "`{uri}` is a static URI with no variables; remove the parameter, mark it `#[ctx]`, or add `{{{name}}}` to the URI",
-                    name = argument.wire_name
+                    "parameter `{name}` has no URI template variable to bind: `{uri}` is a static URI; add `{{{name}}}` to the URI, mark the parameter `#[ctx]`, or remove it"
                 ),
                 ResourceUri::Template(_) => format!(
-                    "add `{{{name}}}` to the URI template, or mark the parameter `#[ctx]`",
-                    name = argument.wire_name
+                    "parameter `{name}` is not a variable of `{uri}`; add `{{{name}}}` to the URI template, or mark the parameter `#[ctx]`"
                 ),
             };
-            cx.push(syn::Error::new(
-                argument.wire_name_span,
-                format!(
-                    "parameter `{}` is not a variable of `{uri}`; {hint}",
-                    argument.wire_name
-                ),
-            ));
+            cx.push(syn::Error::new(argument.wire_name_span, message));
         }
     }
     for variable in parsed.variables() {
@@ -108,25 +104,29 @@ fn check_completers(cx: &Ctxt, attr: &ResourceAttr, literal: &LitStr, parsed: &R
 /// MIME type, size, caching and annotations are checked here so that a
 /// client never receives metadata that lies or cannot be parsed.
 fn check_metadata(cx: &Ctxt, attr: &ResourceAttr) {
-    if let Some(mime) = &attr.mime_type {
-        if let Err(error) = mime.value().parse::<mime::Mime>() {
-            cx.error_spanned_by(
-                mime,
-                format!("`mime_type` is not a valid MIME type ({error}); write it as `type/subtype`, such as \"text/plain\""),
-            );
-        }
+    if let Some(mime) = &attr.mime_type
+        && let Err(error) = mime.value().parse::<mime::Mime>()
+    {
+        // The mime crate prefixes every message with its own name.
+        let error = error.to_string();
+        let problem = error.strip_prefix("mime parse error: ").unwrap_or(&error);
+        cx.error_spanned_by(
+            mime,
+            format!("`mime_type` is not a valid MIME type ({problem}); write it as `type/subtype`, such as \"text/plain\""),
+        );
     }
     for (key, value) in [("size", &attr.size), ("ttl_ms", &attr.ttl_ms)] {
-        if let Some(value) = value {
-            if value.base10_parse::<u64>().is_err() {
-                cx.error_spanned_by(value, format!("`{key}` is a non-negative integer"));
-            }
+        if let Some(value) = value
+            && value.base10_parse::<u64>().is_err()
+        {
+            cx.error_spanned_by(value, format!("`{key}` is a non-negative integer"));
         }
     }
-    if let Some(cache) = &attr.cache {
-        if cache != "public" && cache != "private" {
-            cx.error_spanned_by(cache, "`cache` is `public` or `private`");
-        }
+    if let Some(cache) = &attr.cache
+        && cache != "public"
+        && cache != "private"
+    {
+        cx.error_spanned_by(cache, "`cache` is `public` or `private`");
     }
     let annotations = &attr.annotations;
     for role in annotations.audience.iter().flatten() {
@@ -134,18 +134,18 @@ fn check_metadata(cx: &Ctxt, attr: &ResourceAttr) {
             cx.error_spanned_by(role, "an audience is \"user\" or \"assistant\"");
         }
     }
-    if let Some(priority) = &annotations.priority {
-        if priority_value(priority).is_none() {
-            cx.error_spanned_by(priority, "`priority` is a number from 0.0 to 1.0");
-        }
+    if let Some(priority) = &annotations.priority
+        && priority_value(priority).is_none()
+    {
+        cx.error_spanned_by(priority, PRIORITY_RANGE);
     }
-    if let Some(modified) = &annotations.last_modified {
-        if !looks_like_iso_8601(&modified.value()) {
-            cx.error_spanned_by(
-                modified,
-                "`last_modified` is an ISO 8601 time such as \"2025-01-12T15:00:58Z\"",
-            );
-        }
+    if let Some(modified) = &annotations.last_modified
+        && !looks_like_iso_8601(&modified.value())
+    {
+        cx.error_spanned_by(
+            modified,
+            "`last_modified` is an ISO 8601 time such as \"2025-01-12T15:00:58Z\"",
+        );
     }
 }
 

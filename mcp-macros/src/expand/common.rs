@@ -1,7 +1,7 @@
 //! Expansion pieces every kind of handler shares: calling the function with
 //! its context parameters, and the metadata fields of registry entries.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned as _;
@@ -138,11 +138,16 @@ pub(super) fn completers(
         let function = format_ident!("__mcp_complete{}", index);
         let path = &completer.completer;
         let argument = completer.argument.to_string();
-        functions.push(quote_spanned! {path.span()=>
+        // The call is spanned at the path alone, so that a function that is
+        // not a completer is reported there and not across the attribute.
+        let span = path.span();
+        let run_completer = respan(quote!(#private::run_completer), span);
+        let request = mixed("__mcp_request");
+        functions.push(quote_spanned! {span=>
             fn #function(
-                request: #private::CompletionRequest,
+                #request: #private::CompletionRequest,
             ) -> #private::CompletionFuture {
-                #private::run_completer(#path, request)
+                #run_completer(#path, #request)
             }
         });
         entries.push(quote! {
@@ -156,26 +161,51 @@ pub(super) fn completers(
 /// second handler with the same name (or URI) in that module then fails to
 /// compile, pointing at both. Across modules and crates the registry
 /// reports duplicates at startup instead.
+///
+/// The whole item is spanned at `span` (the name or URI as written, or the
+/// function's identifier), because rustc reports a redefinition at the
+/// item, not at its identifier.
 pub(super) fn unique_in_module(what: &str, value: &str, span: Span) -> TokenStream {
     let ident = format_ident!("__mcp_{}_{}", what, encode(value), span = span);
-    quote! {
+    quote_spanned! {span=>
         #[doc(hidden)]
         #[allow(dead_code, non_upper_case_globals)]
         const #ident: () = ();
     }
 }
 
-/// An injective spelling of `value` as identifier characters.
+/// An injective spelling of `value` as identifier characters, readable as
+/// percent-encoding with `_` for `%`: ASCII letters and digits stay, `_`
+/// doubles, and every other UTF-8 byte becomes `_XX` (`a.b` is `a_2Eb`).
 fn encode(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
-        match c {
-            'a'..='z' | 'A'..='Z' | '0'..='9' => out.push(c),
-            '_' => out.push_str("__"),
-            other => out.push_str(&format!("_x{:x}x", u32::from(other))),
+    for byte in value.bytes() {
+        match byte {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' => out.push(char::from(byte)),
+            b'_' => out.push_str("__"),
+            other => out.push_str(&format!("_{other:02X}")),
         }
     }
     out
+}
+
+/// `tokens` with every span replaced by `span`, so that an expression built
+/// from generated paths and the user's tokens is reported at the user's
+/// tokens alone rather than across the whole attribute.
+pub(super) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let TokenTree::Group(group) = &token {
+                let mut respanned = Group::new(group.delimiter(), respan(group.stream(), span));
+                respanned.set_span(span);
+                token = TokenTree::Group(respanned);
+            } else {
+                token.set_span(span);
+            }
+            token
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -185,10 +215,24 @@ mod tests {
     #[test]
     fn encoding_keeps_names_apart() {
         assert_eq!(encode("add"), "add");
-        assert_eq!(encode("a.b"), "a_x2exb");
+        assert_eq!(encode("a.b"), "a_2Eb");
         assert_eq!(encode("a_b"), "a__b");
-        assert_ne!(encode("a.b"), encode("a_b"));
-        assert_ne!(encode("a_x2exb"), encode("a.b"));
-        assert_eq!(encode("memo://x"), "memo_x3ax_x2fx_x2fxx");
+        assert_eq!(encode("memo://x"), "memo_3A_2F_2Fx");
+        assert_eq!(encode("é"), "_C3_A9");
+        // An escape and the text it looks like stay apart.
+        assert_ne!(encode("a.b"), encode("a_2Eb"));
+        assert_ne!(encode("a_b"), encode("a__b"));
+        assert_ne!(encode("a b"), encode("a_20b"));
+    }
+
+    #[test]
+    fn respan_keeps_the_tokens() {
+        // Spans are not observable outside a compiler; the UI suite checks
+        // where errors land. Here: nothing is lost or reordered.
+        let tokens = quote!(::a::b(c, [d], { e }));
+        assert_eq!(
+            respan(tokens.clone(), Span::mixed_site()).to_string(),
+            tokens.to_string()
+        );
     }
 }

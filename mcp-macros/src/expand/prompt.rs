@@ -4,7 +4,8 @@
 //! fn review(topic: String, style: Option<String>) -> String { .. }   // unchanged
 //! const _: () = {
 //!     fn __mcp_get(invocation: PromptInvocation<'_>) -> Result<PromptFuture, PromptError> {
-//!         let __mcp_param0: String = invocation.argument::<String>("topic")?;
+//!         let __mcp_param0: String = <String as PromptArgument>::from_argument(invocation.arguments.get("topic"))
+//!             .map_err(|message| PromptError::InvalidArgument { name: "topic", message })?;
 //!         Ok(box_prompt_future(async move { into_prompt_result(review(__mcp_param0, ..)) }))
 //!     }
 //!     #[distributed_slice(PROMPTS)]
@@ -76,8 +77,13 @@ fn get_fn(prompt: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
                 let ty = argument.ty;
                 let local = param_local(index);
                 let name = &argument.wire_name;
+                // Spelled like `REQUIRED` in `entry`, so that a type that is
+                // not a prompt argument gives one error, not two.
                 Some(quote_spanned! {ty.span()=>
-                    let #local: #ty = #invocation.argument::<#ty>(#name)?;
+                    let #local: #ty = <#ty as #private::PromptArgument>::from_argument(
+                        #invocation.arguments.get(#name).map(::std::string::String::as_str),
+                    )
+                    .map_err(|message| #private::PromptError::InvalidArgument { name: #name, message })?;
                 })
             }
             Param::Context(_) => None,

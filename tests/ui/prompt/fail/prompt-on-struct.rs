@@ -1,0 +1,7 @@
+use mcp_runtime::prompt;
+
+/// Reviews code.
+#[prompt]
+struct Review;
+
+fn main() {}
