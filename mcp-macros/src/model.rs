@@ -27,6 +27,8 @@ pub(crate) struct ArgumentParam<'a> {
     pub(crate) wire_name_span: Span,
     pub(crate) rename: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
+    /// `#[arg(header = "...")]`.
+    pub(crate) header: Option<LitStr>,
     pub(crate) docs: Vec<syn::Attribute>,
 }
 
@@ -166,6 +168,7 @@ impl<'a> Param<'a> {
             wire_name_span,
             rename: attr.rename,
             description: attr.description,
+            header: attr.header,
             docs: attr.docs,
         }))
     }

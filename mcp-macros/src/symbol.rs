@@ -37,6 +37,7 @@ pub(crate) const THEME: Symbol = Symbol("theme");
 pub(crate) const CTX: Symbol = Symbol("ctx");
 pub(crate) const ARG: Symbol = Symbol("arg");
 pub(crate) const RENAME: Symbol = Symbol("rename");
+pub(crate) const HEADER: Symbol = Symbol("header");
 pub(crate) const DOC: Symbol = Symbol("doc");
 
 impl PartialEq<Symbol> for Ident {

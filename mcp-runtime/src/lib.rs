@@ -18,7 +18,7 @@ mod transport;
 mod uri_template;
 
 pub use changes::{Change, ChangeBus, Changes, InProcessBus};
-pub use complete::{CompletionRequest, IntoCompletion};
+pub use complete::{AsyncCompleter, Completer, CompletionRequest, IntoCompletion, SyncCompleter};
 pub use context::{Context, FromContext, Logger, Progress};
 pub use dispatch::CacheHint;
 #[doc = include_str!("docs/prompt.md")]
@@ -37,7 +37,7 @@ pub use registry::BuildError;
 pub use resource::{IntoResourceContents, ReadError, TemplateVariable};
 pub use server::{Exchange, Server, ServerBuilder};
 pub use tokio_util::sync::CancellationToken;
-pub use tool::{ArgumentError, IntoToolResult, Json, Structured};
+pub use tool::{ArgumentError, HeaderValue, IntoToolResult, Json, Structured};
 pub use transport::http::{HttpOptions, HttpRequest, McpBody, McpService, PeerAddr};
 
 /// Items used by macro-generated code. Not a public API: anything here may
@@ -70,7 +70,8 @@ pub mod __private {
     };
     pub use crate::schema::input_schema;
     pub use crate::tool::{
-        ArgumentError, IntoToolResult, ToolCallFn, ToolFuture, ToolInvocation, parse_arguments,
+        ArgumentError, HeaderValue, IntoToolResult, ToolCallFn, ToolFuture, ToolInvocation,
+        assert_header_value, parse_arguments,
     };
     pub use crate::uri_template::TemplatePart;
 

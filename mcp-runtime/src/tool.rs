@@ -78,6 +78,27 @@ fn without_position(message: &str) -> &str {
     }
 }
 
+/// Types a tool argument mirrored into an `Mcp-Param-*` header may have:
+/// strings, integers and booleans (`x-mcp-header` excludes `number`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be mirrored into an `Mcp-Param-*` header",
+    label = "not a string, integer or boolean",
+    note = "`#[arg(header = \"...\")]` applies to `String`, integer and `bool` arguments (or an `Option` of one); floating-point numbers and structured values cannot be headers"
+)]
+pub trait HeaderValue {}
+
+macro_rules! header_values {
+    ($($ty:ty),*) => {$( impl HeaderValue for $ty {} )*};
+}
+header_values!(
+    String, bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize
+);
+
+impl<T: HeaderValue> HeaderValue for Option<T> {}
+
+/// Instantiated by generated code to check a header argument's type.
+pub fn assert_header_value<T: HeaderValue>() {}
+
 /// What a `#[tool]` function may return.
 ///
 /// Text (`String`, `&'static str`), [`Content`], `Vec<Content>`, a full

@@ -536,3 +536,120 @@ async fn dropping_the_connection_cancels_a_json_request() {
     })
     .await;
 }
+
+/// Runs a query in a region (arguments mirrored into headers).
+#[tool]
+fn execute_sql(
+    /// The region.
+    #[arg(header = "Region")]
+    region: String,
+    query: String,
+    #[arg(header = "Shard")] shard: Option<i64>,
+    #[arg(header = "Dry-Run")] dry_run: Option<bool>,
+) -> String {
+    format!("{region} {query} {shard:?} {dry_run:?}")
+}
+
+#[tokio::test]
+async fn mirrored_parameters_are_published_and_validated() {
+    with_http(HttpOptions::new(), |address, _| async move {
+        let list = http::post(address, &request(1, "tools/list", json!({}))).await;
+        let tools = list.json()["result"]["tools"].clone();
+        let tool = tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "execute_sql")
+            .unwrap()
+            .clone();
+        assert_eq!(
+            tool["inputSchema"]["properties"]["region"],
+            json!({"type": "string", "description": "The region.", "x-mcp-header": "Region"})
+        );
+        assert_eq!(
+            tool["inputSchema"]["properties"]["shard"]["x-mcp-header"],
+            "Shard"
+        );
+
+        let call = |region: &str, shard: Option<i64>| {
+            let mut arguments = json!({"region": region, "query": "SELECT 1"});
+            if let Some(shard) = shard {
+                arguments["shard"] = json!(shard);
+            }
+            call_tool(2, "execute_sql", arguments)
+        };
+        let accepted: [(String, &[(&str, Option<&str>)]); 6] = [
+            (
+                call("Hello", None),
+                &[("mcp-param-region", Some("=?base64?SGVsbG8=?="))],
+            ),
+            (
+                call("SGVsbG8=", None),
+                &[("mcp-param-region", Some("SGVsbG8="))],
+            ),
+            (
+                call("=?base64?SGVsbG8=", None),
+                &[("mcp-param-region", Some("=?base64?SGVsbG8="))],
+            ),
+            (
+                call("us-west1", Some(42)),
+                &[
+                    ("mcp-param-region", Some("us-west1")),
+                    ("Mcp-Param-Shard", Some("42.0")),
+                ],
+            ),
+            (
+                call("us-west1", None),
+                &[("MCP-PARAM-REGION", Some("us-west1"))],
+            ),
+            (
+                call("Hello, 世界", None),
+                &[("mcp-param-region", Some("=?base64?SGVsbG8sIOS4lueVjA==?="))],
+            ),
+        ];
+        for (message, overrides) in &accepted {
+            let reply = post_with(address, message, overrides).await;
+            assert_eq!(reply.status.as_u16(), 200, "{overrides:?}: {}", reply.body);
+            assert!(reply.json()["result"]["content"][0]["text"].is_string());
+        }
+        let rejected: [(String, &[(&str, Option<&str>)]); 7] = [
+            (
+                call("Hello", None),
+                &[("mcp-param-region", Some("=?base64?SGVsbG8?="))],
+            ),
+            (
+                call("Hello", None),
+                &[("mcp-param-region", Some("=?base64?SGVs!!!bG8=?="))],
+            ),
+            (call("test-value", None), &[]),
+            (
+                call("us-west1", None),
+                &[("mcp-param-region", Some("us-east1"))],
+            ),
+            (
+                call("us-west1", Some(42)),
+                &[
+                    ("mcp-param-region", Some("us-west1")),
+                    ("mcp-param-shard", Some("43")),
+                ],
+            ),
+            (
+                call("us-west1", Some(42)),
+                &[("mcp-param-region", Some("us-west1"))],
+            ),
+            (
+                call("us-west1", None),
+                &[
+                    ("mcp-param-region", Some("us-west1")),
+                    ("mcp-param-shard", Some("1")),
+                ],
+            ),
+        ];
+        for (message, overrides) in &rejected {
+            let reply = post_with(address, message, overrides).await;
+            let body = assert_json_error(&reply, 400, -32020);
+            assert_eq!(body["id"], 2, "{overrides:?}");
+        }
+    })
+    .await;
+}

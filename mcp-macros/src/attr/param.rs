@@ -4,7 +4,7 @@ use syn::{Attribute, LitStr};
 
 use super::common::{lit_str, set_once, unknown_key};
 use crate::ctxt::Ctxt;
-use crate::symbol::{ARG, CTX, DESCRIPTION, DOC, RENAME};
+use crate::symbol::{ARG, CTX, DESCRIPTION, DOC, HEADER, RENAME};
 
 /// What a parameter's attributes say about it.
 #[derive(Default)]
@@ -15,6 +15,8 @@ pub(crate) struct ParamAttr {
     pub(crate) rename: Option<LitStr>,
     /// `#[arg(description = "...")]`.
     pub(crate) description: Option<LitStr>,
+    /// `#[arg(header = "Name")]`: mirrored into `Mcp-Param-Name` on HTTP.
+    pub(crate) header: Option<LitStr>,
     /// The `#[arg(...)]` attribute, if present.
     pub(crate) arg: Option<Attribute>,
     /// Doc comments on the parameter.
@@ -51,8 +53,11 @@ impl ParamAttr {
                     } else if meta.path == DESCRIPTION {
                         let value = lit_str(&meta, DESCRIPTION)?;
                         set_once(cx, &meta, DESCRIPTION, &mut param.description, value);
+                    } else if meta.path == HEADER {
+                        let value = lit_str(&meta, HEADER)?;
+                        set_once(cx, &meta, HEADER, &mut param.header, value);
                     } else {
-                        unknown_key(cx, &meta, "#[arg]", "`rename` or `description`")?;
+                        unknown_key(cx, &meta, "#[arg]", "`rename`, `description` or `header`")?;
                     }
                     Ok(())
                 });

@@ -23,6 +23,7 @@ fn handler(cx: &Ctxt, handler: &HandlerFn<'_>, common: &CommonAttr) {
     check_signature(cx, handler);
     check_argument_types(cx, handler);
     check_unique_arguments(cx, handler);
+    check_headers(cx, handler);
     for icon in &common.icons {
         check_icon(cx, icon);
     }
@@ -102,6 +103,40 @@ fn check_unique_arguments(cx: &Ctxt, handler: &HandlerFn<'_>) {
                     argument.wire_name
                 ),
             ));
+        }
+    }
+}
+
+/// `x-mcp-header` rules the macro can check: only tool arguments are
+/// mirrored into headers, names are HTTP tokens, unique ignoring case. The
+/// type (string, integer or boolean) is checked by a trait bound.
+fn check_headers(cx: &Ctxt, handler: &HandlerFn<'_>) {
+    let mut seen: Vec<String> = Vec::new();
+    for argument in handler.arguments() {
+        let Some(header) = &argument.header else {
+            continue;
+        };
+        if handler.kind != crate::kind::Kind::Tool {
+            cx.error_spanned_by(
+                header,
+                "`header` mirrors a tool argument into an `Mcp-Param-*` HTTP header; it applies to `#[tool]` arguments only",
+            );
+            continue;
+        }
+        let name = header.value();
+        let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        if name.is_empty() || !name.bytes().all(token) {
+            cx.error_spanned_by(
+                header,
+                format!("`{name}` is not an HTTP header name; use letters, digits and `-`, such as `header = \"Region\"`"),
+            );
+        } else if seen.iter().any(|s| s.eq_ignore_ascii_case(&name)) {
+            cx.error_spanned_by(
+                header,
+                format!("header `{name}` is used twice (header names ignore case); give each argument its own"),
+            );
+        } else {
+            seen.push(name);
         }
     }
 }

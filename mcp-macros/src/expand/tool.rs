@@ -21,6 +21,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned as _;
 
 use super::common::{
     call, can_log, context_bindings, context_local, metadata_fields, mixed, option, output_type,
@@ -103,9 +104,23 @@ fn args_struct(tool: &HandlerFn<'_>, paths: &Paths) -> TokenStream {
             .description
             .as_ref()
             .map(|d| quote!(#[schemars(description = #d)]));
-        quote!(#(#docs)* #rename #description #ident: #generic)
+        let header = argument
+            .header
+            .as_ref()
+            .map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
+        quote!(#(#docs)* #rename #description #header #ident: #generic)
     });
     let turbofish = (!types.is_empty()).then(|| quote!(::<#(#types),*>));
+    // Only strings, integers and booleans may be mirrored into headers.
+    let header_checks = tool
+        .arguments()
+        .filter(|a| a.header.is_some())
+        .map(|argument| {
+            let ty = argument.ty;
+            quote_spanned! {ty.span()=>
+                const _: fn() = #private::assert_header_value::<#ty>;
+            }
+        });
     quote! {
         #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
         #[serde(crate = #serde_crate, deny_unknown_fields)]
@@ -135,6 +150,8 @@ fn args_struct(tool: &HandlerFn<'_>, paths: &Paths) -> TokenStream {
         }
 
         const __MCP_ARGS: __McpArgFns<__McpToolArgs<#(#types),*>> = __mcp_tool_arguments #turbofish ();
+
+        #(#header_checks)*
     }
 }
 
