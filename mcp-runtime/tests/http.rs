@@ -578,7 +578,7 @@ async fn mirrored_parameters_are_published_and_validated() {
             }
             call_tool(2, "execute_sql", arguments)
         };
-        let accepted: [(String, &[(&str, Option<&str>)]); 6] = [
+        let accepted: [(String, Overrides<'_>); 6] = [
             (
                 call("Hello", None),
                 &[("mcp-param-region", Some("=?base64?SGVsbG8=?="))],
@@ -612,7 +612,7 @@ async fn mirrored_parameters_are_published_and_validated() {
             assert_eq!(reply.status.as_u16(), 200, "{overrides:?}: {}", reply.body);
             assert!(reply.json()["result"]["content"][0]["text"].is_string());
         }
-        let rejected: [(String, &[(&str, Option<&str>)]); 7] = [
+        let rejected: [(String, Overrides<'_>); 7] = [
             (
                 call("Hello", None),
                 &[("mcp-param-region", Some("=?base64?SGVsbG8?="))],
