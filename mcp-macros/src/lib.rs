@@ -7,6 +7,7 @@
 mod attr;
 mod check;
 mod ctxt;
+mod derive_form;
 mod doc;
 mod expand;
 mod kind;
@@ -34,4 +35,11 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::prompt::expand(args.into(), item.into()).into()
+}
+
+/// Marks a struct as an elicitation form (or a unit-variant enum as a form
+/// choice); documented at `mcp_runtime::ElicitForm`.
+#[proc_macro_derive(ElicitForm, attributes(elicit_form))]
+pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
+    derive_form::expand(input.into()).into()
 }

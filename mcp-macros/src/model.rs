@@ -6,7 +6,7 @@ use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt as _;
 use syn::{FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type};
 
-use crate::attr::{CommonAttr, ParamAttr};
+use crate::attr::{AskAttrKind, CommonAttr, ParamAttr};
 use crate::ctxt::Ctxt;
 use crate::doc;
 use crate::kind::Kind;
@@ -32,9 +32,19 @@ pub(crate) struct ArgumentParam<'a> {
     pub(crate) docs: Vec<syn::Attribute>,
 }
 
+/// A parameter answered by the client before the body runs: `#[elicit]`,
+/// `#[elicit_url]`, `#[sample]` or `#[roots]`.
+pub(crate) struct AskParam<'a> {
+    /// Its `inputRequests` key is its name.
+    pub(crate) ident: Ident,
+    pub(crate) ty: &'a Type,
+    pub(crate) kind: AskAttrKind,
+}
+
 pub(crate) enum Param<'a> {
     Context(ContextParam<'a>),
     Argument(ArgumentParam<'a>),
+    Ask(AskParam<'a>),
 }
 
 /// A function under `#[tool]`, `#[resource]` or `#[prompt]`.
@@ -122,8 +132,18 @@ impl<'a> HandlerFn<'a> {
     pub(crate) fn arguments(&self) -> impl Iterator<Item = &ArgumentParam<'a>> {
         self.params.iter().filter_map(|p| match p {
             Param::Argument(a) => Some(a),
-            Param::Context(_) => None,
+            Param::Context(_) | Param::Ask(_) => None,
         })
+    }
+
+    pub(crate) fn asks(&self) -> impl Iterator<Item = (usize, &AskParam<'a>)> {
+        self.params
+            .iter()
+            .enumerate()
+            .filter_map(|(index, p)| match p {
+                Param::Ask(a) => Some((index, a)),
+                Param::Context(_) | Param::Argument(_) => None,
+            })
     }
 }
 
@@ -135,6 +155,37 @@ impl<'a> Param<'a> {
         ty: &'a Type,
         attr: ParamAttr,
     ) -> Option<Param<'a>> {
+        if let Some(ask) = attr.ask {
+            let attribute = quote::ToTokens::to_token_stream(ask.attr.path()).to_string();
+            if let Some(ctx) = &attr.ctx {
+                cx.error_spanned_by(
+                    ctx,
+                    format!("a `#[{attribute}]` parameter is answered by the client, not taken from the context; remove `#[ctx]`"),
+                );
+            }
+            if let Some(arg) = &attr.arg {
+                cx.error_spanned_by(
+                    arg,
+                    format!("a `#[{attribute}]` parameter is answered by the client, not an argument; remove `#[arg(...)]`"),
+                );
+            }
+            return match pat {
+                Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                    Some(Param::Ask(AskParam {
+                        ident: p.ident.clone(),
+                        ty,
+                        kind: ask.kind,
+                    }))
+                }
+                other => {
+                    cx.error_spanned_by(
+                        other,
+                        format!("a `#[{attribute}]` parameter needs a plain name: it is the ask's key in `inputRequests`"),
+                    );
+                    None
+                }
+            };
+        }
         if attr.ctx.is_some() {
             if let Some(arg) = &attr.arg {
                 cx.error_spanned_by(

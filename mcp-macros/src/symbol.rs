@@ -40,6 +40,18 @@ pub(crate) const RENAME: Symbol = Symbol("rename");
 pub(crate) const HEADER: Symbol = Symbol("header");
 pub(crate) const DOC: Symbol = Symbol("doc");
 
+/// Declared asks on parameters.
+pub(crate) const ELICIT: Symbol = Symbol("elicit");
+pub(crate) const ELICIT_URL: Symbol = Symbol("elicit_url");
+pub(crate) const SAMPLE: Symbol = Symbol("sample");
+pub(crate) const ROOTS: Symbol = Symbol("roots");
+pub(crate) const MESSAGE: Symbol = Symbol("message");
+pub(crate) const URL: Symbol = Symbol("url");
+pub(crate) const PROMPT: Symbol = Symbol("prompt");
+pub(crate) const SYSTEM: Symbol = Symbol("system");
+pub(crate) const MAX_TOKENS: Symbol = Symbol("max_tokens");
+pub(crate) const ELICIT_FORM: Symbol = Symbol("elicit_form");
+
 impl PartialEq<Symbol> for Ident {
     fn eq(&self, word: &Symbol) -> bool {
         self == word.0

@@ -13,6 +13,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::changes::Changes;
+use crate::mrtr::Input;
 use crate::protocol::jsonrpc::notification_frame;
 use crate::protocol::{
     ClientCapabilities, Implementation, LogLevel, ProgressToken, RequestId, RequestMeta,
@@ -36,14 +37,21 @@ impl Outbox {
     }
 }
 
+/// Everything about a request a handler can see, except its input.
+#[derive(Debug)]
+pub(crate) struct Scope {
+    pub(crate) request_id: RequestId,
+    pub(crate) method: &'static str,
+    pub(crate) meta: RequestMeta,
+    pub(crate) outbox: Outbox,
+    pub(crate) cancellation: CancellationToken,
+    pub(crate) changes: Changes,
+    pub(crate) http: Option<Arc<HttpRequest>>,
+}
+
 struct Inner {
-    request_id: RequestId,
-    method: &'static str,
-    meta: RequestMeta,
-    outbox: Outbox,
-    cancellation: CancellationToken,
-    changes: Changes,
-    http: Option<Arc<HttpRequest>>,
+    scope: Scope,
+    input: Input,
     last_progress: Mutex<Option<f64>>,
 }
 
@@ -57,73 +65,67 @@ pub struct Context {
 impl fmt::Debug for Context {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Context")
-            .field("request_id", &self.inner.request_id)
-            .field("method", &self.inner.method)
-            .field("meta", &self.inner.meta)
+            .field("request_id", &self.inner.scope.request_id)
+            .field("method", &self.inner.scope.method)
+            .field("meta", &self.inner.scope.meta)
             .finish_non_exhaustive()
     }
 }
 
 impl Context {
-    pub(crate) fn new(
-        request_id: RequestId,
-        method: &'static str,
-        meta: RequestMeta,
-        outbox: Outbox,
-        cancellation: CancellationToken,
-        changes: Changes,
-        http: Option<Arc<HttpRequest>>,
-    ) -> Self {
+    pub(crate) fn new(scope: Scope, input: Input) -> Self {
         Context {
             inner: Arc::new(Inner {
-                request_id,
-                method,
-                meta,
-                outbox,
-                cancellation,
-                changes,
-                http,
+                scope,
+                input,
                 last_progress: Mutex::new(None),
             }),
         }
     }
 
+    /// The request's input. Not public: only handlers of methods that can
+    /// ask (`tools/call`, `resources/read`, `prompts/get`) receive an
+    /// [`Input`], as a `#[ctx]` parameter, so no other code can ask.
+    pub(crate) fn input(&self) -> &Input {
+        &self.inner.input
+    }
+
     /// The HTTP request this request arrived in (`None` on stdio): headers,
     /// peer address, and extensions set by middleware.
     pub fn http(&self) -> Option<&HttpRequest> {
-        self.inner.http.as_deref()
+        self.inner.scope.http.as_deref()
     }
 
     /// The handle for announcing changes to subscribed clients (for example
     /// after a tool modified a resource).
     pub fn changes(&self) -> &Changes {
-        &self.inner.changes
+        &self.inner.scope.changes
     }
 
     /// The JSON-RPC id of the request.
     pub fn request_id(&self) -> &RequestId {
-        &self.inner.request_id
+        &self.inner.scope.request_id
     }
 
     /// The JSON-RPC method being served, e.g. `tools/call`.
     pub fn method(&self) -> &'static str {
-        self.inner.method
+        self.inner.scope.method
     }
 
     /// The request's `_meta`.
     pub fn meta(&self) -> &RequestMeta {
-        &self.inner.meta
+        &self.inner.scope.meta
     }
 
     /// The capabilities the client declared on this request.
     pub fn client_capabilities(&self) -> &ClientCapabilities {
-        &self.inner.meta.client_capabilities
+        &self.inner.scope.meta.client_capabilities
     }
 
     /// The client's self-reported identity, if it sent one. For display and
     /// logging only: it is not verified.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.meta.client_info.as_ref()
+        self.inner.scope.meta.client_info.as_ref()
     }
 
     /// A handle for progress notifications.
@@ -155,7 +157,7 @@ impl Context {
             data = %value,
             "handler log"
         );
-        let Some(threshold) = self.inner.meta.log_level else {
+        let Some(threshold) = self.inner.scope.meta.log_level else {
             return;
         };
         if level < threshold {
@@ -174,23 +176,24 @@ impl Context {
             data: &value,
         };
         self.inner
+            .scope
             .outbox
             .send(notification_frame("notifications/message", &params));
     }
 
     /// The token cancelled when the client cancels the request or goes away.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.inner.cancellation
+        &self.inner.scope.cancellation
     }
 
     /// Whether the request has been cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.inner.cancellation.is_cancelled()
+        self.inner.scope.cancellation.is_cancelled()
     }
 
     /// Completes when the request is cancelled.
     pub async fn cancelled(&self) {
-        self.inner.cancellation.cancelled().await;
+        self.inner.scope.cancellation.cancelled().await;
     }
 }
 
@@ -220,7 +223,7 @@ pub struct Progress {
 impl Progress {
     /// Whether the client asked for progress on this request.
     pub fn is_requested(&self) -> bool {
-        self.ctx.inner.meta.progress_token.is_some()
+        self.ctx.inner.scope.meta.progress_token.is_some()
     }
 
     /// Reports `progress` with no known total.
@@ -239,7 +242,7 @@ impl Progress {
     }
 
     fn send(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let Some(token) = &self.ctx.inner.meta.progress_token else {
+        let Some(token) = &self.ctx.inner.scope.meta.progress_token else {
             return;
         };
         if !progress.is_finite() || total.is_some_and(|t| !t.is_finite()) {
@@ -276,6 +279,7 @@ impl Progress {
         };
         self.ctx
             .inner
+            .scope
             .outbox
             .send(notification_frame("notifications/progress", &params));
     }
@@ -350,7 +354,7 @@ impl Logger {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a `#[ctx]` parameter",
     label = "not a context type",
-    note = "`#[ctx]` parameters can be `&Context`, `Context`, `Progress`, `Logger`, `CancellationToken`, `&RequestMeta`, `&ClientCapabilities`, `Option<&Implementation>` or `Option<&HttpRequest>`",
+    note = "`#[ctx]` parameters can be `&Context`, `Context`, `Progress`, `Logger`, `CancellationToken`, `&RequestMeta`, `&ClientCapabilities`, `Option<&Implementation>`, `Option<&HttpRequest>` or `Input`",
     note = "to take this value as a tool argument instead, remove `#[ctx]`"
 )]
 pub trait FromContext<'a>: Sized {
@@ -373,6 +377,12 @@ impl FromContext<'_> for Context {
     const CAN_LOG: bool = true;
     fn from_context(ctx: &Context) -> Self {
         ctx.clone()
+    }
+}
+
+impl FromContext<'_> for Input {
+    fn from_context(ctx: &Context) -> Self {
+        ctx.input().clone()
     }
 }
 
@@ -429,15 +439,16 @@ mod tests {
 
     fn context(meta: RequestMeta) -> (Context, tokio::sync::mpsc::UnboundedReceiver<Bytes>) {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let ctx = Context::new(
-            RequestId::Number(1),
-            "tools/call",
+        let scope = Scope {
+            request_id: RequestId::Number(1),
+            method: "tools/call",
             meta,
-            Outbox::new(tx),
-            CancellationToken::new(),
-            Changes::new(std::sync::Arc::new(crate::changes::InProcessBus::default())),
-            None,
-        );
+            outbox: Outbox::new(tx),
+            cancellation: CancellationToken::new(),
+            changes: Changes::new(std::sync::Arc::new(crate::changes::InProcessBus::default())),
+            http: None,
+        };
+        let ctx = Context::new(scope, Input::default());
         (ctx, rx)
     }
 

@@ -5,6 +5,7 @@ mod changes;
 mod complete;
 mod context;
 mod dispatch;
+pub mod mrtr;
 mod prompt;
 pub mod protocol;
 mod registry;
@@ -21,12 +22,19 @@ pub use changes::{Change, ChangeBus, Changes, InProcessBus};
 pub use complete::{AsyncCompleter, Completer, CompletionRequest, IntoCompletion, SyncCompleter};
 pub use context::{Context, FromContext, Logger, Progress};
 pub use dispatch::CacheHint;
+/// Derives [`ElicitForm`](trait@ElicitForm) for a flat struct, or
+/// [`FormField`] and [`FormChoice`] for a unit-variant enum.
+pub use mcp_macros::ElicitForm;
 #[doc = include_str!("docs/prompt.md")]
 pub use mcp_macros::prompt;
 #[doc = include_str!("docs/resource.md")]
 pub use mcp_macros::resource;
 #[doc = include_str!("docs/tool.md")]
 pub use mcp_macros::tool;
+pub use mrtr::{
+    ElicitForm, Elicitation, FormChoice, FormField, Input, KeyRing, Root, SamplingContent,
+    SamplingRequest, SamplingResult, UrlElicitation,
+};
 pub use prompt::{IntoPromptResult, PromptArgument, PromptError, PromptValue};
 pub use protocol::{
     Annotations, CacheScope, CallToolResult, ClientCapabilities, Completion, Content, ErrorObject,
@@ -55,6 +63,10 @@ pub mod __private {
     };
     pub use crate::context::{Context, FromContext};
     pub use crate::dispatch::CacheHint;
+    pub use crate::mrtr::{
+        AskFns, DeclaredAsk, ElicitForm, FormChoice, FormField, Input, SamplingRequest,
+        assert_form_field, form_ask, roots_ask, sample_ask, url_ask,
+    };
     pub use crate::prompt::{
         IntoPromptResult, PromptArgument, PromptError, PromptFuture, PromptGetFn, PromptInvocation,
         box_prompt_future,
@@ -74,6 +86,11 @@ pub mod __private {
         assert_header_value, parse_arguments,
     };
     pub use crate::uri_template::TemplatePart;
+
+    /// The handler's [`Input`], for declared asks.
+    pub fn context_input(context: &crate::Context) -> &Input {
+        context.input()
+    }
 
     /// Boxes a tool's future for the registry.
     pub fn box_tool_future<F>(future: F) -> ToolFuture

@@ -5,10 +5,14 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use std::time::{Duration, SystemTime};
+
 use crate::changes::{ChangeBus, Changes, InProcessBus};
 use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming};
 use crate::dispatch::{CacheHint, Dispatcher, Settings};
+use crate::mrtr::state::StateSealer;
+use crate::mrtr::{Clock, InMemoryReplayGuard, KeyRing, ReplayGuard};
 use crate::protocol::{CacheScope, Icon, Implementation};
 use crate::registry::{BuildError, Registry};
 
@@ -39,6 +43,17 @@ pub struct ServerBuilder {
     pub(crate) stdio: crate::transport::stdio::StdioConfig,
     pub(crate) http: crate::HttpOptions,
     bus: Arc<dyn ChangeBus>,
+    state: StateSettings,
+}
+
+/// How `requestState` is sealed.
+#[derive(Clone)]
+struct StateSettings {
+    keys: Option<KeyRing>,
+    ttl: Duration,
+    max_rounds: u32,
+    replay: Option<Arc<dyn ReplayGuard>>,
+    clock: Clock,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -70,6 +85,13 @@ impl ServerBuilder {
             stdio: crate::transport::stdio::StdioConfig::default(),
             http: crate::HttpOptions::default(),
             bus: Arc::new(InProcessBus::default()),
+            state: StateSettings {
+                keys: None,
+                ttl: Duration::from_secs(600),
+                max_rounds: 16,
+                replay: None,
+                clock: Arc::new(SystemTime::now),
+            },
         }
     }
 
@@ -180,13 +202,73 @@ impl ServerBuilder {
         self
     }
 
+    /// The keys that seal `requestState`. Without this, keys come from
+    /// `MCP_STATE_KEY` (and `MCP_STATE_VERIFY_KEYS`), or else a random
+    /// per-process key is used, which only works with a single instance.
+    pub fn state_keys(mut self, keys: KeyRing) -> Self {
+        self.state.keys = Some(keys);
+        self
+    }
+
+    /// How long a `requestState` stays valid (default 10 minutes).
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.state.ttl = ttl;
+        self
+    }
+
+    /// The most rounds one request may take (default 16).
+    pub fn max_rounds(mut self, rounds: u32) -> Self {
+        self.state.max_rounds = rounds.max(1);
+        self
+    }
+
+    /// Makes every `requestState` usable once: a replayed state is refused.
+    /// The default store is in memory; with several instances, use
+    /// [`replay_guard`](Self::replay_guard) with a shared store.
+    pub fn single_use_request_state(self) -> Self {
+        self.replay_guard(InMemoryReplayGuard::default())
+    }
+
+    /// Makes every `requestState` usable once, tracked by `guard`.
+    pub fn replay_guard(mut self, guard: impl ReplayGuard) -> Self {
+        self.state.replay = Some(Arc::new(guard));
+        self
+    }
+
+    /// The clock `requestState` expiry is measured with (for tests).
+    pub fn clock(mut self, clock: impl Fn() -> SystemTime + Send + Sync + 'static) -> Self {
+        self.state.clock = Arc::new(clock);
+        self
+    }
+
+    fn sealer(&self) -> Result<StateSealer, BuildError> {
+        let keys = match (&self.state.keys, KeyRing::from_env()) {
+            (Some(keys), _) => keys.clone(),
+            (None, Some(Ok(keys))) => keys,
+            (None, Some(Err(error))) => return Err(BuildError::StateKeys(error.to_string())),
+            (None, None) => KeyRing::random(),
+        };
+        Ok(StateSealer {
+            keys,
+            ttl: self.state.ttl,
+            max_rounds: self.state.max_rounds,
+            replay: self.state.replay.clone(),
+            clock: self.state.clock.clone(),
+        })
+    }
+
     /// Collects the registered handlers, checks them (duplicate names,
     /// schema rules) and precomputes the static answers.
     pub fn build(self) -> Result<Server, BuildError> {
         let registry = Registry::build()?;
         let changes = Changes::new(self.bus.clone());
         Ok(Server {
-            dispatcher: Arc::new(Dispatcher::new(registry, &self.settings, changes)),
+            dispatcher: Arc::new(Dispatcher::new(
+                registry,
+                &self.settings,
+                changes,
+                self.sealer()?,
+            )),
             builder: self,
         })
     }

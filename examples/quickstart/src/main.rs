@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use mcp_runtime::{Json, Progress, prompt, resource, tool};
+use mcp_runtime::{ElicitForm, Elicitation, Json, Progress, prompt, resource, tool};
 
 /// Echoes the text back.
 #[tool(annotations(read_only, open_world = false))]
@@ -62,6 +62,35 @@ fn divide(a: f64, b: f64) -> Result<Json<f64>, String> {
         return Err("cannot divide by zero".to_owned());
     }
     Ok(Json(a / b))
+}
+
+/// The confirmation form `confirm_delete` shows the user.
+#[derive(serde::Deserialize, schemars::JsonSchema, ElicitForm)]
+struct Confirm {
+    /// Delete it for good?
+    confirm: bool,
+}
+
+/// Deletes a file once the user confirms (a demo: nothing is touched).
+///
+/// The `#[elicit]` parameter is answered by the user before the body runs:
+/// the first call returns `input_required` with the form, the retry carries
+/// the answer, and the body runs once.
+#[tool(annotations(destructive, idempotent, open_world = false))]
+fn confirm_delete(
+    /// The file to delete.
+    path: String,
+    #[elicit("Delete {path}?")] answer: Elicitation<Confirm>,
+) -> Result<String, String> {
+    match answer {
+        Elicitation::Accepted(Confirm { confirm: true }) => Ok(format!("deleted {path}")),
+        Elicitation::Accepted(Confirm { confirm: false }) => {
+            Err(format!("kept {path}: deletion not confirmed"))
+        }
+        Elicitation::Declined | Elicitation::Cancelled => {
+            Err(format!("kept {path}: the user declined"))
+        }
+    }
 }
 
 /// What this server is and how to use it.

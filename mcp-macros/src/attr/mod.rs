@@ -2,8 +2,10 @@
 //! `check/`; here only the grammar is enforced, with unknown keys reported
 //! at the key.
 
+mod ask;
 mod common;
 mod completers;
+mod form;
 mod param;
 mod prompt;
 mod resource;
@@ -11,8 +13,10 @@ mod resource;
 mod tests;
 mod tool;
 
+pub(crate) use self::ask::AskAttrKind;
 pub(crate) use self::common::{CommonAttr, Flag, IconAttr};
 pub(crate) use self::completers::CompleterAttr;
+pub(crate) use self::form::parse_form_crate;
 pub(crate) use self::param::ParamAttr;
 pub(crate) use self::prompt::PromptAttr;
 pub(crate) use self::resource::{PRIORITY_RANGE, ResourceAttr};

@@ -2,6 +2,7 @@
 
 use syn::{Attribute, LitStr};
 
+use super::ask::AskAttr;
 use super::common::{lit_str, set_once, unknown_key};
 use crate::ctxt::Ctxt;
 use crate::symbol::{ARG, CTX, DESCRIPTION, DOC, HEADER, RENAME};
@@ -21,6 +22,8 @@ pub(crate) struct ParamAttr {
     pub(crate) arg: Option<Attribute>,
     /// Doc comments on the parameter.
     pub(crate) docs: Vec<Attribute>,
+    /// `#[elicit]`, `#[elicit_url]`, `#[sample]` or `#[roots]`.
+    pub(crate) ask: Option<AskAttr>,
 }
 
 impl ParamAttr {
@@ -63,6 +66,18 @@ impl ParamAttr {
                 });
                 if let Err(error) = result {
                     cx.push(error);
+                }
+            } else if AskAttr::is_ask(attr) {
+                if let Some(first) = &param.ask {
+                    cx.error_spanned_by(
+                        attr,
+                        format!(
+                            "this parameter is already answered by `#[{}]`; a parameter takes one ask, so give each ask its own parameter",
+                            quote::ToTokens::to_token_stream(first.attr.path()).to_string()
+                        ),
+                    );
+                } else if let Some(ask) = AskAttr::parse(cx, attr) {
+                    param.ask = Some(ask);
                 }
             } else if path == DOC {
                 param.docs.push(attr.clone());

@@ -12,7 +12,7 @@ use syn::{LitStr, Type};
 
 use crate::attr::CommonAttr;
 use crate::ctxt::Ctxt;
-use crate::model::{HandlerFn, Param};
+use crate::model::HandlerFn;
 
 pub(crate) use self::prompt::prompt;
 pub(crate) use self::resource::{priority_value, resource};
@@ -91,10 +91,7 @@ fn check_argument_types(cx: &Ctxt, handler: &HandlerFn<'_>) {
 /// Two arguments with one wire name would be ambiguous.
 fn check_unique_arguments(cx: &Ctxt, handler: &HandlerFn<'_>) {
     let mut seen: HashMap<&str, ()> = HashMap::new();
-    for argument in handler.params.iter().filter_map(|p| match p {
-        Param::Argument(a) => Some(a),
-        Param::Context(_) => None,
-    }) {
+    for argument in handler.arguments() {
         if seen.insert(&argument.wire_name, ()).is_some() {
             cx.push(syn::Error::new(
                 argument.wire_name_span,

@@ -42,7 +42,7 @@ pub(super) fn context_bindings(handler: &HandlerFn<'_>, private: &TokenStream) -
                     let #local: #ty = <#ty as #private::FromContext<'_>>::from_context(&#ctx);
                 })
             }
-            Param::Argument(_) => None,
+            Param::Argument(_) | Param::Ask(_) => None,
         })
         .collect()
 }
@@ -64,7 +64,7 @@ pub(super) fn can_log(handler: &HandlerFn<'_>, private: &TokenStream) -> TokenSt
             let ty = context.ty;
             Some(quote_spanned!(ty.span()=> || <#ty as #private::FromContext<'_>>::CAN_LOG))
         }
-        Param::Argument(_) => None,
+        Param::Argument(_) | Param::Ask(_) => None,
     });
     quote!(false #(#terms)*)
 }

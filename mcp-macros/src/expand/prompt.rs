@@ -54,11 +54,13 @@ fn glue(prompt: &HandlerFn<'_>, attr: &PromptAttr) -> TokenStream {
     let get_fn = get_fn(prompt, &private);
     let (completer_fns, completer_entries) = completers(&attr.completers, &private);
     let entry = entry(prompt, attr, completer_entries, &private);
+    let ask_consts = super::ask::consts(prompt, &private);
     quote! {
         #[doc(hidden)]
         const _: () = {
             #get_fn
             #completer_fns
+            #ask_consts
             #entry
         };
     }
@@ -86,10 +88,11 @@ fn get_fn(prompt: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
                     .map_err(|message| #private::PromptError::InvalidArgument { name: #name, message })?;
                 })
             }
-            Param::Context(_) => None,
+            Param::Context(_) | Param::Ask(_) => None,
         });
     let ctx = context_local();
     let bindings = context_bindings(prompt, private);
+    let asks = super::ask::bindings(prompt, private);
     let call = call(prompt);
     let (ret_ty, ret_span) = output_type(prompt);
     let ret_local = mixed("__mcp_returned");
@@ -104,6 +107,7 @@ fn get_fn(prompt: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
             let #ctx = #invocation.context;
             ::core::result::Result::Ok(#private::box_prompt_future(async move {
                 #(#bindings)*
+                #asks
                 let #ret_local = #call;
                 #convert
             }))
@@ -136,6 +140,7 @@ fn entry(
         }
     });
     let can_log = can_log(prompt, private);
+    let asks = super::ask::declared(prompt);
     quote! {
         #[#private::linkme::distributed_slice(#private::PROMPTS)]
         #[linkme(crate = #private::linkme)]
@@ -146,6 +151,7 @@ fn entry(
             get: __mcp_get,
             completers: #completers,
             can_log: #can_log,
+            asks: #asks,
         };
     }
 }

@@ -60,11 +60,13 @@ fn glue(resource: &HandlerFn<'_>, attr: &ResourceAttr, parsed: &ResourceUri) -> 
     let read_fn = read_fn(resource, &private);
     let (completer_fns, completer_entries) = completers(&attr.completers, &private);
     let entry = entry(resource, attr, parsed, completer_entries, &private);
+    let ask_consts = super::ask::consts(resource, &private);
     quote! {
         #[doc(hidden)]
         const _: () = {
             #read_fn
             #completer_fns
+            #ask_consts
             #entry
         };
     }
@@ -89,10 +91,11 @@ fn read_fn(resource: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
                     )?;
                 })
             }
-            Param::Context(_) => None,
+            Param::Context(_) | Param::Ask(_) => None,
         });
     let ctx = context_local();
     let bindings = context_bindings(resource, private);
+    let asks = super::ask::bindings(resource, private);
     let call = call(resource);
     let uri = mixed("__mcp_uri");
     let (ret_ty, ret_span) = output_type(resource);
@@ -109,6 +112,7 @@ fn read_fn(resource: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
             let #ctx = #invocation.context;
             ::core::option::Option::Some(#private::box_resource_future(async move {
                 #(#bindings)*
+                #asks
                 let #ret_local = #call;
                 #convert
             }))
@@ -146,6 +150,7 @@ fn entry(
     let annotations = annotations(attr, private);
     let cache = cache(attr, private);
     let can_log = can_log(resource, private);
+    let asks = super::ask::declared(resource);
     quote! {
         #[#private::linkme::distributed_slice(#private::RESOURCES)]
         #[linkme(crate = #private::linkme)]
@@ -161,6 +166,7 @@ fn entry(
             read: __mcp_read,
             completers: #completers,
             can_log: #can_log,
+            asks: #asks,
         };
     }
 }

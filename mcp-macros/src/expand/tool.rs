@@ -60,11 +60,13 @@ fn glue(tool: &HandlerFn<'_>, attr: &ToolAttr) -> TokenStream {
     let args_struct = args_struct(tool, &paths);
     let call_fn = call_fn(tool, &private);
     let entry = entry(tool, attr, &private);
+    let ask_consts = super::ask::consts(tool, &private);
     quote! {
         #[doc(hidden)]
         const _: () = {
             #args_struct
             #call_fn
+            #ask_consts
             #entry
         };
     }
@@ -168,10 +170,11 @@ fn call_fn(tool: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
                 let local = param_local(index);
                 Some(quote!(#field: #local))
             }
-            Param::Context(_) => None,
+            Param::Context(_) | Param::Ask(_) => None,
         });
     let ctx = context_local();
     let bindings = context_bindings(tool, private);
+    let asks = super::ask::bindings(tool, private);
     let call = call(tool);
     let (ret_ty, ret_span) = output_type(tool);
     let ret_local = mixed("__mcp_returned");
@@ -187,6 +190,7 @@ fn call_fn(tool: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
             let #ctx = invocation.context;
             ::core::result::Result::Ok(#private::box_tool_future(async move {
                 #(#bindings)*
+                #asks
                 let #ret_local = #call;
                 #convert
             }))
@@ -202,6 +206,7 @@ fn entry(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenS
     let output_schema =
         quote_spanned!(ret_span=> <#ret_ty as #private::IntoToolResult>::output_schema);
     let can_log = can_log(tool, private);
+    let asks = super::ask::declared(tool);
     quote! {
         #[#private::linkme::distributed_slice(#private::TOOLS)]
         #[linkme(crate = #private::linkme)]
@@ -213,6 +218,7 @@ fn entry(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenS
             output_schema: #output_schema,
             call: __mcp_call,
             can_log: #can_log,
+            asks: #asks,
         };
     }
 }

@@ -4,11 +4,12 @@ use std::collections::BTreeMap;
 
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 
+use super::Dispatcher;
 use super::guard::Handler;
 use crate::complete::{ArgumentCompleter, CompletionRequest};
-use crate::context::Context;
+use crate::context::{Context, Scope};
+use crate::mrtr::Input;
 use crate::protocol::result::{COMPLETE, ResultMeta};
 use crate::protocol::{Completion, ErrorObject};
 use crate::registry::{self, Registry};
@@ -45,11 +46,14 @@ struct CompleteParams {
 }
 
 pub(super) async fn complete(
-    registry: &Registry,
+    dispatcher: &Dispatcher,
     params: &str,
-    context: Context,
-    server_info: Option<&RawValue>,
+    scope: Scope,
 ) -> Result<Bytes, ErrorObject> {
+    let registry = &dispatcher.registry;
+    let server_info = dispatcher.server_info.as_deref();
+    // Completion cannot ask for input: its input is inert.
+    let context = Context::new(scope, Input::default());
     let params: CompleteParams = super::params(params)?;
     let (name, completer) = completer_for(registry, &params.reference, &params.argument.name)?;
     let completion = match completer {

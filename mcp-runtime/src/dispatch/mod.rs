@@ -13,6 +13,7 @@ pub(crate) mod envelope;
 mod guard;
 mod meta;
 pub(crate) mod method;
+mod mrtr;
 mod page;
 mod prompts;
 mod resources;
@@ -35,7 +36,8 @@ pub use self::page::CacheHint;
 use self::page::Pages;
 use self::subscriptions::Offered;
 use crate::changes::Changes;
-use crate::context::{Context, Outbox};
+use crate::context::{Outbox, Scope};
+use crate::mrtr::state::StateSealer;
 use crate::protocol::jsonrpc::{error_frame, result_frame};
 use crate::protocol::{ErrorObject, Implementation, PROTOCOL_VERSION, RequestId, RequestMeta};
 use crate::registry::Registry;
@@ -104,6 +106,7 @@ pub(crate) struct Prepared {
 pub(crate) struct Dispatcher {
     registry: Registry,
     settings: Settings,
+    sealer: StateSealer,
     changes: Changes,
     offered: Offered,
     server_info: Option<Box<RawValue>>,
@@ -115,7 +118,12 @@ pub(crate) struct Dispatcher {
 }
 
 impl Dispatcher {
-    pub(crate) fn new(registry: Registry, settings: &Settings, changes: Changes) -> Dispatcher {
+    pub(crate) fn new(
+        registry: Registry,
+        settings: &Settings,
+        changes: Changes,
+        sealer: StateSealer,
+    ) -> Dispatcher {
         let server_info = settings
             .server_info_in_results
             .then(|| serde_json::value::to_raw_value(&settings.info).expect("serializes"));
@@ -134,6 +142,7 @@ impl Dispatcher {
             prompt_pages: prompts::pages(&registry, settings, info),
             registry,
             settings: settings.clone(),
+            sealer,
             changes,
             offered,
             server_info,
@@ -226,17 +235,17 @@ impl Dispatcher {
                 // Dropping this request before it finishes (the client
                 // cancelled or went away) cancels the token handlers watch.
                 let cancel_on_drop = cancellation.clone().drop_guard();
-                let context = Context::new(
-                    request.id.clone(),
-                    method.name(),
+                let scope = Scope {
+                    request_id: request.id.clone(),
+                    method: method.name(),
                     meta,
                     outbox,
                     cancellation,
-                    self.changes.clone(),
+                    changes: self.changes.clone(),
                     http,
-                );
+                };
                 let result = self
-                    .run_handler(method, params.unwrap_or("{}"), context)
+                    .run_handler(method, params.unwrap_or("{}"), scope)
                     .await;
                 cancel_on_drop.disarm();
                 result
@@ -259,19 +268,13 @@ impl Dispatcher {
         &self,
         method: Method,
         params: &str,
-        context: Context,
+        scope: Scope,
     ) -> Result<Bytes, ErrorObject> {
-        let registry = &self.registry;
-        let info = self.server_info.as_deref();
         match method {
-            Method::ToolsCall => tools::call(registry, params, context, info).await,
-            Method::ResourcesRead => {
-                resources::read(registry, &self.settings, params, context, info).await
-            }
-            Method::PromptsGet => prompts::get(registry, params, context, info).await,
-            Method::CompletionComplete => {
-                completion::complete(registry, params, context, info).await
-            }
+            Method::ToolsCall => tools::call(self, params, scope).await,
+            Method::ResourcesRead => resources::read(self, params, scope).await,
+            Method::PromptsGet => prompts::get(self, params, scope).await,
+            Method::CompletionComplete => completion::complete(self, params, scope).await,
             _ => Err(ErrorObject::method_not_found(method.name())),
         }
     }

@@ -7,10 +7,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::Settings;
 use super::guard::Handler;
+use super::mrtr::{self, Rounds, Target};
 use super::page::Pages;
-use crate::context::Context;
+use super::{Dispatcher, Settings};
+use crate::context::{Context, Scope};
+use crate::mrtr::run_round;
 use crate::prompt::{PromptError, PromptInvocation};
 use crate::protocol::result::{COMPLETE, ResultMeta};
 use crate::protocol::{ErrorObject, PromptMessage};
@@ -66,29 +68,39 @@ pub(super) fn unknown_argument(prompt: &PromptEntry, argument: &str) -> ErrorObj
 }
 
 pub(super) async fn get(
-    registry: &Registry,
+    dispatcher: &Dispatcher,
     params: &str,
-    context: Context,
-    server_info: Option<&RawValue>,
+    scope: Scope,
 ) -> Result<Bytes, ErrorObject> {
     let GetParams { name, arguments } = super::params(params)?;
-    let prompt = find(registry, &name)?;
+    let prompt = find(&dispatcher.registry, &name)?;
     let arguments = string_arguments(prompt, arguments.unwrap_or_default())?;
+    let retry = mrtr::read_retry(params)?;
+    let arguments_json =
+        serde_json::to_string(&arguments).map_err(|_| ErrorObject::internal_error())?;
+    let target = Target {
+        method: "prompts/get",
+        name: prompt.name,
+        arguments: &arguments_json,
+    };
+    let capabilities = scope.meta.client_capabilities.clone();
+    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, capabilities)?;
+    let server_info = dispatcher.server_info.as_deref();
     let handler = Handler {
         kind: "prompt",
         name: prompt.name,
     };
     let invocation = PromptInvocation {
         arguments: &arguments,
-        context,
+        context: Context::new(scope, input.clone()),
     };
     let future = handler
         .start(|| (prompt.get)(invocation))?
         .map_err(|e| prompt_error(prompt, e))?;
-    let result = handler
-        .finish(future)
-        .await?
-        .map_err(|e| prompt_error(prompt, e))?;
+    let Some(result) = run_round(&input, handler.finish(future)).await else {
+        return rounds.stopped(&input, server_info);
+    };
+    let result = result?.map_err(|e| prompt_error(prompt, e))?;
     let wire = GetResult {
         result_type: COMPLETE,
         description: result.description.as_deref(),

@@ -5,10 +5,12 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::Settings;
 use super::guard::Handler;
+use super::mrtr::{self, Rounds, Target};
 use super::page::{CacheHint, Pages};
-use crate::context::Context;
+use super::{Dispatcher, Settings};
+use crate::context::{Context, Scope};
+use crate::mrtr::{Input, run_round};
 use crate::protocol::result::{COMPLETE, ResultMeta};
 use crate::protocol::{ErrorObject, ResourceContents};
 use crate::registry::{Registry, ResourceEntry};
@@ -69,20 +71,33 @@ pub(crate) fn not_found(uri: &str) -> ErrorObject {
 }
 
 pub(super) async fn read(
-    registry: &Registry,
-    settings: &Settings,
+    dispatcher: &Dispatcher,
     params: &str,
-    context: Context,
-    server_info: Option<&RawValue>,
+    scope: Scope,
 ) -> Result<Bytes, ErrorObject> {
     let ReadParams { uri } = super::params(params)?;
-    let (entry, mut contents) = read_contents(registry, &uri, context).await?;
+    let retry = mrtr::read_retry(params)?;
+    let target = Target {
+        method: "resources/read",
+        name: &uri,
+        arguments: "{}",
+    };
+    let capabilities = scope.meta.client_capabilities.clone();
+    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, capabilities)?;
+    let context = Context::new(scope, input.clone());
+    let server_info = dispatcher.server_info.as_deref();
+    let Some((entry, mut contents)) =
+        read_contents(&dispatcher.registry, &uri, context, &input).await?
+    else {
+        return rounds.stopped(&input, server_info);
+    };
     if contents.is_empty() {
         return Err(not_found(&uri));
     }
     for item in &mut contents {
         fill_mime_type(item, &uri, entry.mime_type);
     }
+    let settings = &dispatcher.settings;
     check_contents(entry, &contents, settings.max_resource_bytes)?;
     let result = ReadResult {
         contents: &contents,
@@ -100,13 +115,18 @@ pub(super) async fn read(
     )?))
 }
 
+/// What a read produced: the resource and its contents, or `None` when the
+/// handler suspended on an unanswered ask.
+type Read = Option<(&'static ResourceEntry, Vec<ResourceContents>)>;
+
 /// Finds what serves `uri` (static resources first, then templates from the
 /// most specific) and reads it.
 async fn read_contents(
     registry: &Registry,
     uri: &str,
     context: Context,
-) -> Result<(&'static ResourceEntry, Vec<ResourceContents>), ErrorObject> {
+    input: &Input,
+) -> Result<Read, ErrorObject> {
     let candidates = registry
         .resource(uri)
         .map(|entry| (entry, Vec::new()))
@@ -128,8 +148,11 @@ async fn read_contents(
             // A variable did not parse into its parameter type.
             continue;
         };
-        return match handler.finish(future).await? {
-            Ok(contents) => Ok((entry, contents)),
+        let Some(read) = run_round(input, handler.finish(future)).await else {
+            return Ok(None);
+        };
+        return match read? {
+            Ok(contents) => Ok(Some((entry, contents))),
             Err(ReadError::NotFound) => Err(not_found(uri)),
             Err(ReadError::Failed(message)) => Err(ErrorObject::new(
                 crate::protocol::error_code::INTERNAL_ERROR,

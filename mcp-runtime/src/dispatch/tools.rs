@@ -6,10 +6,12 @@ use bytes::Bytes;
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use super::Settings;
 use super::guard::Handler;
+use super::mrtr::{self, Rounds, Target};
 use super::page::Pages;
-use crate::context::Context;
+use super::{Dispatcher, Settings};
+use crate::context::{Context, Scope};
+use crate::mrtr::{Input, run_round};
 use crate::protocol::{CallToolResult, ErrorObject};
 use crate::registry::{RegisteredTool, Registry};
 use crate::tool::ToolInvocation;
@@ -44,20 +46,31 @@ pub(super) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de Raw
 }
 
 pub(super) async fn call(
-    registry: &Registry,
+    dispatcher: &Dispatcher,
     params: &str,
-    context: Context,
-    server_info: Option<&RawValue>,
+    scope: Scope,
 ) -> Result<Bytes, ErrorObject> {
-    let params: CallParams<'_> = super::params(params)?;
-    let Some(tool) = registry.tool(&params.name) else {
+    let parsed: CallParams<'_> = super::params(params)?;
+    let Some(tool) = dispatcher.registry.tool(&parsed.name) else {
         return Err(ErrorObject::invalid_params(format!(
             "Unknown tool: {}",
-            params.name
+            parsed.name
         )));
     };
-    let arguments = arguments_json(tool, params.arguments)?;
-    let result = invoke(tool, arguments, context).await?;
+    let arguments = arguments_json(tool, parsed.arguments)?;
+    let retry = mrtr::read_retry(params)?;
+    let target = Target {
+        method: "tools/call",
+        name: tool.entry.name,
+        arguments,
+    };
+    let capabilities = scope.meta.client_capabilities.clone();
+    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, capabilities)?;
+    let context = Context::new(scope, input.clone());
+    let server_info = dispatcher.server_info.as_deref();
+    let Some(result) = invoke(tool, arguments, context, &input).await? else {
+        return rounds.stopped(&input, server_info);
+    };
     Ok(Bytes::from(
         serde_json::to_vec(&result.wire(server_info)).map_err(|error| {
             tracing::error!(%error, tool = tool.entry.name, "tool result failed to serialize");
@@ -84,18 +97,20 @@ fn arguments_json<'a>(
     }
 }
 
+/// Runs the tool; `None` if it suspended on an unanswered ask.
 async fn invoke(
     tool: &RegisteredTool,
     arguments: &str,
     context: Context,
-) -> Result<CallToolResult, ErrorObject> {
+    input: &Input,
+) -> Result<Option<CallToolResult>, ErrorObject> {
     let name = tool.entry.name;
     let handler = Handler { kind: "tool", name };
     let invocation = ToolInvocation { arguments, context };
     match handler.start(|| (tool.entry.call)(invocation))? {
-        Ok(future) => handler.finish(future).await,
-        Err(error) => Ok(CallToolResult::error(format!(
+        Ok(future) => run_round(input, handler.finish(future)).await.transpose(),
+        Err(error) => Ok(Some(CallToolResult::error(format!(
             "Invalid arguments for tool {name}: {error}"
-        ))),
+        )))),
     }
 }

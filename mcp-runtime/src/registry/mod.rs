@@ -53,6 +53,18 @@ pub enum BuildError {
         /// The other definition site.
         second: Location,
     },
+    /// `MCP_STATE_KEY` or `MCP_STATE_VERIFY_KEYS` does not hold a key.
+    StateKeys(String),
+    /// A declared ask cannot be asked (for example, a form type that is
+    /// not flat).
+    Ask {
+        /// The handler name.
+        name: String,
+        /// Definition site.
+        location: Location,
+        /// What is wrong.
+        problem: String,
+    },
     /// A generated schema breaks an MCP rule.
     Schema {
         /// The handler name.
@@ -77,6 +89,12 @@ impl fmt::Display for BuildError {
                 "{kind} `{name}` is defined twice: at {first} and at {second}; \
                  rename one of them (for example with `name = \"...\"`)"
             ),
+            BuildError::StateKeys(problem) => write!(f, "requestState keys: {problem}"),
+            BuildError::Ask {
+                name,
+                location,
+                problem,
+            } => write!(f, "`{name}` (at {location}): {problem}"),
             BuildError::Schema {
                 name,
                 location,
@@ -118,6 +136,14 @@ impl Registry {
         resources: Vec<&'static ResourceEntry>,
         mut prompts: Vec<&'static PromptEntry>,
     ) -> Result<Registry, BuildError> {
+        let declared = tools
+            .iter()
+            .map(|t| (t.name, t.location, t.asks))
+            .chain(resources.iter().map(|r| (r.name, r.location, r.asks)))
+            .chain(prompts.iter().map(|p| (p.name, p.location, p.asks)));
+        for (name, location, asks) in declared {
+            check_asks(name, location, asks)?;
+        }
         tools.sort_by(|a, b| a.name.cmp(b.name));
         check_unique("tool name", &tools, |e| (e.name, e.location))?;
         let tools = tools
@@ -210,6 +236,26 @@ impl Registry {
             || self.templates.iter().any(|(r, _)| r.can_log)
             || self.prompts.iter().any(|p| p.can_log)
     }
+}
+
+/// Every declared ask must be askable: a form type must be flat.
+fn check_asks(
+    name: &str,
+    location: Location,
+    asks: &[crate::mrtr::DeclaredAsk],
+) -> Result<(), BuildError> {
+    for ask in asks {
+        (ask.check)().map_err(|problem| BuildError::Ask {
+            name: name.to_owned(),
+            location,
+            problem: format!(
+                "`#[{}]` parameter `{}`: {problem}",
+                ask.kind.attribute(),
+                ask.key
+            ),
+        })?;
+    }
+    Ok(())
 }
 
 fn index<T>(items: &[T], key: impl Fn(&T) -> &'static str) -> HashMap<&'static str, usize> {

@@ -37,6 +37,8 @@ pub struct PromptEntry {
     pub get: PromptGetFn,
     /// `complete(argument = function)` entries.
     pub completers: &'static [ArgumentCompleter],
+    /// Asks declared on parameters (`#[elicit]`, `#[sample]`, ...).
+    pub asks: &'static [crate::mrtr::DeclaredAsk],
     /// Whether a context parameter lets the handler send log messages.
     pub can_log: bool,
     /// Definition site.

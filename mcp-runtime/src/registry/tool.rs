@@ -57,6 +57,8 @@ pub struct ToolEntry {
     pub output_schema: fn() -> Option<schemars::Schema>,
     /// Deserializes the arguments and starts the call.
     pub call: ToolCallFn,
+    /// Asks declared on parameters (`#[elicit]`, `#[sample]`, ...).
+    pub asks: &'static [crate::mrtr::DeclaredAsk],
     /// Whether a context parameter lets the handler send log messages.
     pub can_log: bool,
     /// Definition site.

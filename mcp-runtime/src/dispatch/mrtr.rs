@@ -1,0 +1,167 @@
+//! The dispatcher's side of multi round-trip requests: reading a retry's
+//! `inputResponses` and `requestState`, and answering a suspended handler
+//! with `input_required` (or the error that stopped it).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use bytes::Bytes;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::mrtr::state::{Binding, StateSealer};
+use crate::mrtr::{Input, Stop};
+use crate::protocol::result::ResultMeta;
+use crate::protocol::{ClientCapabilities, ErrorObject};
+
+#[derive(Deserialize)]
+struct RetryParams<'a> {
+    #[serde(
+        rename = "inputResponses",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
+    responses: Option<&'a RawValue>,
+    #[serde(rename = "requestState", default)]
+    state: Option<Value>,
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+/// What a request brings from earlier rounds.
+#[derive(Debug, Default)]
+pub(super) struct Retry {
+    responses: Map<String, Value>,
+    state: Option<String>,
+}
+
+/// Reads `inputResponses` (an object when present) and `requestState` (a
+/// string when present); anything else is `-32602`.
+pub(super) fn read_retry(params: &str) -> Result<Retry, ErrorObject> {
+    let parsed: RetryParams<'_> = super::params(params)?;
+    let responses = match parsed.responses.map(RawValue::get) {
+        None => Map::new(),
+        Some(json) => serde_json::from_str::<Map<String, Value>>(json).map_err(|_| {
+            ErrorObject::invalid_params("Invalid params: `inputResponses` must be an object mapping request keys to responses")
+        })?,
+    };
+    let state = match parsed.state {
+        None => None,
+        Some(Value::String(state)) => Some(state),
+        Some(_) => {
+            return Err(ErrorObject::invalid_params(
+                "Invalid params: `requestState` must be a string",
+            ));
+        }
+    };
+    Ok(Retry { responses, state })
+}
+
+/// What a request's state is bound to, computed only when a state is
+/// opened or sealed (most requests never need it).
+pub(super) struct Target<'a> {
+    pub(super) method: &'static str,
+    /// Tool or prompt name, or resource URI.
+    pub(super) name: &'a str,
+    /// The arguments' JSON text.
+    pub(super) arguments: &'a str,
+}
+
+impl Target<'_> {
+    fn binding(&self) -> Binding {
+        let arguments = serde_json::from_str(self.arguments).unwrap_or(Value::Null);
+        Binding::new(self.method, self.name, &arguments, None)
+    }
+}
+
+/// One request's rounds: what its state is bound to, and its round.
+pub(super) struct Rounds<'a> {
+    sealer: &'a StateSealer,
+    target: Target<'a>,
+    round: u32,
+}
+
+impl<'a> Rounds<'a> {
+    /// Opens the request's state (if any) and builds its [`Input`].
+    pub(super) fn start(
+        sealer: &'a StateSealer,
+        target: Target<'a>,
+        retry: Retry,
+        capabilities: ClientCapabilities,
+    ) -> Result<(Rounds<'a>, Input), ErrorObject> {
+        let (round, recorded) = match &retry.state {
+            None => (0, Map::new()),
+            Some(state) => {
+                let sealed = sealer.open(state, &target.binding())?;
+                (sealed.round, sealed.steps)
+            }
+        };
+        let input = Input::new(capabilities, recorded, retry.responses);
+        Ok((
+            Rounds {
+                sealer,
+                target,
+                round,
+            },
+            input,
+        ))
+    }
+
+    /// The answer to a handler that suspended.
+    pub(super) fn stopped(
+        self,
+        input: &Input,
+        server_info: Option<&RawValue>,
+    ) -> Result<Bytes, ErrorObject> {
+        match input.stop() {
+            None => Err(ErrorObject::internal_error()),
+            Some(Stop::Invalid(problem)) => Err(ErrorObject::invalid_params(format!(
+                "Invalid input response: {problem}"
+            ))),
+            Some(Stop::Missing(required)) => Err(ErrorObject::missing_capability(required)),
+            Some(Stop::Pending(pending)) => {
+                warn_once_if_random(self.sealer);
+                let state = self
+                    .sealer
+                    .seal(self.target.binding(), self.round, input.carried())?;
+                let requests: Map<String, Value> = pending.into_iter().collect();
+                let result = InputRequired {
+                    result_type: "input_required",
+                    input_requests: &requests,
+                    request_state: &state,
+                    meta: ResultMeta {
+                        server_info,
+                        extra: None,
+                    },
+                };
+                Ok(Bytes::from(
+                    serde_json::to_vec(&result).map_err(|_| ErrorObject::internal_error())?,
+                ))
+            }
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InputRequired<'a> {
+    result_type: &'static str,
+    input_requests: &'a Map<String, Value>,
+    request_state: &'a str,
+    #[serde(rename = "_meta", skip_serializing_if = "ResultMeta::is_empty")]
+    meta: ResultMeta<'a>,
+}
+
+/// A random per-process key cannot open states sealed by another instance.
+fn warn_once_if_random(sealer: &StateSealer) {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    if sealer.keys.is_random() && !WARNED.swap(true, Ordering::Relaxed) {
+        tracing::warn!(
+            "requestState is sealed with a random per-process key: rounds cannot continue on another instance or after a restart; \
+             set MCP_STATE_KEY (32 bytes, base64) on every instance of a deployment"
+        );
+    }
+}

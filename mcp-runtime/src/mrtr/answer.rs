@@ -1,0 +1,398 @@
+//! What an ask returns: the typed answers of elicitation, sampling and
+//! roots, and how each is read from (and checked against) the client's
+//! `inputResponses` entry.
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::protocol::{AudioContent, ImageContent, JsonObject, Role, TextContent};
+
+/// The kind of an ask, which decides the client capability it needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AskKind {
+    /// `elicitation/create` in form mode.
+    ElicitForm,
+    /// `elicitation/create` in URL mode.
+    ElicitUrl,
+    /// `sampling/createMessage`.
+    Sampling,
+    /// `roots/list`.
+    Roots,
+}
+
+impl AskKind {
+    pub(crate) fn method(self) -> &'static str {
+        match self {
+            AskKind::ElicitForm | AskKind::ElicitUrl => "elicitation/create",
+            AskKind::Sampling => "sampling/createMessage",
+            AskKind::Roots => "roots/list",
+        }
+    }
+
+    /// The parameter attribute that declares this kind of ask.
+    pub fn attribute(self) -> &'static str {
+        match self {
+            AskKind::ElicitForm => "elicit",
+            AskKind::ElicitUrl => "elicit_url",
+            AskKind::Sampling => "sample",
+            AskKind::Roots => "roots",
+        }
+    }
+
+    pub(crate) fn key_prefix(self) -> &'static str {
+        match self {
+            AskKind::ElicitForm | AskKind::ElicitUrl => "elicitation",
+            AskKind::Sampling => "sampling",
+            AskKind::Roots => "roots",
+        }
+    }
+
+    /// The capability the client lacks for this kind, as
+    /// `requiredCapabilities` spells it, or `None` if it has it.
+    pub(crate) fn missing(self, caps: &crate::protocol::ClientCapabilities) -> Option<Value> {
+        match self {
+            AskKind::ElicitForm if !caps.supports_elicitation_form() => {
+                Some(if caps.elicitation.is_some() {
+                    json!({"elicitation": {"form": {}}})
+                } else {
+                    json!({"elicitation": {}})
+                })
+            }
+            AskKind::ElicitUrl if !caps.supports_elicitation_url() => {
+                Some(json!({"elicitation": {"url": {}}}))
+            }
+            AskKind::Sampling if !caps.supports_sampling() => Some(json!({"sampling": {}})),
+            AskKind::Roots if !caps.supports_roots() => Some(json!({"roots": {}})),
+            _ => None,
+        }
+    }
+}
+
+/// A type an ask can answer with, read from the client's response.
+pub trait Answer: Sized {
+    /// The kind of ask that produces it.
+    const KIND: AskKind;
+    /// Reads the answer; `Err` explains what does not fit.
+    fn from_response(response: &Value) -> Result<Self, String>;
+}
+
+/// A struct an elicitation form asks for: derive it with
+/// `#[derive(Deserialize, JsonSchema, ElicitForm)]`. The spec's forms are
+/// flat, so each field is a string, number, integer, boolean, a choice (an
+/// enum deriving `ElicitForm`), a `Vec` of choices, or an `Option` of one of
+/// these; the derive checks that at compile time. Doc comments become the
+/// fields' descriptions; `#[schemars(email)]`, `url`, `length`, `range`
+/// and `#[serde(default)]` carry over into the form.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be asked for with an elicitation form",
+    label = "not a form",
+    note = "derive it: `#[derive(serde::Deserialize, schemars::JsonSchema, mcp_runtime::ElicitForm)]` on a struct whose fields are strings, numbers, integers, booleans or choices"
+)]
+pub trait ElicitForm: DeserializeOwned + JsonSchema {}
+
+/// A type one field of an elicitation form can have. Implement it for your
+/// own types whose schema is a string, number, integer or boolean (for
+/// example a newtype around `String`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of an elicitation form",
+    label = "not a form field",
+    note = "form fields are strings, numbers, integers, booleans, enums deriving `ElicitForm` (one choice), `Vec`s of such enums (several choices), or an `Option` of one of these: the spec's forms are flat, so nested structs, maps and other lists cannot be asked for"
+)]
+pub trait FormField {}
+
+/// An enum of unit variants deriving `ElicitForm`: one option per variant.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a form choice",
+    label = "not a choice",
+    note = "a multi-select field is a `Vec` of a unit-variant enum deriving `ElicitForm`"
+)]
+pub trait FormChoice: FormField {}
+
+macro_rules! form_fields {
+    ($($ty:ty),*) => { $(impl FormField for $ty {})* };
+}
+form_fields!(
+    String, bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64
+);
+impl<T: FormField> FormField for Option<T> {}
+impl<T: FormChoice> FormField for Vec<T> {}
+
+/// Checks a form field's type (used by `#[derive(ElicitForm)]`).
+#[doc(hidden)]
+pub fn assert_form_field<T: FormField + ?Sized>() {}
+
+/// The user's answer to a form elicitation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Elicitation<T> {
+    /// The user submitted the form.
+    Accepted(T),
+    /// The user explicitly declined.
+    Declined,
+    /// The user dismissed the request without choosing.
+    Cancelled,
+}
+
+impl<T> Elicitation<T> {
+    /// The submitted value, if the user accepted.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Elicitation::Accepted(value) => Some(value),
+            Elicitation::Declined | Elicitation::Cancelled => None,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Action {
+    Accept,
+    Decline,
+    Cancel,
+}
+
+#[derive(Deserialize)]
+struct ElicitResponse {
+    action: Action,
+    #[serde(default)]
+    content: Option<Value>,
+}
+
+impl<T: ElicitForm> Answer for Elicitation<T> {
+    const KIND: AskKind = AskKind::ElicitForm;
+
+    fn from_response(response: &Value) -> Result<Self, String> {
+        let response = ElicitResponse::deserialize(response)
+            .map_err(|e| format!("not an elicitation result: {e}"))?;
+        match response.action {
+            Action::Accept => {
+                let content = response.content.ok_or("accepted without `content`")?;
+                crate::tool::parse_arguments(&content.to_string())
+                    .map(Elicitation::Accepted)
+                    .map_err(|e| format!("the submitted form does not fit: {e}"))
+            }
+            Action::Decline => Ok(Elicitation::Declined),
+            Action::Cancel => Ok(Elicitation::Cancelled),
+        }
+    }
+}
+
+/// The user's answer to a URL-mode elicitation (the interaction itself
+/// happened out of band).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UrlElicitation {
+    /// The user went through with it.
+    Accepted,
+    /// The user explicitly declined.
+    Declined,
+    /// The user dismissed the request without choosing.
+    Cancelled,
+}
+
+impl Answer for UrlElicitation {
+    const KIND: AskKind = AskKind::ElicitUrl;
+
+    fn from_response(response: &Value) -> Result<Self, String> {
+        let response = ElicitResponse::deserialize(response)
+            .map_err(|e| format!("not an elicitation result: {e}"))?;
+        Ok(match response.action {
+            Action::Accept => UrlElicitation::Accepted,
+            Action::Decline => UrlElicitation::Declined,
+            Action::Cancel => UrlElicitation::Cancelled,
+        })
+    }
+}
+
+/// One block of a sampled message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SamplingContent {
+    /// Text.
+    Text(TextContent),
+    /// An image.
+    Image(ImageContent),
+    /// Audio.
+    Audio(AudioContent),
+    /// The model wants to call one of the request's tools.
+    ToolUse(JsonObject),
+    /// A tool's result, in follow-up requests.
+    ToolResult(JsonObject),
+}
+
+/// What the client's model answered to a sampling request.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct SamplingResult {
+    /// Who wrote it (the assistant).
+    pub role: Role,
+    /// The content blocks.
+    #[serde(deserialize_with = "one_or_many")]
+    pub content: Vec<SamplingContent>,
+    /// The model that wrote it.
+    pub model: String,
+    /// Why generation stopped (`endTurn`, `maxTokens`, `toolUse`, ...).
+    #[serde(default)]
+    pub stop_reason: Option<String>,
+}
+
+impl SamplingResult {
+    /// The text of all text blocks, joined.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|c| match c {
+                SamplingContent::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<SamplingContent>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        Many(Vec<SamplingContent>),
+        One(SamplingContent),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::Many(many) => many,
+        OneOrMany::One(one) => vec![one],
+    })
+}
+
+impl Answer for SamplingResult {
+    const KIND: AskKind = AskKind::Sampling;
+
+    fn from_response(response: &Value) -> Result<Self, String> {
+        SamplingResult::deserialize(response).map_err(|e| format!("not a sampling result: {e}"))
+    }
+}
+
+/// A root the client exposes (a directory, as a `file://` URI).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Root {
+    /// The root's URI.
+    pub uri: String,
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// The client's roots, in its order.
+impl Answer for Vec<Root> {
+    const KIND: AskKind = AskKind::Roots;
+
+    fn from_response(response: &Value) -> Result<Self, String> {
+        #[derive(Deserialize)]
+        struct Roots {
+            roots: Vec<Root>,
+        }
+        Roots::deserialize(response)
+            .map(|r| r.roots)
+            .map_err(|e| format!("not a roots result: {e}"))
+    }
+}
+
+/// One message of a sampling request.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+struct SamplingMessage {
+    role: Role,
+    content: Value,
+}
+
+/// A request for a completion from the client's model.
+///
+/// Sampling is deprecated as of 2026-07-28: new designs call an LLM
+/// provider directly. It remains fully supported for clients that offer it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SamplingRequest {
+    messages: Vec<SamplingMessage>,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system_prompt: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    stop_sequences: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model_preferences: Option<Value>,
+}
+
+impl SamplingRequest {
+    /// A request that lets the model write at most `max_tokens` tokens.
+    pub fn new(max_tokens: u32) -> Self {
+        SamplingRequest {
+            messages: Vec::new(),
+            max_tokens,
+            system_prompt: None,
+            temperature: None,
+            stop_sequences: Vec::new(),
+            model_preferences: None,
+        }
+    }
+
+    /// Adds a user text message.
+    #[must_use]
+    pub fn user(mut self, text: impl Into<String>) -> Self {
+        self.messages.push(SamplingMessage {
+            role: Role::User,
+            content: json!({"type": "text", "text": text.into()}),
+        });
+        self
+    }
+
+    /// Adds an assistant text message (earlier turns of the conversation).
+    #[must_use]
+    pub fn assistant(mut self, text: impl Into<String>) -> Self {
+        self.messages.push(SamplingMessage {
+            role: Role::Assistant,
+            content: json!({"type": "text", "text": text.into()}),
+        });
+        self
+    }
+
+    /// Sets the system prompt.
+    #[must_use]
+    pub fn system(mut self, prompt: impl Into<String>) -> Self {
+        self.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// Sets the sampling temperature.
+    #[must_use]
+    pub fn temperature(mut self, temperature: f64) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Adds a stop sequence.
+    #[must_use]
+    pub fn stop_at(mut self, sequence: impl Into<String>) -> Self {
+        self.stop_sequences.push(sequence.into());
+        self
+    }
+
+    /// Suggests models by name and how to trade off cost, speed and
+    /// intelligence (each from 0 to 1); the client may ignore it.
+    #[must_use]
+    pub fn prefer(mut self, hints: &[&str], cost: f64, speed: f64, intelligence: f64) -> Self {
+        let hints: Vec<Value> = hints.iter().map(|h| json!({"name": h})).collect();
+        self.model_preferences = Some(json!({
+            "hints": hints,
+            "costPriority": cost.clamp(0.0, 1.0),
+            "speedPriority": speed.clamp(0.0, 1.0),
+            "intelligencePriority": intelligence.clamp(0.0, 1.0),
+        }));
+        self
+    }
+
+    pub(crate) fn to_params(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}

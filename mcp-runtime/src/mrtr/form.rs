@@ -1,0 +1,226 @@
+//! The restricted schema of form elicitation: a flat object whose
+//! properties are strings (with `email`, `uri`, `date` or `date-time`
+//! formats), numbers, integers, booleans, or single- and multi-select enums.
+
+use schemars::JsonSchema;
+use serde_json::{Map, Value};
+
+use crate::protocol::JsonObject;
+
+/// The `requestedSchema` for `T`, or why `T` cannot be a form.
+pub(crate) fn form_schema<T: JsonSchema + ?Sized>() -> Result<JsonObject, String> {
+    let name = std::any::type_name::<T>();
+    let schema = crate::schema::input_schema::<T>().to_value();
+    restrict(&schema).map_err(|problem| {
+        format!("`{name}` cannot be an elicitation form: {problem}; forms are flat objects of strings, numbers, integers, booleans and enums")
+    })
+}
+
+fn restrict(schema: &Value) -> Result<JsonObject, String> {
+    let object = schema.as_object().ok_or("its schema is not an object")?;
+    if object.get("type").and_then(Value::as_str) != Some("object") {
+        return Err("it is not a struct".into());
+    }
+    let required: Vec<String> = object
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(|n| n.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut properties = Map::new();
+    for (name, property) in object
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let optional = !required.contains(name);
+        let field =
+            field(property, optional).map_err(|problem| format!("field `{name}` {problem}"))?;
+        properties.insert(name.clone(), Value::Object(field));
+    }
+    let mut form = Map::new();
+    form.insert("type".into(), "object".into());
+    form.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        form.insert("required".into(), required.into());
+    }
+    Ok(form)
+}
+
+/// Annotations every primitive schema may keep.
+const COMMON: [&str; 3] = ["title", "description", "default"];
+
+fn field(schema: &Value, optional: bool) -> Result<JsonObject, String> {
+    let mut schema = schema.as_object().ok_or("has no schema")?.clone();
+    if optional {
+        drop_null(&mut schema);
+    }
+    if let Some(Value::Array(branches)) = schema.get("oneOf").cloned() {
+        return titled_enum(&schema, &branches);
+    }
+    let kind = schema
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or("is not a single primitive type")?
+        .to_owned();
+    let keep: &[&str] = match kind.as_str() {
+        "string" if schema.contains_key("enum") => &["enum"],
+        "string" => &["minLength", "maxLength", "format"],
+        "number" | "integer" => &["minimum", "maximum"],
+        "boolean" => &[],
+        "array" => return multi_select(&schema),
+        other => return Err(format!("is a {other}")),
+    };
+    if kind == "string" {
+        if let Some(format) = schema.get("format").and_then(Value::as_str) {
+            if !matches!(format, "email" | "uri" | "date" | "date-time") {
+                schema.remove("format");
+            }
+        }
+    }
+    Ok(pick(&schema, &kind, keep))
+}
+
+fn pick(schema: &JsonObject, kind: &str, keep: &[&str]) -> JsonObject {
+    let mut out = Map::new();
+    out.insert("type".into(), kind.into());
+    for key in COMMON.iter().chain(keep) {
+        if let Some(value) = schema.get(*key) {
+            out.insert((*key).to_owned(), value.clone());
+        }
+    }
+    out
+}
+
+/// An enum whose variants carry doc comments: `oneOf` of `const`s, which
+/// becomes the titled single-select form.
+fn titled_enum(schema: &JsonObject, branches: &[Value]) -> Result<JsonObject, String> {
+    let mut options = Vec::new();
+    for branch in branches {
+        let constant = branch
+            .get("const")
+            .or_else(|| branch.get("enum").and_then(|e| e.get(0)))
+            .and_then(Value::as_str)
+            .ok_or("is an enum with data-carrying variants")?;
+        let title = branch
+            .get("title")
+            .or_else(|| branch.get("description"))
+            .and_then(Value::as_str)
+            .unwrap_or(constant);
+        options.push(serde_json::json!({"const": constant, "title": title}));
+    }
+    let mut out = pick(schema, "string", &[]);
+    out.insert("oneOf".into(), options.into());
+    Ok(out)
+}
+
+/// A list of enum values: the multi-select form.
+fn multi_select(schema: &JsonObject) -> Result<JsonObject, String> {
+    let items = schema
+        .get("items")
+        .and_then(Value::as_object)
+        .ok_or("is a list without item type")?;
+    if items.get("type").and_then(Value::as_str) != Some("string") || !items.contains_key("enum") {
+        return Err("is a list of something other than enum values".into());
+    }
+    let mut out = pick(schema, "array", &["minItems", "maxItems"]);
+    out.insert(
+        "items".into(),
+        serde_json::json!({"type": "string", "enum": items["enum"].clone()}),
+    );
+    Ok(out)
+}
+
+fn drop_null(schema: &mut JsonObject) {
+    if let Some(Value::Array(types)) = schema.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            schema.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(values)) = schema.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = schema.get_mut(key) {
+            branches.retain(|b| {
+                b.get("type").and_then(Value::as_str) != Some("null")
+                    && b.get("const") != Some(&Value::Null)
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(schemars::JsonSchema, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Person {
+        /// Your name.
+        name: String,
+        #[schemars(email)]
+        email: Option<String>,
+        age: u8,
+        subscribe: bool,
+        color: Color,
+        sizes: Vec<Size>,
+    }
+
+    #[derive(schemars::JsonSchema, serde::Deserialize)]
+    #[allow(dead_code)]
+    enum Color {
+        /// Bright red
+        Red,
+        /// Deep blue
+        Blue,
+    }
+
+    #[derive(schemars::JsonSchema, serde::Deserialize)]
+    #[allow(dead_code)]
+    enum Size {
+        S,
+        M,
+    }
+
+    #[derive(schemars::JsonSchema, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Nested {
+        person: Person,
+    }
+
+    #[test]
+    fn flat_structs_become_forms() {
+        let form = form_schema::<Person>().unwrap();
+        assert_eq!(
+            Value::Object(form),
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "Your name."},
+                    "email": {"type": "string", "format": "email"},
+                    "age": {"type": "integer", "minimum": 0, "maximum": 255},
+                    "subscribe": {"type": "boolean"},
+                    "color": {"type": "string", "oneOf": [{"const": "Red", "title": "Bright red"}, {"const": "Blue", "title": "Deep blue"}]},
+                    "sizes": {"type": "array", "items": {"type": "string", "enum": ["S", "M"]}}
+                },
+                "required": ["name", "age", "subscribe", "color", "sizes"]
+            })
+        );
+    }
+
+    #[test]
+    fn nested_types_are_refused_with_their_name() {
+        let error = form_schema::<Nested>().unwrap_err();
+        assert!(error.contains("Nested"), "{error}");
+        assert!(error.contains("field `person`"), "{error}");
+        assert!(form_schema::<String>().is_err());
+    }
+}

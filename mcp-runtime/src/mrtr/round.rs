@@ -1,0 +1,330 @@
+//! One round of a multi round-trip request: the answers it can draw on and
+//! the asks it could not answer, and the suspension that ends the round
+//! when an ask is unanswered.
+//!
+//! A handler runs from the top on every round. Each ask looks for its
+//! answer in the sealed state (earlier rounds) or in this request's
+//! `inputResponses`; if there is none, the ask is recorded and the handler
+//! is suspended (its future is dropped), and the dispatcher answers with
+//! `input_required`. Answers used this round travel on in the new state,
+//! so later rounds see them without the client re-sending them.
+
+use std::future::Future;
+use std::pin::pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::Poll;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use super::answer::{Answer, AskKind};
+use crate::protocol::ClientCapabilities;
+
+#[derive(Debug, Default)]
+struct Round {
+    capabilities: ClientCapabilities,
+    /// Values from earlier rounds (sealed state), by key.
+    recorded: Map<String, Value>,
+    /// This request's `inputResponses`.
+    responses: Map<String, Value>,
+    /// Responses and remembered values used this round.
+    used: Map<String, Value>,
+    /// Asks without an answer: key and `{method, params}`.
+    pending: Vec<(String, Value)>,
+    /// Capabilities the client would need for the pending asks.
+    missing: Option<Value>,
+    /// An answer that does not fit its ask.
+    invalid: Option<String>,
+    /// Steps taken so far (asks and remembered values), for generated keys.
+    steps: usize,
+    suspended: bool,
+    /// Whether this request's method can ask; completion's input cannot.
+    askable: bool,
+}
+
+/// Why a handler stopped before finishing.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// Asks need answers: key and request, in order.
+    Pending(Vec<(String, Value)>),
+    /// The client lacks capabilities an ask needs.
+    Missing(Value),
+    /// An answer does not fit its ask.
+    Invalid(String),
+}
+
+/// Asks the client for input in the middle of a `tools/call`,
+/// `prompts/get` or `resources/read`: elicitation, sampling, roots. Take
+/// it as a `#[ctx] input: Input` parameter.
+///
+/// The handler is written straight through; behind the scenes each round
+/// re-runs it, and an unanswered ask ends the round with `input_required`.
+/// Code before an ask therefore runs again on every round: keep side
+/// effects after the asks, declare the asks on parameters instead (they are
+/// resolved before the body runs), or wrap work in [`remember`](Self::remember).
+#[derive(Clone, Debug, Default)]
+pub struct Input {
+    round: Arc<Mutex<Round>>,
+}
+
+impl Input {
+    pub(crate) fn new(
+        capabilities: ClientCapabilities,
+        recorded: Map<String, Value>,
+        responses: Map<String, Value>,
+    ) -> Self {
+        Input {
+            round: Arc::new(Mutex::new(Round {
+                capabilities,
+                recorded,
+                responses,
+                askable: true,
+                ..Round::default()
+            })),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Round> {
+        self.round
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether the client can answer form elicitations on this request.
+    pub fn can_elicit(&self) -> bool {
+        self.lock().capabilities.supports_elicitation_form()
+    }
+
+    /// Whether the client can answer URL elicitations on this request.
+    pub fn can_elicit_url(&self) -> bool {
+        self.lock().capabilities.supports_elicitation_url()
+    }
+
+    /// Whether the client can sample from its model on this request.
+    pub fn can_sample(&self) -> bool {
+        self.lock().capabilities.supports_sampling()
+    }
+
+    /// Whether the client can list its roots on this request.
+    pub fn can_list_roots(&self) -> bool {
+        self.lock().capabilities.supports_roots()
+    }
+
+    /// Asks the user to fill in the form `T`.
+    pub async fn elicit<T: super::ElicitForm>(
+        &self,
+        message: impl Into<String>,
+    ) -> super::Elicitation<T> {
+        let request = match super::form::form_schema::<T>() {
+            Ok(schema) => {
+                json!({"mode": "form", "message": message.into(), "requestedSchema": schema})
+            }
+            Err(problem) => {
+                // A programming error in the server; fail the request loudly.
+                tracing::error!(%problem, "elicitation type cannot be a form");
+                self.fail(problem).await
+            }
+        };
+        self.ask(None, request).await
+    }
+
+    /// Sends the user to `url` for an interaction that must not pass
+    /// through the client (credentials, payment), and waits for the user
+    /// to come back.
+    pub async fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> super::UrlElicitation {
+        let request = json!({"mode": "url", "message": message.into(), "url": url.into()});
+        self.ask(None, request).await
+    }
+
+    /// Asks the client's model for a completion.
+    ///
+    /// Sampling is deprecated as of 2026-07-28; prefer calling an LLM
+    /// provider directly in new designs.
+    pub async fn sample(&self, request: super::SamplingRequest) -> super::SamplingResult {
+        self.ask(None, request.to_params()).await
+    }
+
+    /// Asks the client for its roots.
+    ///
+    /// Roots are deprecated as of 2026-07-28; prefer taking directories as
+    /// tool arguments in new designs.
+    pub async fn roots(&self) -> Vec<super::Root> {
+        self.ask(None, Value::Null).await
+    }
+
+    /// Computes a value once per request, however many rounds it takes:
+    /// the first round runs `compute`, later rounds get the value back from
+    /// the sealed `requestState`. Use it for expensive or side-effecting
+    /// work that comes before an ask.
+    pub async fn remember<T, F, Fut>(&self, compute: F) -> T
+    where
+        T: Serialize + DeserializeOwned,
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = T>,
+    {
+        let key = self.next_key("memo");
+        let recorded = self.lock().recorded.get(&key).cloned();
+        if let Some(value) = recorded.and_then(|v| serde_json::from_value(v).ok()) {
+            return value;
+        }
+        let value = compute().await;
+        match serde_json::to_value(&value) {
+            Ok(json) => {
+                self.lock().used.insert(key, json);
+            }
+            Err(error) => {
+                tracing::warn!(%error, "a remembered value cannot be serialized; it will be recomputed")
+            }
+        }
+        value
+    }
+
+    fn next_key(&self, prefix: &str) -> String {
+        let mut round = self.lock();
+        round.steps += 1;
+        format!("{prefix}_{}", round.steps)
+    }
+
+    /// One ask: its answer if there is one, else the end of this round.
+    pub(crate) async fn ask<A: Answer>(&self, key: Option<&str>, params: Value) -> A {
+        let key = match key {
+            Some(key) => key.to_owned(),
+            None => self.next_key(A::KIND.key_prefix()),
+        };
+        if self.consider(&key, A::KIND, params, |v| A::from_response(v).map(|_| ())) {
+            let round = self.lock();
+            let value = round
+                .recorded
+                .get(&key)
+                .or_else(|| round.used.get(&key))
+                .cloned();
+            drop(round);
+            if let Some(answer) = value.and_then(|v| A::from_response(&v).ok()) {
+                return answer;
+            }
+        }
+        self.suspend().await
+    }
+
+    /// Records what `key` needs: `true` if its answer is at hand (and
+    /// valid). Never suspends, so several asks can be considered together
+    /// and end one round.
+    pub(crate) fn consider(
+        &self,
+        key: &str,
+        kind: AskKind,
+        params: Value,
+        check: impl Fn(&Value) -> Result<(), String>,
+    ) -> bool {
+        let mut round = self.lock();
+        if round.recorded.contains_key(key) {
+            return true;
+        }
+        if let Some(response) = round.responses.get(key).cloned() {
+            return match check(&response) {
+                Ok(()) => {
+                    round.used.insert(key.to_owned(), response);
+                    true
+                }
+                Err(problem) => {
+                    round
+                        .invalid
+                        .get_or_insert(format!("inputResponses.{key}: {problem}"));
+                    false
+                }
+            };
+        }
+        if let Some(missing) = kind.missing(&round.capabilities) {
+            let merged = round.missing.get_or_insert_with(|| json!({}));
+            if let (Some(merged), Some(missing)) = (merged.as_object_mut(), missing.as_object()) {
+                for (capability, value) in missing {
+                    merged
+                        .entry(capability.clone())
+                        .or_insert_with(|| value.clone());
+                }
+            }
+            return false;
+        }
+        let mut request = json!({"method": kind.method()});
+        if !params.is_null() {
+            request["params"] = params;
+        }
+        round.pending.push((key.to_owned(), request));
+        false
+    }
+
+    /// A declared ask's answer, once every declared ask was considered.
+    pub(crate) async fn take<A: Answer>(&self, key: &str) -> A {
+        let value = {
+            let round = self.lock();
+            if round.pending.is_empty() && round.missing.is_none() && round.invalid.is_none() {
+                round
+                    .recorded
+                    .get(key)
+                    .or_else(|| round.used.get(key))
+                    .cloned()
+            } else {
+                None
+            }
+        };
+        match value.map(|v| A::from_response(&v)) {
+            Some(Ok(answer)) => answer,
+            _ => self.suspend().await,
+        }
+    }
+
+    async fn fail<T>(&self, problem: String) -> T {
+        self.lock().invalid.get_or_insert(problem);
+        self.suspend().await
+    }
+
+    async fn suspend<T>(&self) -> T {
+        // Unreachable through the public API (only asking methods hand out
+        // an `Input`); a loud failure beats a request that never ends.
+        assert!(
+            self.lock().askable,
+            "only tools/call, resources/read and prompts/get can ask the client for input"
+        );
+        self.lock().suspended = true;
+        std::future::pending().await
+    }
+
+    /// Why the round stopped, once the handler suspended.
+    pub(crate) fn stop(&self) -> Option<Stop> {
+        let mut round = self.lock();
+        if !round.suspended {
+            return None;
+        }
+        if let Some(invalid) = round.invalid.take() {
+            return Some(Stop::Invalid(invalid));
+        }
+        if let Some(missing) = round.missing.take() {
+            return Some(Stop::Missing(missing));
+        }
+        Some(Stop::Pending(std::mem::take(&mut round.pending)))
+    }
+
+    /// Everything the next round needs from this one.
+    pub(crate) fn carried(&self) -> Map<String, Value> {
+        let round = self.lock();
+        let mut steps = round.recorded.clone();
+        steps.extend(round.used.clone());
+        steps
+    }
+}
+
+/// Runs `future` until it finishes or suspends on an unanswered ask.
+pub(crate) async fn run_round<F: Future>(input: &Input, future: F) -> Option<F::Output> {
+    let mut future = pin!(future);
+    std::future::poll_fn(|cx| match future.as_mut().poll(cx) {
+        Poll::Ready(output) => Poll::Ready(Some(output)),
+        Poll::Pending if input.lock().suspended => Poll::Ready(None),
+        Poll::Pending => Poll::Pending,
+    })
+    .await
+}

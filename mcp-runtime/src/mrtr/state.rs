@@ -1,0 +1,553 @@
+//! `requestState`: what the server needs across rounds of a multi
+//! round-trip request, sealed so that the client, which carries it, can
+//! neither read nor change it.
+//!
+//! The state is encrypted and authenticated with XChaCha20-Poly1305 under a
+//! key from a [`KeyRing`], and bound to the method, the tool/prompt name or
+//! resource URI, a digest of the arguments, an expiry and (when there is
+//! one) the authenticated principal. Any instance holding the key can open
+//! it; tampering, expiry, a rotated-out key or use on another request all
+//! fail the same way, with a message that reveals nothing about the key.
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use chacha20poly1305::aead::{Aead, Generate, KeyInit, Payload as AeadPayload};
+use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::protocol::ErrorObject;
+
+/// The largest `requestState` accepted, checked before any decoding.
+pub const MAX_STATE_BYTES: usize = 64 * 1024;
+
+/// Environment variable holding the signing key (32 bytes, base64).
+pub const STATE_KEY_ENV: &str = "MCP_STATE_KEY";
+/// Environment variable holding further keys that still open states
+/// (comma-separated base64), for rotation.
+pub const STATE_VERIFY_KEYS_ENV: &str = "MCP_STATE_VERIFY_KEYS";
+
+const VERSION: &str = "v1";
+const ASSOCIATED_DATA: &[u8] = b"mcp-runtime requestState v1";
+
+/// One 256-bit key and its public identifier.
+#[derive(Clone)]
+struct StateKey {
+    id: [u8; 8],
+    cipher: XChaCha20Poly1305,
+}
+
+impl StateKey {
+    fn new(bytes: &[u8; 32]) -> StateKey {
+        let digest = Sha256::digest(bytes);
+        let mut id = [0; 8];
+        id.copy_from_slice(&digest[..8]);
+        StateKey {
+            id,
+            cipher: XChaCha20Poly1305::new(&Key::from(*bytes)),
+        }
+    }
+}
+
+/// The keys that seal and open `requestState`: one signing key and any
+/// number of older keys that still open states sealed before a rotation.
+///
+/// Every instance of a deployment must share the keys, or a round started
+/// on one instance cannot finish on another.
+#[derive(Clone)]
+pub struct KeyRing {
+    signing: StateKey,
+    verifying: Vec<StateKey>,
+    random: bool,
+}
+
+impl fmt::Debug for KeyRing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Identifiers only: the keys themselves never reach a log.
+        f.debug_struct("KeyRing")
+            .field("signing", &hex(&self.signing.id))
+            .field(
+                "verifying",
+                &self
+                    .verifying
+                    .iter()
+                    .map(|k| hex(&k.id))
+                    .collect::<Vec<_>>(),
+            )
+            .field("random", &self.random)
+            .finish()
+    }
+}
+
+/// Why keys could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyError(String);
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+impl KeyRing {
+    /// A ring that seals with `signing_key`.
+    pub fn new(signing_key: [u8; 32]) -> Self {
+        KeyRing {
+            signing: StateKey::new(&signing_key),
+            verifying: Vec::new(),
+            random: false,
+        }
+    }
+
+    /// Also opens states sealed with `key` (a key being rotated out).
+    #[must_use]
+    pub fn with_verification_key(mut self, key: [u8; 32]) -> Self {
+        self.verifying.push(StateKey::new(&key));
+        self
+    }
+
+    /// A ring from base64 keys: the signing key, then verification keys.
+    pub fn from_base64(signing: &str, verifying: &[&str]) -> Result<Self, KeyError> {
+        let mut ring = KeyRing::new(decode_key(signing)?);
+        for key in verifying {
+            ring = ring.with_verification_key(decode_key(key)?);
+        }
+        Ok(ring)
+    }
+
+    /// The ring configured by `MCP_STATE_KEY` (and `MCP_STATE_VERIFY_KEYS`),
+    /// if set.
+    pub fn from_env() -> Option<Result<Self, KeyError>> {
+        let signing = std::env::var(STATE_KEY_ENV).ok()?;
+        let verifying = std::env::var(STATE_VERIFY_KEYS_ENV).unwrap_or_default();
+        let verifying: Vec<&str> = verifying
+            .split(',')
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .collect();
+        Some(Self::from_base64(signing.trim(), &verifying))
+    }
+
+    /// A fresh random key, valid for this process only.
+    pub fn random() -> Self {
+        let key: [u8; 32] = Key::generate().into();
+        KeyRing {
+            random: true,
+            ..KeyRing::new(key)
+        }
+    }
+
+    /// Whether the key is a random per-process one.
+    pub(crate) fn is_random(&self) -> bool {
+        self.random
+    }
+
+    fn key(&self, id: &[u8]) -> Option<&StateKey> {
+        std::iter::once(&self.signing)
+            .chain(&self.verifying)
+            .find(|k| k.id == id)
+    }
+}
+
+fn decode_key(text: &str) -> Result<[u8; 32], KeyError> {
+    let bytes = STANDARD
+        .decode(text)
+        .or_else(|_| URL_SAFE_NO_PAD.decode(text))
+        .map_err(|_| KeyError("a requestState key must be base64".into()))?;
+    bytes
+        .try_into()
+        .map_err(|_| KeyError("a requestState key must be 32 bytes (256 bits) of base64".into()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What a sealed state is bound to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Binding {
+    /// The method: `tools/call`, `prompts/get` or `resources/read`.
+    #[serde(rename = "m")]
+    pub(crate) method: String,
+    /// The tool or prompt name, or the resource URI.
+    #[serde(rename = "n")]
+    pub(crate) name: String,
+    /// SHA-256 of the canonical JSON of the arguments, hex.
+    #[serde(rename = "a")]
+    pub(crate) arguments: String,
+    /// The authenticated principal, when there is one.
+    #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) principal: Option<String>,
+}
+
+impl Binding {
+    pub(crate) fn new(
+        method: &str,
+        name: &str,
+        arguments: &Value,
+        principal: Option<String>,
+    ) -> Binding {
+        Binding {
+            method: method.to_owned(),
+            name: name.to_owned(),
+            arguments: hex(&Sha256::digest(canonical_json(arguments))),
+            principal,
+        }
+    }
+}
+
+/// What travels in `requestState`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Sealed {
+    #[serde(rename = "b")]
+    pub(crate) binding: Binding,
+    /// Expiry, seconds since the Unix epoch.
+    #[serde(rename = "e")]
+    pub(crate) expires: u64,
+    /// The round this state starts (1 for the first retry).
+    #[serde(rename = "r")]
+    pub(crate) round: u32,
+    /// A random identifier, for single-use enforcement.
+    #[serde(rename = "i")]
+    pub(crate) nonce: String,
+    /// Answers and remembered values from earlier rounds, by key.
+    #[serde(rename = "s", default)]
+    pub(crate) steps: Map<String, Value>,
+}
+
+/// Refuses a state that was already used once, across every instance that
+/// shares the store. Off by default; see
+/// [`ServerBuilder::single_use_request_state`](crate::ServerBuilder::single_use_request_state).
+pub trait ReplayGuard: Send + Sync + 'static {
+    /// Records `nonce` (valid until `expires`); `false` if it was seen.
+    /// `now` is the sealer's clock, for forgetting expired nonces.
+    fn first_use(&self, nonce: &str, expires: SystemTime, now: SystemTime) -> bool;
+}
+
+/// A [`ReplayGuard`] for one process, forgetting nonces once they expire.
+/// Instances behind a load balancer need a shared guard (a database or a
+/// cache with `SET NX`): implement [`ReplayGuard`] over it.
+#[derive(Debug, Default)]
+pub struct InMemoryReplayGuard {
+    seen: Mutex<SeenNonces>,
+}
+
+#[derive(Debug, Default)]
+struct SeenNonces {
+    expiry: std::collections::HashMap<String, SystemTime>,
+    /// Size after the last sweep: sweeping again once it doubles keeps
+    /// the amortized cost per request constant.
+    swept_at: usize,
+}
+
+impl ReplayGuard for InMemoryReplayGuard {
+    fn first_use(&self, nonce: &str, expires: SystemTime, now: SystemTime) -> bool {
+        let mut seen = self
+            .seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if seen.expiry.len() >= (2 * seen.swept_at).max(1024) {
+            seen.expiry.retain(|_, until| *until > now);
+            seen.swept_at = seen.expiry.len();
+        }
+        match seen.expiry.get(nonce) {
+            Some(until) if *until > now => false,
+            _ => {
+                seen.expiry.insert(nonce.to_owned(), expires);
+                true
+            }
+        }
+    }
+}
+
+/// The time source for expiry (tests substitute a controllable one).
+pub type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
+
+/// Sealing and opening with the server's settings.
+#[derive(Clone)]
+pub(crate) struct StateSealer {
+    pub(crate) keys: KeyRing,
+    pub(crate) ttl: Duration,
+    pub(crate) max_rounds: u32,
+    pub(crate) replay: Option<Arc<dyn ReplayGuard>>,
+    pub(crate) clock: Clock,
+}
+
+impl fmt::Debug for StateSealer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StateSealer")
+            .field("keys", &self.keys)
+            .field("ttl", &self.ttl)
+            .field("max_rounds", &self.max_rounds)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The one message every state failure gets: it says nothing about why.
+pub(crate) fn invalid_state() -> ErrorObject {
+    ErrorObject::invalid_params(
+        "Invalid requestState: it is malformed, expired, or does not belong to this request; retry without it",
+    )
+}
+
+fn seconds(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+impl StateSealer {
+    /// Seals the state for the round after `round`.
+    pub(crate) fn seal(
+        &self,
+        binding: Binding,
+        round: u32,
+        steps: Map<String, Value>,
+    ) -> Result<String, ErrorObject> {
+        if round >= self.max_rounds {
+            return Err(ErrorObject::invalid_params(format!(
+                "This request needed more than {} rounds of input; start again",
+                self.max_rounds
+            )));
+        }
+        let sealed = Sealed {
+            binding,
+            expires: seconds((self.clock)() + self.ttl),
+            round: round + 1,
+            nonce: hex(&XNonce::generate()),
+            steps,
+        };
+        let plaintext = serde_json::to_vec(&sealed).map_err(|_| ErrorObject::internal_error())?;
+        let nonce = XNonce::generate();
+        let ciphertext = self
+            .keys
+            .signing
+            .cipher
+            .encrypt(
+                &nonce,
+                AeadPayload {
+                    msg: &plaintext,
+                    aad: ASSOCIATED_DATA,
+                },
+            )
+            .map_err(|_| ErrorObject::internal_error())?;
+        let mut out = Vec::with_capacity(8 + 24 + ciphertext.len());
+        out.extend_from_slice(&self.keys.signing.id);
+        out.extend_from_slice(&nonce);
+        out.extend_from_slice(&ciphertext);
+        if out.len() * 4 / 3 > MAX_STATE_BYTES {
+            return Err(ErrorObject::new(
+                crate::protocol::error_code::INTERNAL_ERROR,
+                "The request's state outgrew the requestState size limit",
+            ));
+        }
+        Ok(format!("{VERSION}.{}", URL_SAFE_NO_PAD.encode(out)))
+    }
+
+    /// Opens and checks a state against the request it came back with.
+    pub(crate) fn open(&self, text: &str, expected: &Binding) -> Result<Sealed, ErrorObject> {
+        if text.len() > MAX_STATE_BYTES {
+            return Err(invalid_state());
+        }
+        let encoded = text
+            .strip_prefix(VERSION)
+            .and_then(|r| r.strip_prefix('.'))
+            .ok_or_else(invalid_state)?;
+        let bytes = URL_SAFE_NO_PAD
+            .decode(encoded)
+            .map_err(|_| invalid_state())?;
+        if bytes.len() < 8 + 24 + 16 {
+            return Err(invalid_state());
+        }
+        let (id, rest) = bytes.split_at(8);
+        let (nonce, ciphertext) = rest.split_at(24);
+        let key = self.keys.key(id).ok_or_else(invalid_state)?;
+        let nonce = XNonce::try_from(nonce).map_err(|_| invalid_state())?;
+        let plaintext = key
+            .cipher
+            .decrypt(
+                &nonce,
+                AeadPayload {
+                    msg: ciphertext,
+                    aad: ASSOCIATED_DATA,
+                },
+            )
+            .map_err(|_| invalid_state())?;
+        let sealed: Sealed = serde_json::from_slice(&plaintext).map_err(|_| invalid_state())?;
+        if sealed.binding != *expected || sealed.expires <= seconds((self.clock)()) {
+            return Err(invalid_state());
+        }
+        if let Some(guard) = &self.replay {
+            let expires = UNIX_EPOCH + Duration::from_secs(sealed.expires);
+            if !guard.first_use(&sealed.nonce, expires, (self.clock)()) {
+                return Err(invalid_state());
+            }
+        }
+        Ok(sealed)
+    }
+}
+
+/// JSON with object keys sorted at every level, so equal arguments digest
+/// equally whatever order the client wrote them in.
+pub(crate) fn canonical_json(value: &Value) -> Vec<u8> {
+    fn write(value: &Value, out: &mut Vec<u8>) {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                out.push(b'{');
+                for (i, (key, value)) in entries.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(
+                        serde_json::to_string(key).unwrap_or_default().as_bytes(),
+                    );
+                    out.push(b':');
+                    write(value, out);
+                }
+                out.push(b'}');
+            }
+            Value::Array(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write(item, out);
+                }
+                out.push(b']');
+            }
+            other => out.extend_from_slice(other.to_string().as_bytes()),
+        }
+    }
+    let mut out = Vec::new();
+    write(value, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sealer(keys: KeyRing, now: u64) -> StateSealer {
+        StateSealer {
+            keys,
+            ttl: Duration::from_secs(300),
+            max_rounds: 4,
+            replay: None,
+            clock: Arc::new(move || UNIX_EPOCH + Duration::from_secs(now)),
+        }
+    }
+
+    fn binding(name: &str, arguments: Value) -> Binding {
+        Binding::new("tools/call", name, &arguments, None)
+    }
+
+    #[test]
+    fn sealed_state_round_trips_and_binds() {
+        let sealer = sealer(KeyRing::new([7; 32]), 1_000);
+        let bound = binding("a", json!({"x": 1, "y": [1, 2]}));
+        let mut steps = Map::new();
+        steps.insert("k".into(), json!({"v": true}));
+        let text = sealer.seal(bound.clone(), 0, steps.clone()).unwrap();
+        let opened = sealer
+            .open(&text, &binding("a", json!({"y": [1, 2], "x": 1})))
+            .unwrap();
+        assert_eq!((opened.round, opened.steps), (1, steps));
+        // Another tool, other arguments: refused.
+        assert!(
+            sealer
+                .open(&text, &binding("b", json!({"x": 1, "y": [1, 2]})))
+                .is_err()
+        );
+        assert!(
+            sealer
+                .open(&text, &binding("a", json!({"x": 2, "y": [1, 2]})))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn tampering_expiry_and_rotation() {
+        let old = [1; 32];
+        let new = [2; 32];
+        let text = sealer(KeyRing::new(old), 1_000)
+            .seal(binding("a", json!({})), 0, Map::new())
+            .unwrap();
+        let bound = binding("a", json!({}));
+        // One flipped character anywhere is refused.
+        for index in [3, text.len() / 2, text.len() - 1] {
+            let mut bytes = text.clone().into_bytes();
+            bytes[index] = if bytes[index] == b'A' { b'B' } else { b'A' };
+            let tampered = String::from_utf8(bytes).unwrap();
+            assert!(
+                sealer(KeyRing::new(old), 1_000)
+                    .open(&tampered, &bound)
+                    .is_err()
+            );
+        }
+        assert!(
+            sealer(KeyRing::new(old), 1_000)
+                .open(&format!("{text}-TAMPERED"), &bound)
+                .is_err()
+        );
+        // Expired.
+        assert!(
+            sealer(KeyRing::new(old), 1_300)
+                .open(&text, &bound)
+                .is_err()
+        );
+        // A rotated-out key that is still trusted opens; an unknown one does not.
+        assert!(
+            sealer(KeyRing::new(new).with_verification_key(old), 1_000)
+                .open(&text, &bound)
+                .is_ok()
+        );
+        assert!(
+            sealer(KeyRing::new(new), 1_000)
+                .open(&text, &bound)
+                .is_err()
+        );
+        // Oversized input is refused before decoding.
+        assert!(
+            sealer(KeyRing::new(old), 1_000)
+                .open(&"v1.".repeat(30_000), &bound)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn round_limit_and_single_use() {
+        let mut sealer = sealer(KeyRing::new([3; 32]), 1_000);
+        assert!(sealer.seal(binding("a", json!({})), 4, Map::new()).is_err());
+        sealer.replay = Some(Arc::new(InMemoryReplayGuard::default()));
+        let text = sealer.seal(binding("a", json!({})), 0, Map::new()).unwrap();
+        assert!(sealer.open(&text, &binding("a", json!({}))).is_ok());
+        assert!(sealer.open(&text, &binding("a", json!({}))).is_err());
+    }
+
+    #[test]
+    fn keys_load_from_base64() {
+        let key = STANDARD.encode([9u8; 32]);
+        assert!(KeyRing::from_base64(&key, &[&key]).is_ok());
+        assert!(KeyRing::from_base64("short", &[]).is_err());
+        assert!(KeyRing::from_base64(&STANDARD.encode([9u8; 16]), &[]).is_err());
+        let shown = format!("{:?}", KeyRing::new([9; 32]));
+        assert!(!shown.contains("9, 9"), "{shown}");
+    }
+
+    #[test]
+    fn canonical_json_sorts_keys() {
+        assert_eq!(
+            canonical_json(&json!({"b": 1, "a": {"d": [2, {"z": 0, "y": 1}], "c": null}})),
+            br#"{"a":{"c":null,"d":[2,{"y":1,"z":0}]},"b":1}"#.to_vec()
+        );
+    }
+}
