@@ -6,7 +6,7 @@ use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt as _;
 use syn::{FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type};
 
-use crate::attr::{AskAttrKind, CommonAttr, ParamAttr};
+use crate::attr::{AskAttrKind, CommonAttr, ParamAttr, placeholders};
 use crate::ctxt::Ctxt;
 use crate::doc;
 use crate::kind::Kind;
@@ -100,6 +100,7 @@ impl<'a> HandlerFn<'a> {
                 _ => {}
             }
         }
+        allow_unused_if_asked_about(&mut emitted, &params);
         let (name, name_span) = match &common.name {
             Some(lit) => (lit.value(), lit.span()),
             None => (
@@ -144,6 +145,33 @@ impl<'a> HandlerFn<'a> {
                 Param::Ask(a) => Some((index, a)),
                 Param::Context(_) | Param::Argument(_) => None,
             })
+    }
+}
+
+/// An argument that only an ask's message uses is still used: the function
+/// body need not mention it, so rustc must not call it unused.
+fn allow_unused_if_asked_about(emitted: &mut ItemFn, params: &[Param<'_>]) {
+    let named: Vec<String> = params
+        .iter()
+        .filter_map(|param| match param {
+            Param::Ask(ask) => Some(ask.kind.templates()),
+            Param::Context(_) | Param::Argument(_) => None,
+        })
+        .flatten()
+        .flat_map(|template| placeholders(&template.value()))
+        .collect();
+    if named.is_empty() {
+        return;
+    }
+    for input in &mut emitted.sig.inputs {
+        if let FnArg::Typed(typed) = input
+            && let Pat::Ident(pat) = &*typed.pat
+            && named.contains(&pat.ident.unraw().to_string())
+        {
+            typed
+                .attrs
+                .push(syn::parse_quote!(#[allow(unused_variables)]));
+        }
     }
 }
 

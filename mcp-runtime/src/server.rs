@@ -216,7 +216,8 @@ impl ServerBuilder {
         self
     }
 
-    /// The most rounds one request may take (default 16).
+    /// The most `input_required` results one request may get before it
+    /// must start again (default 16).
     pub fn max_rounds(mut self, rounds: u32) -> Self {
         self.state.max_rounds = rounds.max(1);
         self

@@ -10,4 +10,6 @@ fn ui() {
     t.pass("ui/resource/pass/*.rs");
     t.compile_fail("ui/prompt/fail/*.rs");
     t.pass("ui/prompt/pass/*.rs");
+    t.compile_fail("ui/ask/fail/*.rs");
+    t.pass("ui/ask/pass/*.rs");
 }

@@ -4,7 +4,8 @@
 
 use mcp_test_support::stdio::StdioServer;
 use mcp_test_support::{
-    assert_valid, assert_valid_error, assert_valid_notification, call_tool, meta, request,
+    assert_valid, assert_valid_error, assert_valid_notification, call_tool, meta, meta_with,
+    request,
 };
 use serde_json::json;
 
@@ -40,7 +41,10 @@ async fn discover_list_and_call() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["add", "countdown", "divide", "echo"]);
+    assert_eq!(
+        names,
+        ["add", "confirm_delete", "countdown", "divide", "echo"]
+    );
 
     server
         .send(&call_tool(3, "echo", json!({"text": "hello"})))
@@ -199,5 +203,96 @@ async fn memo_resources_and_the_review_prompt() {
         .call(&request(5, "prompts/get", json!({"name": "review"})))
         .await;
     assert_eq!(missing_topic["error"]["code"], -32602);
+    assert!(server.finish().await.is_empty());
+}
+
+/// `tools/call confirm_delete` with the given extra params, from a client
+/// that can answer form elicitations.
+fn confirm_delete(id: i64, extra: serde_json::Value) -> String {
+    let mut params = json!({
+        "name": "confirm_delete",
+        "arguments": {"path": "/tmp/report.txt"},
+        "_meta": meta_with(json!({"elicitation": {}})),
+    });
+    for (key, value) in extra.as_object().unwrap() {
+        params[key] = value.clone();
+    }
+    serde_json::to_string(
+        &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}),
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn confirm_delete_asks_then_deletes_or_keeps() {
+    let mut server = spawn();
+    server.send(&confirm_delete(1, json!({}))).await;
+    let round = server.receive().await;
+    assert_valid("CallToolResultResponse", &round);
+    assert_valid("InputRequiredResult", &round["result"]);
+    assert_eq!(round["result"]["resultType"], "input_required");
+    assert_eq!(
+        round["result"]["inputRequests"],
+        json!({"answer": {
+            "method": "elicitation/create",
+            "params": {
+                "mode": "form",
+                "message": "Delete /tmp/report.txt?",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {"confirm": {"type": "boolean", "description": "Delete it for good?"}},
+                    "required": ["confirm"]
+                }
+            }
+        }})
+    );
+    let state = round["result"]["requestState"].as_str().unwrap().to_owned();
+
+    // The retry is a new request (new id) echoing the state.
+    let accept = json!({"answer": {"action": "accept", "content": {"confirm": true}}});
+    server
+        .send(&confirm_delete(
+            2,
+            json!({"inputResponses": accept, "requestState": state}),
+        ))
+        .await;
+    let deleted = server.receive().await;
+    assert_valid("CallToolResultResponse", &deleted);
+    assert_eq!(deleted["id"], 2);
+    assert_eq!(
+        deleted["result"]["content"],
+        json!([{"type": "text", "text": "deleted /tmp/report.txt"}])
+    );
+    assert!(deleted["result"].get("isError").is_none());
+
+    // A single declared ask completes from `inputResponses` alone.
+    server
+        .send(&confirm_delete(
+            3,
+            json!({"inputResponses": {"answer": {"action": "decline"}}}),
+        ))
+        .await;
+    let declined = server.receive().await;
+    assert_valid("CallToolResultResponse", &declined);
+    assert_eq!(declined["result"]["isError"], true);
+    assert_eq!(
+        declined["result"]["content"],
+        json!([{"type": "text", "text": "kept /tmp/report.txt: the user declined"}])
+    );
+
+    // A client without elicitation cannot be asked.
+    server
+        .send(&call_tool(
+            4,
+            "confirm_delete",
+            json!({"path": "/tmp/report.txt"}),
+        ))
+        .await;
+    let missing = server.receive().await;
+    assert_valid_error(&missing);
+    assert_eq!(
+        missing["error"],
+        json!({"code": -32021, "message": "Missing required client capability", "data": {"requiredCapabilities": {"elicitation": {}}}})
+    );
     assert!(server.finish().await.is_empty());
 }

@@ -26,6 +26,40 @@ pub(crate) enum AskAttrKind {
     Roots,
 }
 
+impl AskAttrKind {
+    /// The format strings: message, URL, prompt, system prompt.
+    pub(crate) fn templates(&self) -> Vec<&LitStr> {
+        match self {
+            AskAttrKind::Form { message } => vec![message],
+            AskAttrKind::Url { message, url } => vec![message, url],
+            AskAttrKind::Sample { prompt, system, .. } => {
+                std::iter::once(prompt).chain(system).collect()
+            }
+            AskAttrKind::Roots => Vec::new(),
+        }
+    }
+}
+
+/// The names inside `{...}` (before any `:` format spec), skipping `{{`.
+pub(crate) fn placeholders(template: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+            }
+            '{' => {
+                let inside: String = chars.by_ref().take_while(|&c| c != '}').collect();
+                let name = inside.split(':').next().unwrap_or_default().trim();
+                names.push(name.to_owned());
+            }
+            _ => {}
+        }
+    }
+    names
+}
+
 pub(crate) struct AskAttr {
     /// The attribute, for errors about the parameter as a whole.
     pub(crate) attr: Attribute,
@@ -77,10 +111,12 @@ fn parse_elicit(cx: &Ctxt, attr: &Attribute) -> Option<AskAttrKind> {
         return Some(AskAttrKind::Form { message });
     }
     let mut message = None;
+    let mut unknown = false;
     let result = attr.parse_nested_meta(|meta| {
         if meta.path == MESSAGE {
             set_once(cx, &meta, MESSAGE, &mut message, lit_str(&meta, MESSAGE)?);
         } else {
+            unknown = true;
             unknown_key(cx, &meta, "#[elicit]", "a message string or `message`")?;
         }
         Ok(())
@@ -91,6 +127,8 @@ fn parse_elicit(cx: &Ctxt, attr: &Attribute) -> Option<AskAttrKind> {
     }
     match message {
         Some(message) => Some(AskAttrKind::Form { message }),
+        // An unknown key was reported already; one error per mistake.
+        None if unknown => None,
         None => {
             cx.error_spanned_by(attr, USAGE);
             None
@@ -103,6 +141,7 @@ fn parse_elicit_url(cx: &Ctxt, attr: &Attribute) -> Option<AskAttrKind> {
     const USAGE: &str = "`#[elicit_url]` needs a message and a URL: `#[elicit_url(message = \"Sign in to {service}\", url = \"https://example.com/connect\")]`";
     let mut message = None;
     let mut url = None;
+    let mut unknown = false;
     if !matches!(attr.meta, Meta::List(_)) {
         cx.error_spanned_by(attr, USAGE);
         return None;
@@ -113,6 +152,7 @@ fn parse_elicit_url(cx: &Ctxt, attr: &Attribute) -> Option<AskAttrKind> {
         } else if meta.path == URL {
             set_once(cx, &meta, URL, &mut url, lit_str(&meta, URL)?);
         } else {
+            unknown = true;
             unknown_key(cx, &meta, "#[elicit_url]", "`message` or `url`")?;
         }
         Ok(())
@@ -123,6 +163,7 @@ fn parse_elicit_url(cx: &Ctxt, attr: &Attribute) -> Option<AskAttrKind> {
     }
     match (message, url) {
         (Some(message), Some(url)) => Some(AskAttrKind::Url { message, url }),
+        _ if unknown => None,
         _ => {
             cx.error_spanned_by(attr, USAGE);
             None
@@ -136,6 +177,7 @@ fn parse_sample(cx: &Ctxt, attr: &Attribute) -> Option<AskAttrKind> {
     let mut prompt = None;
     let mut max_tokens = None;
     let mut system = None;
+    let mut unknown = false;
     if !matches!(attr.meta, Meta::List(_)) {
         cx.error_spanned_by(attr, USAGE);
         return None;
@@ -160,6 +202,7 @@ fn parse_sample(cx: &Ctxt, attr: &Attribute) -> Option<AskAttrKind> {
                 ),
             }
         } else {
+            unknown = true;
             unknown_key(cx, &meta, "#[sample]", "`prompt`, `max_tokens` or `system`")?;
         }
         Ok(())

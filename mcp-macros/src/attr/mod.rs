@@ -13,7 +13,7 @@ mod resource;
 mod tests;
 mod tool;
 
-pub(crate) use self::ask::AskAttrKind;
+pub(crate) use self::ask::{AskAttrKind, placeholders};
 pub(crate) use self::common::{CommonAttr, Flag, IconAttr};
 pub(crate) use self::completers::CompleterAttr;
 pub(crate) use self::form::parse_form_crate;

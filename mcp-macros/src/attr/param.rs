@@ -73,7 +73,7 @@ impl ParamAttr {
                         attr,
                         format!(
                             "this parameter is already answered by `#[{}]`; a parameter takes one ask, so give each ask its own parameter",
-                            quote::ToTokens::to_token_stream(first.attr.path()).to_string()
+                            quote::ToTokens::to_token_stream(first.attr.path())
                         ),
                     );
                 } else if let Some(ask) = AskAttr::parse(cx, attr) {

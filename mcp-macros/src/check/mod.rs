@@ -2,6 +2,7 @@
 //! generated. One function per rule; each says why it exists. Rules for one
 //! kind of handler live in that kind's file.
 
+mod ask;
 mod prompt;
 mod resource;
 mod tool;
@@ -24,6 +25,7 @@ fn handler(cx: &Ctxt, handler: &HandlerFn<'_>, common: &CommonAttr) {
     check_argument_types(cx, handler);
     check_unique_arguments(cx, handler);
     check_headers(cx, handler);
+    ask::check_asks(cx, handler);
     for icon in &common.icons {
         check_icon(cx, icon);
     }

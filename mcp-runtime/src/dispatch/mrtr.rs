@@ -9,10 +9,12 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::context::Scope;
 use crate::mrtr::state::{Binding, StateSealer};
 use crate::mrtr::{Input, Stop};
+use crate::protocol::ErrorObject;
 use crate::protocol::result::ResultMeta;
-use crate::protocol::{ClientCapabilities, ErrorObject};
+use crate::security::Principal;
 
 #[derive(Deserialize)]
 struct RetryParams<'a> {
@@ -23,8 +25,8 @@ struct RetryParams<'a> {
         deserialize_with = "present"
     )]
     responses: Option<&'a RawValue>,
-    #[serde(rename = "requestState", default)]
-    state: Option<Value>,
+    #[serde(rename = "requestState", borrow, default, deserialize_with = "present")]
+    state: Option<&'a RawValue>,
 }
 
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
@@ -48,14 +50,11 @@ pub(super) fn read_retry(params: &str) -> Result<Retry, ErrorObject> {
             ErrorObject::invalid_params("Invalid params: `inputResponses` must be an object mapping request keys to responses")
         })?,
     };
-    let state = match parsed.state {
+    let state = match parsed.state.map(RawValue::get) {
         None => None,
-        Some(Value::String(state)) => Some(state),
-        Some(_) => {
-            return Err(ErrorObject::invalid_params(
-                "Invalid params: `requestState` must be a string",
-            ));
-        }
+        Some(json) => Some(serde_json::from_str::<String>(json).map_err(|_| {
+            ErrorObject::invalid_params("Invalid params: `requestState` must be a string")
+        })?),
     };
     Ok(Retry { responses, state })
 }
@@ -71,9 +70,14 @@ pub(super) struct Target<'a> {
 }
 
 impl Target<'_> {
-    fn binding(&self) -> Binding {
+    fn binding(&self, principal: Option<&str>) -> Binding {
         let arguments = serde_json::from_str(self.arguments).unwrap_or(Value::Null);
-        Binding::new(self.method, self.name, &arguments, None)
+        Binding::new(
+            self.method,
+            self.name,
+            &arguments,
+            principal.map(str::to_owned),
+        )
     }
 }
 
@@ -81,6 +85,7 @@ impl Target<'_> {
 pub(super) struct Rounds<'a> {
     sealer: &'a StateSealer,
     target: Target<'a>,
+    principal: Option<String>,
     round: u32,
 }
 
@@ -90,24 +95,29 @@ impl<'a> Rounds<'a> {
         sealer: &'a StateSealer,
         target: Target<'a>,
         retry: Retry,
-        capabilities: ClientCapabilities,
+        scope: &Scope,
     ) -> Result<(Rounds<'a>, Input), ErrorObject> {
+        let principal = scope
+            .http
+            .as_ref()
+            .and_then(|http| http.extensions().get::<Principal>())
+            .map(|principal| principal.id().to_owned());
         let (round, recorded) = match &retry.state {
             None => (0, Map::new()),
             Some(state) => {
-                let sealed = sealer.open(state, &target.binding())?;
+                let sealed = sealer.open(state, &target.binding(principal.as_deref()))?;
                 (sealed.round, sealed.steps)
             }
         };
+        let capabilities = scope.meta.client_capabilities.clone();
         let input = Input::new(capabilities, recorded, retry.responses);
-        Ok((
-            Rounds {
-                sealer,
-                target,
-                round,
-            },
-            input,
-        ))
+        let rounds = Rounds {
+            sealer,
+            target,
+            principal,
+            round,
+        };
+        Ok((rounds, input))
     }
 
     /// The answer to a handler that suspended.
@@ -124,9 +134,11 @@ impl<'a> Rounds<'a> {
             Some(Stop::Missing(required)) => Err(ErrorObject::missing_capability(required)),
             Some(Stop::Pending(pending)) => {
                 warn_once_if_random(self.sealer);
-                let state = self
-                    .sealer
-                    .seal(self.target.binding(), self.round, input.carried())?;
+                let state = self.sealer.seal(
+                    self.target.binding(self.principal.as_deref()),
+                    self.round,
+                    input.carried(),
+                )?;
                 let requests: Map<String, Value> = pending.into_iter().collect();
                 let result = InputRequired {
                     result_type: "input_required",

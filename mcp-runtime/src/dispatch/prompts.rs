@@ -83,8 +83,7 @@ pub(super) async fn get(
         name: prompt.name,
         arguments: &arguments_json,
     };
-    let capabilities = scope.meta.client_capabilities.clone();
-    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, capabilities)?;
+    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, &scope)?;
     let server_info = dispatcher.server_info.as_deref();
     let handler = Handler {
         kind: "prompt",

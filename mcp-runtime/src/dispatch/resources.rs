@@ -82,8 +82,7 @@ pub(super) async fn read(
         name: &uri,
         arguments: "{}",
     };
-    let capabilities = scope.meta.client_capabilities.clone();
-    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, capabilities)?;
+    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, &scope)?;
     let context = Context::new(scope, input.clone());
     let server_info = dispatcher.server_info.as_deref();
     let Some((entry, mut contents)) =

@@ -64,8 +64,7 @@ pub(super) async fn call(
         name: tool.entry.name,
         arguments,
     };
-    let capabilities = scope.meta.client_capabilities.clone();
-    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, capabilities)?;
+    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, &scope)?;
     let context = Context::new(scope, input.clone());
     let server_info = dispatcher.server_info.as_deref();
     let Some(result) = invoke(tool, arguments, context, &input).await? else {

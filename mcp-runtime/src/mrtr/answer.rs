@@ -78,6 +78,14 @@ pub trait Answer: Sized {
     fn from_response(response: &Value) -> Result<Self, String>;
 }
 
+/// Reads a client's response as `T`, which is always a JSON object.
+fn read<T: DeserializeOwned>(response: &Value, what: &str) -> Result<T, String> {
+    if !response.is_object() {
+        return Err(format!("not {what}: expected an object"));
+    }
+    T::deserialize(response).map_err(|e| format!("not {what}: {e}"))
+}
+
 /// A struct an elicitation form asks for: derive it with
 /// `#[derive(Deserialize, JsonSchema, ElicitForm)]`. The spec's forms are
 /// flat, so each field is a string, number, integer, boolean, a choice (an
@@ -163,8 +171,7 @@ impl<T: ElicitForm> Answer for Elicitation<T> {
     const KIND: AskKind = AskKind::ElicitForm;
 
     fn from_response(response: &Value) -> Result<Self, String> {
-        let response = ElicitResponse::deserialize(response)
-            .map_err(|e| format!("not an elicitation result: {e}"))?;
+        let response: ElicitResponse = read(response, "an elicitation result")?;
         match response.action {
             Action::Accept => {
                 let content = response.content.ok_or("accepted without `content`")?;
@@ -194,8 +201,7 @@ impl Answer for UrlElicitation {
     const KIND: AskKind = AskKind::ElicitUrl;
 
     fn from_response(response: &Value) -> Result<Self, String> {
-        let response = ElicitResponse::deserialize(response)
-            .map_err(|e| format!("not an elicitation result: {e}"))?;
+        let response: ElicitResponse = read(response, "an elicitation result")?;
         Ok(match response.action {
             Action::Accept => UrlElicitation::Accepted,
             Action::Decline => UrlElicitation::Declined,
@@ -268,7 +274,7 @@ impl Answer for SamplingResult {
     const KIND: AskKind = AskKind::Sampling;
 
     fn from_response(response: &Value) -> Result<Self, String> {
-        SamplingResult::deserialize(response).map_err(|e| format!("not a sampling result: {e}"))
+        read(response, "a sampling result")
     }
 }
 
@@ -292,9 +298,7 @@ impl Answer for Vec<Root> {
         struct Roots {
             roots: Vec<Root>,
         }
-        Roots::deserialize(response)
-            .map(|r| r.roots)
-            .map_err(|e| format!("not a roots result: {e}"))
+        read::<Roots>(response, "a roots result").map(|r| r.roots)
     }
 }
 

@@ -73,14 +73,17 @@ fn field(schema: &Value, optional: bool) -> Result<JsonObject, String> {
         "number" | "integer" => &["minimum", "maximum"],
         "boolean" => &[],
         "array" => return multi_select(&schema),
-        other => return Err(format!("is a {other}")),
+        other => return Err(format!("has type `{other}`")),
     };
-    if kind == "string" {
-        if let Some(format) = schema.get("format").and_then(Value::as_str) {
-            if !matches!(format, "email" | "uri" | "date" | "date-time") {
-                schema.remove("format");
-            }
-        }
+    // Formats the spec does not list are dropped, not refused: they only
+    // narrow what a client may show.
+    if kind == "string"
+        && schema
+            .get("format")
+            .and_then(Value::as_str)
+            .is_some_and(|format| !matches!(format, "email" | "uri" | "date" | "date-time"))
+    {
+        schema.remove("format");
     }
     Ok(pick(&schema, &kind, keep))
 }

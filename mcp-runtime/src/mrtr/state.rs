@@ -311,7 +311,7 @@ impl StateSealer {
     ) -> Result<String, ErrorObject> {
         if round >= self.max_rounds {
             return Err(ErrorObject::invalid_params(format!(
-                "This request needed more than {} rounds of input; start again",
+                "This request needs more rounds of input than the server allows ({}); start it again",
                 self.max_rounds
             )));
         }

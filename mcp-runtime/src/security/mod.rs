@@ -1,10 +1,13 @@
 //! Everything a security reviewer should read: DNS-rebinding defences
-//! (`Host`/`Origin` allow-lists) and rate limiting. Body-size limits,
+//! (`Host`/`Origin` allow-lists), rate limiting and the request's
+//! [`Principal`]. Body-size limits,
 //! timeouts and concurrency caps are applied in one place, the HTTP
 //! request pipeline (`transport::http::pipeline`), from [`HttpOptions`]
 //! (crate::HttpOptions).
 
 pub(crate) mod origin;
+mod principal;
 pub(crate) mod rate_limit;
 
+pub use self::principal::Principal;
 pub use self::rate_limit::{RateLimiter, TokenBucket};
