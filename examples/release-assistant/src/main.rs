@@ -1,0 +1,15 @@
+//! Serves the release assistant: `cargo run -p release-assistant` (stdio)
+//! or `cargo run -p release-assistant -- --http 127.0.0.1:8080`.
+//!
+//! Set `MCP_STATE_KEY` (32 bytes, base64) on every instance when several
+//! run behind a load balancer, so any of them can continue a round.
+
+use release_assistant as _;
+
+fn main() -> std::process::ExitCode {
+    mcp_runtime::server!()
+        .instructions(
+            "Deploys services (asking where, and confirming production) and drafts release notes.",
+        )
+        .run()
+}
