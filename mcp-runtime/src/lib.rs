@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 mod changes;
+pub mod client;
 mod complete;
 mod context;
 mod dispatch;
@@ -14,6 +15,7 @@ mod run;
 pub mod schema;
 pub mod security;
 mod server;
+pub mod testing;
 mod tool;
 mod transport;
 mod uri_template;

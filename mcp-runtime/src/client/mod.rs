@@ -1,0 +1,341 @@
+//! A client for revision 2026-07-28, over any [`Transport`]: the engine of
+//! the [test client](crate::testing) and of the inspector built into every
+//! server binary. It builds each request's `_meta`, follows list cursors,
+//! and carries multi round-trip requests from round to round.
+
+mod outcome;
+mod transport;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+pub use self::outcome::{
+    Answers, ElicitationRequest, InputRequest, InputRequired, LogEntry, Notifications, Outcome,
+    ProgressUpdate, Response, SampledMessage, SamplingAsk,
+};
+pub use self::transport::{InProcess, Reply, Transport, TransportError};
+use crate::protocol::{
+    CallToolResult, Completion, ErrorObject, GetPromptResult, Implementation, LogLevel, Prompt,
+    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Tool,
+};
+
+/// The protocol revision this client speaks.
+pub const PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// Why a request failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The request never got a response.
+    Transport(TransportError),
+    /// The server answered with a JSON-RPC error.
+    Rpc(ErrorObject),
+    /// The server's answer does not have the shape the spec gives it.
+    Malformed(String),
+}
+
+impl std::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClientError::Transport(error) => write!(f, "{error}"),
+            ClientError::Rpc(error) => write!(f, "error {}: {}", error.code, error.message),
+            ClientError::Malformed(problem) => write!(f, "malformed response: {problem}"),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+impl From<TransportError> for ClientError {
+    fn from(error: TransportError) -> Self {
+        ClientError::Transport(error)
+    }
+}
+
+/// What `server/discover` says about a server.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Discovery {
+    /// Protocol revisions it speaks.
+    pub supported_versions: Vec<String>,
+    /// What it offers.
+    pub capabilities: ServerCapabilities,
+    /// How to use it, for the model.
+    #[serde(default)]
+    pub instructions: Option<String>,
+    /// Who it is (`_meta` `io.modelcontextprotocol/serverInfo`).
+    #[serde(skip)]
+    pub server_info: Option<Implementation>,
+}
+
+/// A client for one server.
+#[derive(Debug)]
+pub struct Client<T> {
+    transport: T,
+    capabilities: Map<String, Value>,
+    client_info: Option<Value>,
+    log_level: Option<LogLevel>,
+    progress: bool,
+    next_id: u64,
+}
+
+impl<T: Transport> Client<T> {
+    /// A client that declares no capabilities.
+    pub fn new(transport: T) -> Self {
+        Client {
+            transport,
+            capabilities: Map::new(),
+            client_info: None,
+            log_level: None,
+            progress: false,
+            next_id: 1,
+        }
+    }
+
+    /// The transport.
+    pub fn transport(&self) -> &T {
+        &self.transport
+    }
+
+    /// Declares a client capability (`elicitation`, `sampling`, `roots`,
+    /// ...) with its settings object.
+    pub fn set_capability(&mut self, name: &str, settings: Value) {
+        self.capabilities.insert(name.to_owned(), settings);
+    }
+
+    /// Stops declaring a capability.
+    pub fn remove_capability(&mut self, name: &str) {
+        self.capabilities.remove(name);
+    }
+
+    /// Sends `clientInfo` with every request.
+    pub fn set_client_info(&mut self, name: &str, version: &str) {
+        self.client_info = Some(json!({"name": name, "version": version}));
+    }
+
+    /// Asks for `notifications/message` at `level` and above.
+    pub fn set_log_level(&mut self, level: Option<LogLevel>) {
+        self.log_level = level;
+    }
+
+    /// Sends a progress token with every request.
+    pub fn set_progress(&mut self, progress: bool) {
+        self.progress = progress;
+    }
+
+    fn meta(&self, id: u64) -> Value {
+        let mut meta = json!({
+            "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+            "io.modelcontextprotocol/clientCapabilities": self.capabilities,
+        });
+        if let Some(info) = &self.client_info {
+            meta["io.modelcontextprotocol/clientInfo"] = info.clone();
+        }
+        if let Some(level) = self.log_level {
+            meta["io.modelcontextprotocol/logLevel"] = json!(level);
+        }
+        if self.progress {
+            meta["progressToken"] = json!(format!("progress-{id}"));
+        }
+        meta
+    }
+
+    /// Sends one request; `params` gets this client's `_meta`. Returns the
+    /// result object, or the JSON-RPC error as [`ClientError::Rpc`].
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> Result<(Value, Notifications), ClientError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut params = match params {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            other => {
+                return Err(ClientError::Malformed(format!(
+                    "params must be an object, not {other}"
+                )));
+            }
+        };
+        params.insert("_meta".into(), self.meta(id));
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let reply = self.transport.send(id, message.to_string()).await?;
+        let notifications = Notifications {
+            all: reply.notifications,
+        };
+        let mut response = reply.response;
+        if let Some(error) = response.get_mut("error") {
+            let error = ErrorObject::deserialize_from(error.take())?;
+            return Err(ClientError::Rpc(error));
+        }
+        match response.get_mut("result") {
+            Some(result) => Ok((result.take(), notifications)),
+            None => Err(ClientError::Malformed(
+                "a response with neither result nor error".into(),
+            )),
+        }
+    }
+
+    /// `server/discover`.
+    pub async fn discover(&mut self) -> Result<Discovery, ClientError> {
+        let (result, _) = self.request("server/discover", json!({})).await?;
+        let mut discovery: Discovery = parse(&result)?;
+        discovery.server_info = result
+            .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
+            .and_then(|info| serde_json::from_value(info.clone()).ok());
+        Ok(discovery)
+    }
+
+    /// Every page of a list method, concatenated.
+    async fn list_all<I: DeserializeOwned>(
+        &mut self,
+        method: &str,
+        field: &str,
+    ) -> Result<Vec<I>, ClientError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        // A server that keeps returning cursors is cut off rather than
+        // followed forever.
+        for _ in 0..10_000 {
+            let params = match &cursor {
+                Some(cursor) => json!({"cursor": cursor}),
+                None => json!({}),
+            };
+            let (mut result, _) = self.request(method, params).await?;
+            let page: Vec<I> = parse(&result[field].take())?;
+            items.extend(page);
+            match result.get("nextCursor").and_then(Value::as_str) {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => return Ok(items),
+            }
+        }
+        Err(ClientError::Malformed(format!(
+            "{method} never stopped paginating"
+        )))
+    }
+
+    /// `tools/list`, every page.
+    pub async fn list_tools(&mut self) -> Result<Vec<Tool>, ClientError> {
+        self.list_all("tools/list", "tools").await
+    }
+
+    /// `resources/list`, every page.
+    pub async fn list_resources(&mut self) -> Result<Vec<Resource>, ClientError> {
+        self.list_all("resources/list", "resources").await
+    }
+
+    /// `resources/templates/list`, every page.
+    pub async fn list_resource_templates(&mut self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        self.list_all("resources/templates/list", "resourceTemplates")
+            .await
+    }
+
+    /// `prompts/list`, every page.
+    pub async fn list_prompts(&mut self) -> Result<Vec<Prompt>, ClientError> {
+        self.list_all("prompts/list", "prompts").await
+    }
+
+    /// `tools/call`.
+    pub async fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<Response<CallToolResult>, ClientError> {
+        self.ask("tools/call", json!({"name": name, "arguments": arguments}))
+            .await
+    }
+
+    /// `resources/read`.
+    pub async fn read_resource(
+        &mut self,
+        uri: &str,
+    ) -> Result<Response<ReadResourceResult>, ClientError> {
+        self.ask("resources/read", json!({"uri": uri})).await
+    }
+
+    /// `prompts/get`; `arguments` is an object of strings.
+    pub async fn get_prompt(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<Response<GetPromptResult>, ClientError> {
+        self.ask("prompts/get", json!({"name": name, "arguments": arguments}))
+            .await
+    }
+
+    /// `completion/complete` for a prompt argument (`ref/prompt`) or a
+    /// template variable (`ref/resource`, `reference` is the template).
+    pub async fn complete(
+        &mut self,
+        reference: Value,
+        argument: &str,
+        value: &str,
+        resolved: Value,
+    ) -> Result<Completion, ClientError> {
+        let mut params = json!({"ref": reference, "argument": {"name": argument, "value": value}});
+        if resolved.as_object().is_some_and(|r| !r.is_empty()) {
+            params["context"] = json!({"arguments": resolved});
+        }
+        let (result, _) = self.request("completion/complete", params).await?;
+        parse(&result["completion"])
+    }
+
+    /// Retries a request that returned `input_required`, with `answers`
+    /// and the state it was given.
+    pub async fn retry<R: DeserializeOwned>(
+        &mut self,
+        round: &InputRequired<R>,
+        answers: Answers,
+    ) -> Result<Response<R>, ClientError> {
+        let mut params = round.params.clone();
+        if !answers.is_empty() {
+            params["inputResponses"] = Value::Object(answers.responses);
+        }
+        if let Some(state) = &round.state {
+            params["requestState"] = json!(state);
+        }
+        self.send_ask(round.method, round.params.clone(), params)
+            .await
+    }
+
+    async fn ask<R: DeserializeOwned>(
+        &mut self,
+        method: &'static str,
+        params: Value,
+    ) -> Result<Response<R>, ClientError> {
+        self.send_ask(method, params.clone(), params).await
+    }
+
+    async fn send_ask<R: DeserializeOwned>(
+        &mut self,
+        method: &'static str,
+        original: Value,
+        params: Value,
+    ) -> Result<Response<R>, ClientError> {
+        let (result, notifications) = self.request(method, params).await?;
+        let outcome = if result["resultType"] == "input_required" {
+            Outcome::InputRequired(
+                InputRequired::read(method, original, &result).map_err(ClientError::Malformed)?,
+            )
+        } else {
+            Outcome::Complete(parse(&result)?)
+        };
+        Ok(Response {
+            outcome,
+            notifications,
+        })
+    }
+}
+
+fn parse<T: DeserializeOwned>(value: &Value) -> Result<T, ClientError> {
+    T::deserialize(value).map_err(|e| ClientError::Malformed(e.to_string()))
+}
+
+impl ErrorObject {
+    fn deserialize_from(value: Value) -> Result<ErrorObject, ClientError> {
+        serde_json::from_value(value)
+            .map_err(|e| ClientError::Malformed(format!("not an error object: {e}")))
+    }
+}

@@ -1,0 +1,78 @@
+//! How a client reaches a server: in process, over a child's stdio, or over
+//! Streamable HTTP. A transport sends one request and returns its response
+//! with the notifications that came before it.
+
+use serde_json::Value;
+
+use crate::server::Server;
+
+/// One request's answer as the client sees it.
+#[derive(Clone, Debug, Default)]
+pub struct Reply {
+    /// The JSON-RPC response.
+    pub response: Value,
+    /// Notifications sent for this request before its response, in order.
+    pub notifications: Vec<Value>,
+}
+
+/// Why a request got no JSON-RPC response.
+#[derive(Debug)]
+pub struct TransportError(pub(crate) String);
+
+impl std::fmt::Display for TransportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for TransportError {}
+
+/// Sends JSON-RPC requests to a server.
+#[allow(
+    async_fn_in_trait,
+    reason = "transports are used by concrete type, never boxed"
+)]
+pub trait Transport {
+    /// Sends `message` (a request with `id`) and waits for its response.
+    async fn send(&mut self, id: u64, message: String) -> Result<Reply, TransportError>;
+}
+
+/// The server in this process, through the same dispatcher the transports
+/// use, without serialization to a socket.
+#[derive(Clone, Debug)]
+pub struct InProcess {
+    server: Server,
+}
+
+impl InProcess {
+    /// Talks to `server`.
+    pub fn new(server: Server) -> Self {
+        InProcess { server }
+    }
+
+    /// The server.
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+}
+
+impl Transport for InProcess {
+    async fn send(&mut self, _id: u64, message: String) -> Result<Reply, TransportError> {
+        let exchange = self.server.exchange(message).await;
+        let parse = |frame: &str| {
+            serde_json::from_str(frame)
+                .map_err(|error| TransportError(format!("the server sent invalid JSON: {error}")))
+        };
+        let response = exchange
+            .response
+            .ok_or_else(|| TransportError("the server sent no response".into()))?;
+        Ok(Reply {
+            response: parse(&response)?,
+            notifications: exchange
+                .notifications
+                .iter()
+                .map(|n| parse(n))
+                .collect::<Result<_, _>>()?,
+        })
+    }
+}
