@@ -5,6 +5,7 @@ mod changes;
 pub mod client;
 mod complete;
 mod context;
+pub mod contract;
 mod dispatch;
 pub mod mrtr;
 mod prompt;

@@ -1,0 +1,547 @@
+//! Comparing two manifests: every difference, classified as breaking (a
+//! client written against the old contract can fail) or additive (it keeps
+//! working).
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+/// How a change affects existing clients.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Impact {
+    /// Existing clients can fail: something they use is gone or stricter.
+    Breaking,
+    /// Existing clients keep working.
+    Additive,
+}
+
+/// One difference between the locked and the live contract.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// Breaking or additive.
+    pub impact: Impact,
+    /// What changed, e.g. "tool `deploy`: argument `region` is new and required".
+    pub description: String,
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let label = match self.impact {
+            Impact::Breaking => "BREAKING",
+            Impact::Additive => "additive",
+        };
+        write!(f, "{label:<8}  {}", self.description)
+    }
+}
+
+/// Every change from `old` to `new`, breaking ones first.
+pub fn compare(old: &Value, new: &Value) -> Vec<Change> {
+    let mut changes = Changes::default();
+    let empty = Map::new();
+    let section = |manifest: &Value, key: &str| {
+        manifest
+            .get(key)
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    };
+    compare_capabilities(
+        &mut changes,
+        old.get("capabilities")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty),
+        new.get("capabilities")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty),
+    );
+    for (key, kind) in [
+        ("tools", Kind::Tool),
+        ("resources", Kind::Resource),
+        ("resourceTemplates", Kind::Template),
+        ("prompts", Kind::Prompt),
+    ] {
+        compare_items(&mut changes, kind, &section(old, key), &section(new, key));
+    }
+    let mut changes = changes.0;
+    changes.sort_by_key(|change| change.impact);
+    changes
+}
+
+#[derive(Default)]
+struct Changes(Vec<Change>);
+
+impl Changes {
+    fn breaking(&mut self, description: String) {
+        self.0.push(Change {
+            impact: Impact::Breaking,
+            description,
+        });
+    }
+
+    fn additive(&mut self, description: String) {
+        self.0.push(Change {
+            impact: Impact::Additive,
+            description,
+        });
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Tool,
+    Resource,
+    Template,
+    Prompt,
+}
+
+impl Kind {
+    fn noun(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Resource => "resource",
+            Kind::Template => "resource template",
+            Kind::Prompt => "prompt",
+        }
+    }
+}
+
+fn compare_capabilities(changes: &mut Changes, old: &Map<String, Value>, new: &Map<String, Value>) {
+    for (name, value) in old {
+        match new.get(name) {
+            None => changes.breaking(format!("capability `{name}` was removed")),
+            Some(now) if now != value => {
+                changes.additive(format!("capability `{name}` changed: {value} -> {now}"))
+            }
+            Some(_) => {}
+        }
+    }
+    for name in new.keys().filter(|name| !old.contains_key(*name)) {
+        changes.additive(format!("capability `{name}` was added"));
+    }
+}
+
+fn compare_items(
+    changes: &mut Changes,
+    kind: Kind,
+    old: &Map<String, Value>,
+    new: &Map<String, Value>,
+) {
+    let noun = kind.noun();
+    for (name, before) in old {
+        let Some(after) = new.get(name) else {
+            changes.breaking(format!("{noun} `{name}` was removed (or renamed)"));
+            continue;
+        };
+        let item = format!("{noun} `{name}`");
+        match kind {
+            Kind::Tool => compare_tool(changes, &item, before, after),
+            Kind::Prompt => compare_prompt(changes, &item, before, after),
+            Kind::Resource | Kind::Template => compare_resource(changes, &item, before, after),
+        }
+    }
+    for name in new.keys().filter(|name| !old.contains_key(*name)) {
+        changes.additive(format!("{noun} `{name}` was added"));
+    }
+}
+
+/// Fields that only describe an item: changing them never breaks a client.
+const DESCRIPTIVE: [&str; 6] = [
+    "title",
+    "description",
+    "annotations",
+    "icons",
+    "_meta",
+    "examples",
+];
+
+fn compare_descriptive(changes: &mut Changes, item: &str, before: &Value, after: &Value) {
+    for field in DESCRIPTIVE {
+        if before.get(field) != after.get(field) {
+            changes.additive(format!("{item}: {field} changed"));
+        }
+    }
+}
+
+fn compare_tool(changes: &mut Changes, item: &str, before: &Value, after: &Value) {
+    compare_descriptive(changes, item, before, after);
+    compare_arguments(changes, item, &before["inputSchema"], &after["inputSchema"]);
+    match (before.get("outputSchema"), after.get("outputSchema")) {
+        (None, Some(_)) => changes.additive(format!("{item}: now declares an output schema")),
+        (Some(_), None) => changes.breaking(format!("{item}: no longer declares an output schema")),
+        (Some(old), Some(new)) if strip_descriptive(old) != strip_descriptive(new) => {
+            changes.breaking(format!("{item}: output schema changed"));
+        }
+        (Some(old), Some(new)) if old != new => {
+            changes.additive(format!("{item}: output schema descriptions changed"));
+        }
+        _ => {}
+    }
+}
+
+/// Arguments of a tool: properties of its input schema.
+fn compare_arguments(changes: &mut Changes, item: &str, before: &Value, after: &Value) {
+    let properties = |schema: &Value| {
+        schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let required = |schema: &Value, name: &str| {
+        schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(|n| n == name))
+    };
+    let (old, new) = (properties(before), properties(after));
+    for (name, old_schema) in &old {
+        let Some(new_schema) = new.get(name) else {
+            changes.breaking(format!(
+                "{item}: argument `{name}` was removed (calls that pass it are now rejected)"
+            ));
+            continue;
+        };
+        match (required(before, name), required(after, name)) {
+            (false, true) => changes.breaking(format!("{item}: argument `{name}` is now required")),
+            (true, false) => changes.additive(format!("{item}: argument `{name}` is now optional")),
+            _ => {}
+        }
+        compare_value_schema(
+            changes,
+            &format!("{item}: argument `{name}`"),
+            old_schema,
+            new_schema,
+        );
+    }
+    for name in new.keys().filter(|name| !old.contains_key(*name)) {
+        if required(after, name) {
+            changes.breaking(format!("{item}: argument `{name}` is new and required"));
+        } else {
+            changes.additive(format!("{item}: argument `{name}` is new and optional"));
+        }
+    }
+    let rest = |schema: &Value| {
+        let mut schema = strip_descriptive(schema);
+        if let Some(map) = schema.as_object_mut() {
+            map.remove("properties");
+            map.remove("required");
+        }
+        schema
+    };
+    if rest(before) != rest(after) {
+        changes.breaking(format!(
+            "{item}: input schema changed outside its properties"
+        ));
+    }
+}
+
+/// One value's schema: the same, only redescribed, widened (accepts more),
+/// or changed in a way that can reject what it accepted.
+fn compare_value_schema(changes: &mut Changes, what: &str, before: &Value, after: &Value) {
+    if before == after {
+        return;
+    }
+    let (old, new) = (strip_descriptive(before), strip_descriptive(after));
+    if old == new {
+        changes.additive(format!("{what}: description changed"));
+    } else if widens(&old, &new) {
+        changes.additive(format!("{what}: accepts more values than before"));
+    } else {
+        changes.breaking(format!(
+            "{what}: type narrowed or changed: {} -> {}",
+            compact(&old),
+            compact(&new)
+        ));
+    }
+}
+
+/// Keywords whose removal only lets more values through.
+const CONSTRAINTS: [&str; 10] = [
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+];
+
+/// Whether `new` accepts everything `old` accepts, judged by the common
+/// cases: constraints dropped, enum values added, types added.
+fn widens(old: &Value, new: &Value) -> bool {
+    let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else {
+        return false;
+    };
+    for (key, new_value) in new {
+        let Some(old_value) = old.get(key) else {
+            return false;
+        };
+        if old_value == new_value {
+            continue;
+        }
+        let superset = match (old_value, new_value) {
+            (Value::Array(o), Value::Array(n)) if key == "enum" || key == "type" => {
+                o.iter().all(|v| n.contains(v))
+            }
+            (Value::String(o), Value::Array(n)) if key == "type" => n.iter().any(|t| t == o),
+            _ => false,
+        };
+        if !superset {
+            return false;
+        }
+    }
+    old.keys()
+        .filter(|key| !new.contains_key(*key))
+        .all(|key| CONSTRAINTS.contains(&key.as_str()))
+}
+
+fn compare_prompt(changes: &mut Changes, item: &str, before: &Value, after: &Value) {
+    compare_descriptive(changes, item, before, after);
+    let arguments = |prompt: &Value| -> Vec<(String, bool, Value)> {
+        prompt
+            .get("arguments")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .map(|arg| {
+                        let name = arg["name"].as_str().unwrap_or_default().to_owned();
+                        (name, arg["required"] == true, arg.clone())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (old, new) = (arguments(before), arguments(after));
+    for (name, was_required, old_arg) in &old {
+        let Some((_, is_required, new_arg)) = new.iter().find(|(n, ..)| n == name) else {
+            changes.breaking(format!("{item}: argument `{name}` was removed"));
+            continue;
+        };
+        match (was_required, is_required) {
+            (false, true) => changes.breaking(format!("{item}: argument `{name}` is now required")),
+            (true, false) => changes.additive(format!("{item}: argument `{name}` is now optional")),
+            _ if old_arg != new_arg => {
+                changes.additive(format!("{item}: argument `{name}` description changed"))
+            }
+            _ => {}
+        }
+    }
+    for (name, required, _) in new
+        .iter()
+        .filter(|(n, ..)| !old.iter().any(|(o, ..)| o == n))
+    {
+        if *required {
+            changes.breaking(format!("{item}: argument `{name}` is new and required"));
+        } else {
+            changes.additive(format!("{item}: argument `{name}` is new and optional"));
+        }
+    }
+}
+
+fn compare_resource(changes: &mut Changes, item: &str, before: &Value, after: &Value) {
+    compare_descriptive(changes, item, before, after);
+    for field in ["name", "mimeType"] {
+        if before.get(field) != after.get(field) {
+            changes.breaking(format!(
+                "{item}: {field} changed: {} -> {}",
+                compact(before.get(field).unwrap_or(&Value::Null)),
+                compact(after.get(field).unwrap_or(&Value::Null))
+            ));
+        }
+    }
+    let other = |value: &Value| {
+        let mut value = strip_descriptive(value);
+        if let Some(map) = value.as_object_mut() {
+            map.remove("name");
+            map.remove("mimeType");
+        }
+        value
+    };
+    if other(before) != other(after) {
+        changes.additive(format!(
+            "{item}: listing details changed (size, annotations)"
+        ));
+    }
+}
+
+/// `value` without descriptive keywords, at every level.
+fn strip_descriptive(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !DESCRIPTIVE.contains(&k.as_str()) && k.as_str() != "default")
+                .map(|(k, v)| (k.clone(), strip_descriptive(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(strip_descriptive).collect()),
+        other => other.clone(),
+    }
+}
+
+fn compact(value: &Value) -> String {
+    let text = value.to_string();
+    if text.len() > 80 {
+        let cut = (0..=77).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+        format!("{}...", &text[..cut])
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool(input: Value) -> Value {
+        json!({"tools": {"t": {"description": "d", "inputSchema": input}}})
+    }
+
+    fn schema(properties: Value, required: &[&str]) -> Value {
+        json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
+    }
+
+    fn described(changes: &[Change]) -> Vec<String> {
+        changes.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn identical_manifests_have_no_changes() {
+        let manifest = tool(schema(json!({"a": {"type": "string"}}), &["a"]));
+        assert!(compare(&manifest, &manifest).is_empty());
+    }
+
+    #[test]
+    fn items_removed_and_added() {
+        let old = json!({"tools": {"a": {}, "b": {}}, "prompts": {"p": {}}});
+        let new = json!({"tools": {"b": {}, "c": {}}, "resources": {"r://x": {}}});
+        assert_eq!(
+            described(&compare(&old, &new)),
+            [
+                "BREAKING  tool `a` was removed (or renamed)",
+                "BREAKING  prompt `p` was removed (or renamed)",
+                "additive  tool `c` was added",
+                "additive  resource `r://x` was added",
+            ]
+        );
+    }
+
+    #[test]
+    fn arguments_added_removed_and_made_required() {
+        let old = tool(schema(
+            json!({"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "string"}}),
+            &["a"],
+        ));
+        let new = tool(schema(
+            json!({"a": {"type": "string"}, "c": {"type": "string"}, "d": {"type": "string"}, "e": {"type": "integer"}}),
+            &["c", "d"],
+        ));
+        assert_eq!(
+            described(&compare(&old, &new)),
+            [
+                "BREAKING  tool `t`: argument `b` was removed (calls that pass it are now rejected)",
+                "BREAKING  tool `t`: argument `c` is now required",
+                "BREAKING  tool `t`: argument `d` is new and required",
+                "additive  tool `t`: argument `a` is now optional",
+                "additive  tool `t`: argument `e` is new and optional",
+            ]
+        );
+    }
+
+    #[test]
+    fn narrowed_widened_and_redescribed_types() {
+        let old = tool(schema(
+            json!({
+                "n": {"type": "integer", "minimum": 0},
+                "s": {"type": "string", "enum": ["a", "b"]},
+                "w": {"type": "string", "maxLength": 5},
+                "d": {"type": "string", "description": "old"},
+                "x": {"type": "string"}
+            }),
+            &[],
+        ));
+        let new = tool(schema(
+            json!({
+                "n": {"type": "integer", "minimum": 1},
+                "s": {"type": "string", "enum": ["a", "b", "c"]},
+                "w": {"type": "string"},
+                "d": {"type": "string", "description": "new"},
+                "x": {"type": "integer"}
+            }),
+            &[],
+        ));
+        assert_eq!(
+            described(&compare(&old, &new)),
+            [
+                "BREAKING  tool `t`: argument `n`: type narrowed or changed: {\"type\":\"integer\",\"minimum\":0} -> {\"type\":\"integer\",\"minimum\":1}",
+                "BREAKING  tool `t`: argument `x`: type narrowed or changed: {\"type\":\"string\"} -> {\"type\":\"integer\"}",
+                "additive  tool `t`: argument `s`: accepts more values than before",
+                "additive  tool `t`: argument `w`: accepts more values than before",
+                "additive  tool `t`: argument `d`: description changed",
+            ]
+        );
+    }
+
+    #[test]
+    fn output_schemas_and_descriptions() {
+        let old = json!({"tools": {
+            "a": {"description": "x", "inputSchema": {}, "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+            "b": {"description": "x", "inputSchema": {}},
+            "c": {"description": "x", "inputSchema": {}, "outputSchema": {"type": "object"}}
+        }});
+        let new = json!({"tools": {
+            "a": {"description": "y", "inputSchema": {}, "outputSchema": {"type": "object", "properties": {"n": {"type": "string"}}}},
+            "b": {"description": "x", "inputSchema": {}, "outputSchema": {"type": "object"}},
+            "c": {"description": "x", "inputSchema": {}}
+        }});
+        assert_eq!(
+            described(&compare(&old, &new)),
+            [
+                "BREAKING  tool `a`: output schema changed",
+                "BREAKING  tool `c`: no longer declares an output schema",
+                "additive  tool `a`: description changed",
+                "additive  tool `b`: now declares an output schema",
+            ]
+        );
+    }
+
+    #[test]
+    fn header_mirroring_is_part_of_the_type() {
+        let old = tool(schema(json!({"r": {"type": "string"}}), &["r"]));
+        let new = tool(schema(
+            json!({"r": {"type": "string", "x-mcp-header": "Region"}}),
+            &["r"],
+        ));
+        assert_eq!(compare(&old, &new)[0].impact, Impact::Breaking);
+    }
+
+    #[test]
+    fn prompts_resources_and_capabilities() {
+        let old = json!({
+            "capabilities": {"tools": {}, "logging": {}},
+            "prompts": {"p": {"arguments": [{"name": "a", "required": true}, {"name": "b"}]}},
+            "resources": {"r://1": {"name": "one", "mimeType": "text/plain"}}
+        });
+        let new = json!({
+            "capabilities": {"tools": {}, "prompts": {}},
+            "prompts": {"p": {"arguments": [{"name": "a"}, {"name": "c", "required": true}]}},
+            "resources": {"r://1": {"name": "one", "mimeType": "text/markdown", "description": "now documented"}}
+        });
+        assert_eq!(
+            described(&compare(&old, &new)),
+            [
+                "BREAKING  capability `logging` was removed",
+                "BREAKING  resource `r://1`: mimeType changed: \"text/plain\" -> \"text/markdown\"",
+                "BREAKING  prompt `p`: argument `b` was removed",
+                "BREAKING  prompt `p`: argument `c` is new and required",
+                "additive  capability `prompts` was added",
+                "additive  resource `r://1`: description changed",
+                "additive  prompt `p`: argument `a` is now optional",
+            ]
+        );
+    }
+}
