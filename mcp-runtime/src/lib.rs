@@ -7,6 +7,7 @@ mod complete;
 mod context;
 pub mod contract;
 mod dispatch;
+mod inspect;
 pub mod mrtr;
 mod prompt;
 pub mod protocol;
@@ -76,8 +77,8 @@ pub mod __private {
     };
     pub use crate::protocol::{CacheScope, IconTheme, Role};
     pub use crate::registry::{
-        Location, PROMPTS, PromptEntry, RESOURCES, ResourceEntry, StaticAnnotations, StaticIcon,
-        StaticPromptArgument, StaticToolAnnotations, TOOLS, ToolEntry,
+        InputSchema, Location, PROMPTS, PromptEntry, RESOURCES, ResourceEntry, StaticAnnotations,
+        StaticIcon, StaticPromptArgument, StaticToolAnnotations, TOOLS, ToolEntry,
     };
     pub use crate::resource::{
         IntoResourceContents, ResourceFuture, ResourceInvocation, ResourceReadFn, TemplateVariable,

@@ -8,8 +8,10 @@ use clap::{CommandFactory as _, FromArgMatches as _, Parser};
 
 use crate::server::{Server, ServerBuilder};
 
-/// Flags every server binary understands.
+// Flags every server binary understands. (A comment, not a doc comment:
+// clap would show a doc comment as the program's description.)
 #[derive(Parser, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     /// Serve MCP over stdin/stdout (the default).
     #[arg(long, conflicts_with = "http")]
@@ -18,6 +20,9 @@ struct Cli {
     /// (the endpoint is /mcp).
     #[arg(long, value_name = "ADDR")]
     http: Option<std::net::SocketAddr>,
+    /// Inspect instead of serving.
+    #[command(subcommand)]
+    inspect: Option<crate::inspect::Command>,
 }
 
 impl ServerBuilder {
@@ -32,12 +37,29 @@ impl ServerBuilder {
         let info = &self.settings.info;
         let command = Cli::command()
             .name(info.name.clone())
-            .version(info.version.clone());
+            .version(info.version.clone())
+            .about(match info.description.clone() {
+                Some(description) => clap::builder::Resettable::Value(description.into()),
+                None => clap::builder::Resettable::Reset,
+            })
+            .after_help(
+                "Without a subcommand the server serves MCP over stdio (or --http). \
+                 The subcommands inspect it: they run requests through the same dispatcher and print the answers.",
+            );
         let cli = match Cli::from_arg_matches(&command.get_matches()) {
             Ok(cli) => cli,
             Err(error) => error.exit(),
         };
         let http = cli.http.map(|address| self.http.clone().bind(address));
+        if let Some(command) = cli.inspect {
+            return match self.single_instance().build() {
+                Ok(server) => crate::inspect::run(server, command),
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
         let server = match self.build() {
             Ok(server) => server,
             Err(error) => {

@@ -192,6 +192,21 @@ pub(crate) fn finish_input(schema: Schema) -> Result<JsonObject, SchemaError> {
     Ok(object)
 }
 
+/// Checks a hand-written input schema: an object whose root `type` is
+/// `"object"`; everything else (`$schema`, `$defs`, composition) is
+/// published as written.
+pub(crate) fn check_raw_input(schema: Value) -> Result<JsonObject, SchemaError> {
+    let Value::Object(object) = schema else {
+        return Err(SchemaError::RootNotObject(format!("`{schema}`")));
+    };
+    match object.get("type") {
+        Some(Value::String(t)) if t == "object" => Ok(object),
+        other => Err(SchemaError::RootNotObject(
+            other.map_or_else(|| "no `type`".to_owned(), |t| format!("`{t}`")),
+        )),
+    }
+}
+
 /// Applies the MCP rules to a tool output schema.
 pub(crate) fn finish_output(schema: Schema) -> JsonObject {
     let mut object = into_object(schema);
@@ -358,5 +373,20 @@ mod tests {
     fn non_object_roots_are_rejected() {
         let err = finish_input(input_schema::<String>()).unwrap_err();
         assert_eq!(err, SchemaError::RootNotObject("`\"string\"`".into()));
+    }
+
+    #[test]
+    fn raw_input_schemas_need_an_object_root() {
+        use serde_json::json;
+        let kept = json!({"$schema": "x", "type": "object", "allOf": []});
+        assert_eq!(check_raw_input(kept.clone()).map(Value::Object), Ok(kept));
+        assert_eq!(
+            check_raw_input(json!({"type": "string"}))
+                .unwrap_err()
+                .to_string(),
+            "the input schema must have `\"type\": \"object\"` at its root, found `\"string\"`"
+        );
+        assert!(check_raw_input(json!(true)).is_err());
+        assert!(check_raw_input(json!({"properties": {}})).is_err());
     }
 }

@@ -242,6 +242,15 @@ impl ServerBuilder {
         self
     }
 
+    /// The builder for a one-off process such as the inspector: without
+    /// configured keys, a random key that warns about nothing.
+    pub(crate) fn single_instance(mut self) -> Self {
+        if self.state.keys.is_none() && KeyRing::from_env().is_none() {
+            self.state.keys = Some(KeyRing::single_instance());
+        }
+        self
+    }
+
     fn sealer(&self) -> Result<StateSealer, BuildError> {
         let keys = match (&self.state.keys, KeyRing::from_env()) {
             (Some(keys), _) => keys.clone(),

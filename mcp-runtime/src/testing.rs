@@ -2,7 +2,7 @@
 //! registered tools, resources and prompts through the real dispatcher, in
 //! process, and reads like the test it is in.
 //!
-//! ```
+//! ```rust,standalone_crate
 //! use mcp_runtime::testing::TestClient;
 //! use serde_json::json;
 //!

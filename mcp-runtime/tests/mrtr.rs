@@ -1031,3 +1031,55 @@ async fn the_first_round_needs_no_ids_from_the_client() {
     assert_eq!(done["id"], 42);
     assert_eq!(text_of(&done), "Hello, Id!");
 }
+
+/// Which version of `shifty` is deployed: the second asks in another order.
+static SHIFTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Asks a name then a colour; after a "redeploy", the other way round.
+#[tool]
+async fn shifty(#[ctx] input: Input) -> String {
+    let round = input.round();
+    if SHIFTED.load(Ordering::SeqCst) {
+        let colour = elicited(input.elicit::<Colour>("Colour?").await, |c| c.colour);
+        let name = elicited(input.elicit::<Name>("Name?").await, |n| n.name);
+        format!("round {round}: {name} {colour}")
+    } else {
+        let name = elicited(input.elicit::<Name>("Name?").await, |n| n.name);
+        let colour = elicited(input.elicit::<Colour>("Colour?").await, |c| c.colour);
+        format!("round {round}: {name} {colour}")
+    }
+}
+
+#[tokio::test]
+async fn answers_from_an_older_deployment_are_asked_again_not_misread() {
+    let server = server();
+    let caps = json!({"elicitation": {}});
+    let first = call(&server, "shifty", json!({}), json!({}), caps.clone()).await;
+    let retry = json!({"inputResponses": {"elicitation_1": accept(json!({"name": "Ada"}))}, "requestState": state_of(&first)});
+    let second = call(&server, "shifty", json!({}), retry, caps.clone()).await;
+    assert_eq!(
+        second["result"]["inputRequests"]["elicitation_2"]["params"]["message"],
+        "Colour?"
+    );
+
+    // Redeployed between rounds: the first question is now the colour. The
+    // recorded name does not fit it, so it is asked again.
+    SHIFTED.store(true, Ordering::SeqCst);
+    let retry = json!({"inputResponses": {"elicitation_2": accept(json!({"colour": "red"}))}, "requestState": state_of(&second)});
+    let third = call(&server, "shifty", json!({}), retry, caps.clone()).await;
+    assert_eq!(
+        third["result"]["inputRequests"]["elicitation_1"]["params"]["message"],
+        "Colour?"
+    );
+    // Likewise the colour recorded under the second key does not fit the
+    // name question that now has that key.
+    let retry = json!({"inputResponses": {"elicitation_1": accept(json!({"colour": "blue"}))}, "requestState": state_of(&third)});
+    let fourth = call(&server, "shifty", json!({}), retry, caps.clone()).await;
+    assert_eq!(
+        fourth["result"]["inputRequests"]["elicitation_2"]["params"]["message"],
+        "Name?"
+    );
+    let retry = json!({"inputResponses": {"elicitation_2": accept(json!({"name": "Bo"}))}, "requestState": state_of(&fourth)});
+    let done = call(&server, "shifty", json!({}), retry, caps).await;
+    assert_eq!(text_of(&done), "round 5: Bo blue");
+}

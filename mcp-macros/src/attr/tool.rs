@@ -7,7 +7,9 @@ use syn::parse::Parser as _;
 
 use super::common::{CommonAttr, Flag, lit_str, parse_flag, set_once, unknown_key};
 use crate::ctxt::Ctxt;
-use crate::symbol::{ANNOTATIONS, DESTRUCTIVE, IDEMPOTENT, OPEN_WORLD, READ_ONLY, TITLE};
+use crate::symbol::{
+    ANNOTATIONS, DESTRUCTIVE, IDEMPOTENT, INPUT_SCHEMA, OPEN_WORLD, READ_ONLY, TITLE,
+};
 
 #[derive(Default)]
 pub(crate) struct ToolAnnotationsAttr {
@@ -23,16 +25,25 @@ pub(crate) struct ToolAnnotationsAttr {
 pub(crate) struct ToolAttr {
     pub(crate) common: CommonAttr,
     pub(crate) annotations: ToolAnnotationsAttr,
+    /// `input_schema = path`: a function returning the schema to publish.
+    pub(crate) input_schema: Option<syn::Path>,
 }
 
-const TOOL_KEYS: &str =
-    "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta` or `crate`";
+const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `input_schema` or `crate`";
 
 impl ToolAttr {
     pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> ToolAttr {
         let mut attr = ToolAttr::default();
         let parser = syn::meta::parser(|meta| {
             if attr.common.parse_key(cx, &meta)? {
+            } else if meta.path == INPUT_SCHEMA {
+                let path: syn::Path = meta.value()?.parse().map_err(|error| {
+                    syn::Error::new(
+                        error.span(),
+                        "`input_schema` takes the path of a function returning the schema as a `serde_json::Value`: `input_schema = order_schema`",
+                    )
+                })?;
+                set_once(cx, &meta, INPUT_SCHEMA, &mut attr.input_schema, path);
             } else if meta.path == ANNOTATIONS {
                 meta.parse_nested_meta(|inner| {
                     parse_annotation(cx, &inner, &mut attr.annotations)

@@ -8,6 +8,23 @@ use crate::model::HandlerFn;
 pub(crate) fn tool(cx: &Ctxt, tool: &HandlerFn<'_>, attr: &ToolAttr) {
     handler(cx, tool, &attr.common);
     check_tool_name(cx, tool);
+    check_raw_schema(cx, tool, attr);
+}
+
+/// A hand-written schema is published as written, so header mirroring
+/// must be declared in it, not on parameters.
+fn check_raw_schema(cx: &Ctxt, tool: &HandlerFn<'_>, attr: &ToolAttr) {
+    if attr.input_schema.is_none() {
+        return;
+    }
+    for argument in tool.arguments() {
+        if let Some(header) = &argument.header {
+            cx.error_spanned_by(
+                header,
+                "with `input_schema`, the schema is published as written: declare the header there (`\"x-mcp-header\": \"...\"` on the property) and remove `header` here",
+            );
+        }
+    }
 }
 
 /// The spec's tool-name rule: 1 to 128 characters of `A-Za-z0-9_.-`.

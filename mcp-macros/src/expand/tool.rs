@@ -57,7 +57,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 fn glue(tool: &HandlerFn<'_>, attr: &ToolAttr) -> TokenStream {
     let paths = Paths::new(attr.common.krate.as_ref());
     let private = paths.private();
-    let args_struct = args_struct(tool, &paths);
+    let args_struct = args_struct(tool, &paths, attr.input_schema.is_none());
     let call_fn = call_fn(tool, &private);
     let entry = entry(tool, attr, &private);
     let ask_consts = super::ask::consts(tool, &private);
@@ -87,7 +87,7 @@ fn glue(tool: &HandlerFn<'_>, attr: &ToolAttr) -> TokenStream {
 /// const fn __mcp_tool_arguments<__McpArg0: for<'de> Deserialize<'de> + JsonSchema, ..>() -> __McpArgFns<__McpToolArgs<..>>
 /// const __MCP_ARGS: __McpArgFns<__McpToolArgs<i64, i64>> = __mcp_tool_arguments::<i64, i64>();
 /// ```
-fn args_struct(tool: &HandlerFn<'_>, paths: &Paths) -> TokenStream {
+fn args_struct(tool: &HandlerFn<'_>, paths: &Paths, generate_schema: bool) -> TokenStream {
     let private = paths.private();
     let serde_crate = paths.private_crate_str("serde");
     let schemars_crate = paths.private_crate_str("schemars");
@@ -105,10 +105,12 @@ fn args_struct(tool: &HandlerFn<'_>, paths: &Paths) -> TokenStream {
         let description = argument
             .description
             .as_ref()
+            .filter(|_| generate_schema)
             .map(|d| quote!(#[schemars(description = #d)]));
         let header = argument
             .header
             .as_ref()
+            .filter(|_| generate_schema)
             .map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
         quote!(#(#docs)* #rename #description #header #ident: #generic)
     });
@@ -123,10 +125,24 @@ fn args_struct(tool: &HandlerFn<'_>, paths: &Paths) -> TokenStream {
                 const _: fn() = #private::assert_header_value::<#ty>;
             }
         });
+    // With a hand-written schema (`input_schema = f`), the parameters only
+    // need to deserialize.
+    let (schema_derive, schema_attr, schema_bound, schema_field, schema_value) = if generate_schema
+    {
+        (
+            quote!(, #private::schemars::JsonSchema),
+            quote!(#[schemars(crate = #schemars_crate)]),
+            quote!(+ #private::schemars::JsonSchema),
+            quote!(schema: fn() -> #private::schemars::Schema,),
+            quote!(schema: #private::input_schema::<__McpToolArgs<#(#generics),*>>,),
+        )
+    } else {
+        Default::default()
+    };
     quote! {
-        #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
+        #[derive(#private::serde::Deserialize #schema_derive)]
         #[serde(crate = #serde_crate, deny_unknown_fields)]
-        #[schemars(crate = #schemars_crate)]
+        #schema_attr
         #[allow(non_camel_case_types, non_snake_case)]
         struct __McpToolArgs<#(#generics),*> {
             #(#fields,)*
@@ -134,7 +150,7 @@ fn args_struct(tool: &HandlerFn<'_>, paths: &Paths) -> TokenStream {
 
         struct __McpArgFns<A> {
             parse: fn(&str) -> ::core::result::Result<A, #private::ArgumentError>,
-            schema: fn() -> #private::schemars::Schema,
+            #schema_field
         }
 
         fn __mcp_parse<A: #private::serde::de::DeserializeOwned>(
@@ -143,11 +159,11 @@ fn args_struct(tool: &HandlerFn<'_>, paths: &Paths) -> TokenStream {
             #private::parse_arguments(json)
         }
 
-        const fn __mcp_tool_arguments<#(#generics: for<'de> #private::serde::Deserialize<'de> + #private::schemars::JsonSchema),*>(
+        const fn __mcp_tool_arguments<#(#generics: for<'de> #private::serde::Deserialize<'de> #schema_bound),*>(
         ) -> __McpArgFns<__McpToolArgs<#(#generics),*>> {
             __McpArgFns {
                 parse: __mcp_parse::<__McpToolArgs<#(#generics),*>>,
-                schema: #private::input_schema::<__McpToolArgs<#(#generics),*>>,
+                #schema_value
             }
         }
 
@@ -207,6 +223,12 @@ fn entry(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenS
         quote_spanned!(ret_span=> <#ret_ty as #private::IntoToolResult>::output_schema);
     let can_log = can_log(tool, private);
     let asks = super::ask::declared(tool);
+    let input_schema = match &attr.input_schema {
+        // Spanned at the path, so a function of the wrong type is reported
+        // there, as not coercing to `fn() -> Value`.
+        Some(path) => quote_spanned!(path.span()=> #private::InputSchema::Raw(#path)),
+        None => quote!(#private::InputSchema::Generated(__MCP_ARGS.schema)),
+    };
     quote! {
         #[#private::linkme::distributed_slice(#private::TOOLS)]
         #[linkme(crate = #private::linkme)]
@@ -214,7 +236,7 @@ fn entry(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenS
             name: #name,
             #metadata
             annotations: #annotations,
-            input_schema: __MCP_ARGS.schema,
+            input_schema: #input_schema,
             output_schema: #output_schema,
             call: __mcp_call,
             can_log: #can_log,

@@ -3,16 +3,20 @@
 //! server binary. It builds each request's `_meta`, follows list cursors,
 //! and carries multi round-trip requests from round to round.
 
+mod http;
 mod outcome;
+mod stdio;
 mod transport;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+pub use self::http::Remote;
 pub use self::outcome::{
     Answers, ElicitationRequest, InputRequest, InputRequired, LogEntry, Notifications, Outcome,
     ProgressUpdate, Response, SampledMessage, SamplingAsk,
 };
+pub use self::stdio::ChildProcess;
 pub use self::transport::{InProcess, Reply, Transport, TransportError};
 use crate::protocol::{
     CallToolResult, Completion, ErrorObject, GetPromptResult, Implementation, LogLevel, Prompt,

@@ -384,7 +384,10 @@ fn strip_descriptive(value: &Value) -> Value {
 fn compact(value: &Value) -> String {
     let text = value.to_string();
     if text.len() > 80 {
-        let cut = (0..=77).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+        let cut = (0..=77)
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
         format!("{}...", &text[..cut])
     } else {
         text

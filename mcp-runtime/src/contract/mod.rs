@@ -21,7 +21,7 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 pub use self::diff::{Change, Impact, compare};
-use crate::client::{Client, ClientError, InProcess};
+use crate::client::{Client, ClientError, InProcess, Transport};
 use crate::server::{Server, ServerBuilder};
 
 /// The environment variable that makes [`assert_contract`] rewrite the
@@ -30,7 +30,11 @@ pub const UPDATE_ENV: &str = "MCP_CONTRACT_UPDATE";
 
 /// The manifest of `server`, as its clients see it through the dispatcher.
 pub async fn manifest(server: &Server) -> Result<Value, ClientError> {
-    let mut client = Client::new(InProcess::new(server.clone()));
+    manifest_of(&mut Client::new(InProcess::new(server.clone()))).await
+}
+
+/// The manifest of the server behind `client`, whatever the transport.
+pub async fn manifest_of<T: Transport>(client: &mut Client<T>) -> Result<Value, ClientError> {
     let discovery = client.discover().await?;
     let capabilities = serde_json::to_value(&discovery.capabilities).unwrap_or_default();
     let keyed = |items: Vec<Value>, key: &str| -> Value {

@@ -110,7 +110,7 @@ impl<'a> Rounds<'a> {
             }
         };
         let capabilities = scope.meta.client_capabilities.clone();
-        let input = Input::new(capabilities, recorded, retry.responses);
+        let input = Input::new(capabilities, round, recorded, retry.responses);
         let rounds = Rounds {
             sealer,
             target,

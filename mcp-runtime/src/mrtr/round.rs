@@ -41,6 +41,31 @@ struct Round {
     suspended: bool,
     /// Whether this request's method can ask; completion's input cannot.
     askable: bool,
+    /// Which round this is: 0 for a request without `requestState`.
+    number: u32,
+}
+
+impl Round {
+    /// The answer under `key`, from this round or an earlier one.
+    fn answer(&self, key: &str) -> Option<Value> {
+        let stored = self.used.get(key).or_else(|| self.recorded.get(key))?;
+        stored.get("v").cloned()
+    }
+}
+
+/// What identifies a question across rounds: its kind and, for forms, the
+/// schema (messages may differ from round to round).
+fn fingerprint(kind: AskKind, params: &Value) -> String {
+    use sha2::{Digest as _, Sha256};
+    let mut hasher = Sha256::new();
+    hasher.update(kind.attribute());
+    if let Some(schema) = params.get("requestedSchema") {
+        hasher.update(super::state::canonical_json(schema));
+    }
+    hasher.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Why a handler stopped before finishing.
@@ -71,12 +96,14 @@ pub struct Input {
 impl Input {
     pub(crate) fn new(
         capabilities: ClientCapabilities,
+        number: u32,
         recorded: Map<String, Value>,
         responses: Map<String, Value>,
     ) -> Self {
         Input {
             round: Arc::new(Mutex::new(Round {
                 capabilities,
+                number,
                 recorded,
                 responses,
                 askable: true,
@@ -89,6 +116,13 @@ impl Input {
         self.round
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Which round this request is: 1 for a request without `requestState`,
+    /// then 2, 3, ... for each retry that carries the state of the one
+    /// before.
+    pub fn round(&self) -> u32 {
+        self.lock().number + 1
     }
 
     /// Whether the client can answer form elicitations on this request.
@@ -197,13 +231,7 @@ impl Input {
             None => self.next_key(A::KIND.key_prefix()),
         };
         if self.consider(&key, A::KIND, params, |v| A::from_response(v).map(|_| ())) {
-            let round = self.lock();
-            let value = round
-                .recorded
-                .get(&key)
-                .or_else(|| round.used.get(&key))
-                .cloned();
-            drop(round);
+            let value = self.lock().answer(&key);
             if let Some(answer) = value.and_then(|v| A::from_response(&v).ok()) {
                 return answer;
             }
@@ -222,13 +250,21 @@ impl Input {
         check: impl Fn(&Value) -> Result<(), String>,
     ) -> bool {
         let mut round = self.lock();
-        if round.recorded.contains_key(key) {
-            return true;
+        let fingerprint = fingerprint(kind, &params);
+        // An answer from an earlier round counts only for the same question:
+        // after a redeploy that reorders asks, a stale answer is asked again
+        // rather than misread.
+        if let Some(recorded) = round.recorded.get(key) {
+            if recorded["f"] == fingerprint.as_str() && check(&recorded["v"]).is_ok() {
+                return true;
+            }
+            round.recorded.remove(key);
         }
         if let Some(response) = round.responses.get(key).cloned() {
             return match check(&response) {
                 Ok(()) => {
-                    round.used.insert(key.to_owned(), response);
+                    let answer = json!({"f": fingerprint, "v": response});
+                    round.used.insert(key.to_owned(), answer);
                     true
                 }
                 Err(problem) => {
@@ -263,11 +299,7 @@ impl Input {
         let value = {
             let round = self.lock();
             if round.pending.is_empty() && round.missing.is_none() && round.invalid.is_none() {
-                round
-                    .recorded
-                    .get(key)
-                    .or_else(|| round.used.get(key))
-                    .cloned()
+                round.answer(key)
             } else {
                 None
             }

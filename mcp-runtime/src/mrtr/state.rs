@@ -144,6 +144,13 @@ impl KeyRing {
         }
     }
 
+    /// A fresh random key for a process that is meant to be the only
+    /// instance (the inspector): like [`random`](Self::random), without the
+    /// warning about multi-instance deployments.
+    pub(crate) fn single_instance() -> Self {
+        KeyRing::new(Key::generate().into())
+    }
+
     /// Whether the key is a random per-process one.
     pub(crate) fn is_random(&self) -> bool {
         self.random

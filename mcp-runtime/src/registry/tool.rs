@@ -51,8 +51,8 @@ pub struct ToolEntry {
     pub icons: &'static [StaticIcon],
     /// `meta = "{...}"`: a JSON object checked at compile time.
     pub meta: Option<&'static str>,
-    /// Schema of the generated arguments struct.
-    pub input_schema: fn() -> schemars::Schema,
+    /// The arguments' schema: generated, or given with `input_schema = f`.
+    pub input_schema: InputSchema,
     /// Schema of `structuredContent`, from the return type.
     pub output_schema: fn() -> Option<schemars::Schema>,
     /// Deserializes the arguments and starts the call.
@@ -77,13 +77,26 @@ pub(crate) struct RegisteredTool {
     pub(crate) header_params: Vec<schema::HeaderParam>,
 }
 
+/// Where a tool's input schema comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum InputSchema {
+    /// Generated from the parameters, with the MCP rules applied.
+    Generated(fn() -> schemars::Schema),
+    /// Written by hand (`#[tool(input_schema = f)]`) and published as is.
+    Raw(fn() -> serde_json::Value),
+}
+
 pub(super) fn register(entry: &'static ToolEntry) -> Result<RegisteredTool, BuildError> {
     let schema_error = |error| BuildError::Schema {
         name: entry.name.to_owned(),
         location: entry.location,
         error,
     };
-    let input_schema = schema::finish_input((entry.input_schema)()).map_err(schema_error)?;
+    let input_schema = match entry.input_schema {
+        InputSchema::Generated(generate) => schema::finish_input(generate()),
+        InputSchema::Raw(write) => schema::check_raw_input(write()),
+    }
+    .map_err(schema_error)?;
     let header_params = schema::header_params(&input_schema).map_err(schema_error)?;
     let output_schema = (entry.output_schema)().map(schema::finish_output);
     let requires_arguments = input_schema

@@ -1,0 +1,305 @@
+//! A remote server over Streamable HTTP (plain `http://` URLs), with the
+//! headers a conforming client sends: `MCP-Protocol-Version`,
+//! `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` for header-mirrored
+//! arguments (learned from `tools/list`).
+
+use std::collections::HashMap;
+
+use base64::Engine as _;
+use bytes::Bytes;
+use http::{Request, Uri};
+use http_body_util::{BodyExt as _, Full};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+
+use super::PROTOCOL_VERSION;
+use super::transport::{Reply, Transport, TransportError};
+
+/// A server at an `http://` URL.
+#[derive(Debug)]
+pub struct Remote {
+    uri: Uri,
+    authority: String,
+    /// Extra headers on every request (for example `Authorization`).
+    headers: Vec<(String, String)>,
+    /// Tool name -> (argument, header name) pairs; fetched on first use.
+    mirrored: Option<HashMap<String, Vec<(String, String)>>>,
+}
+
+impl Remote {
+    /// A server at `url`, such as `http://127.0.0.1:8080/mcp`.
+    pub fn new(url: &str) -> Result<Self, TransportError> {
+        let uri: Uri = url
+            .parse()
+            .map_err(|error| TransportError(format!("`{url}` is not a URL: {error}")))?;
+        match uri.scheme_str() {
+            Some("http") => {}
+            Some("https") => {
+                return Err(TransportError(
+                    "https URLs are not supported by the built-in client; reach the server through a local proxy".into(),
+                ));
+            }
+            _ => return Err(TransportError(format!("`{url}` is not an http:// URL"))),
+        }
+        let authority = uri
+            .authority()
+            .ok_or_else(|| TransportError(format!("`{url}` has no host")))?
+            .to_string();
+        Ok(Remote {
+            uri,
+            authority,
+            headers: Vec::new(),
+            mirrored: None,
+        })
+    }
+
+    /// Sends `name: value` with every request.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    async fn post(
+        &self,
+        body: String,
+        headers: Vec<(String, String)>,
+    ) -> Result<(u16, String, Bytes), TransportError> {
+        let port = self.uri.port_u16().unwrap_or(80);
+        let host = self
+            .uri
+            .host()
+            .unwrap_or("localhost")
+            .trim_matches(|c| c == '[' || c == ']');
+        let stream = TcpStream::connect((host, port)).await.map_err(|error| {
+            TransportError(format!("cannot connect to {}: {error}", self.authority))
+        })?;
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|error| {
+                TransportError(format!(
+                    "HTTP handshake with {} failed: {error}",
+                    self.authority
+                ))
+            })?;
+        tokio::spawn(connection);
+        let path = self.uri.path_and_query().map_or("/", |p| p.as_str());
+        let mut request = Request::post(path)
+            .header("host", &self.authority)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        for (name, value) in headers.iter().chain(&self.headers) {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        let request = request
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|error| TransportError(format!("cannot build the request: {error}")))?;
+        let response = sender.send_request(request).await.map_err(|error| {
+            TransportError(format!("the request to {} failed: {error}", self.authority))
+        })?;
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|error| TransportError(format!("reading the response failed: {error}")))?
+            .to_bytes();
+        Ok((status, content_type, body))
+    }
+
+    /// Which arguments of which tools are mirrored into headers.
+    async fn mirrored(
+        &mut self,
+    ) -> Result<&HashMap<String, Vec<(String, String)>>, TransportError> {
+        if self.mirrored.is_none() {
+            let mut mirrored = HashMap::new();
+            let mut cursor: Option<String> = None;
+            loop {
+                let mut params = json!({"_meta": {
+                    "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+                    "io.modelcontextprotocol/clientCapabilities": {}
+                }});
+                if let Some(cursor) = &cursor {
+                    params["cursor"] = json!(cursor);
+                }
+                let message =
+                    json!({"jsonrpc": "2.0", "id": 0, "method": "tools/list", "params": params});
+                let headers = vec![
+                    (
+                        "mcp-protocol-version".to_owned(),
+                        PROTOCOL_VERSION.to_owned(),
+                    ),
+                    ("mcp-method".to_owned(), "tools/list".to_owned()),
+                ];
+                let (_, content_type, body) = self.post(message.to_string(), headers).await?;
+                let reply = read_reply(0, &content_type, &body)?;
+                let result = &reply.response["result"];
+                for tool in result["tools"].as_array().into_iter().flatten() {
+                    let pairs: Vec<(String, String)> = tool["inputSchema"]["properties"]
+                        .as_object()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|(argument, schema)| {
+                            Some((
+                                argument.clone(),
+                                schema.get("x-mcp-header")?.as_str()?.to_owned(),
+                            ))
+                        })
+                        .collect();
+                    if let (Some(name), false) = (tool["name"].as_str(), pairs.is_empty()) {
+                        mirrored.insert(name.to_owned(), pairs);
+                    }
+                }
+                match result["nextCursor"].as_str() {
+                    Some(next) => cursor = Some(next.to_owned()),
+                    None => break,
+                }
+            }
+            self.mirrored = Some(mirrored);
+        }
+        Ok(self.mirrored.get_or_insert_with(HashMap::new))
+    }
+}
+
+impl Transport for Remote {
+    async fn send(&mut self, id: u64, message: String) -> Result<Reply, TransportError> {
+        let value: Value = serde_json::from_str(&message).unwrap_or_default();
+        let method = value["method"].as_str().unwrap_or_default().to_owned();
+        let mut headers = vec![
+            (
+                "mcp-protocol-version".to_owned(),
+                PROTOCOL_VERSION.to_owned(),
+            ),
+            ("mcp-method".to_owned(), method.clone()),
+        ];
+        let name = match method.as_str() {
+            "tools/call" | "prompts/get" => value["params"]["name"].as_str(),
+            "resources/read" => value["params"]["uri"].as_str(),
+            _ => None,
+        };
+        if let Some(name) = name {
+            headers.push(("mcp-name".to_owned(), header_value(name)));
+        }
+        if method == "tools/call" {
+            let tool = value["params"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            let pairs = self
+                .mirrored()
+                .await?
+                .get(&tool)
+                .cloned()
+                .unwrap_or_default();
+            for (argument, header) in pairs {
+                let text = match &value["params"]["arguments"][&argument] {
+                    Value::Null => continue,
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                headers.push((format!("mcp-param-{header}"), header_value(&text)));
+            }
+        }
+        let (status, content_type, body) = self.post(message, headers).await?;
+        match read_reply(id, &content_type, &body) {
+            Ok(reply) => Ok(reply),
+            Err(_) if status != 200 => Err(TransportError(format!(
+                "HTTP {status}: {}",
+                String::from_utf8_lossy(&body).trim()
+            ))),
+            Err(error) => Err(error),
+        }
+    }
+}
+
+/// A header value as the spec encodes it: as is when it is visible ASCII
+/// without surrounding spaces, else `=?base64?...?=`.
+fn header_value(text: &str) -> String {
+    let plain = text.bytes().all(|b| (0x20..0x7f).contains(&b)) && text.trim() == text;
+    if plain {
+        text.to_owned()
+    } else {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(text)
+        )
+    }
+}
+
+/// The response to request `id` in a JSON or SSE body, with the
+/// notifications before it.
+fn read_reply(id: u64, content_type: &str, body: &[u8]) -> Result<Reply, TransportError> {
+    let text = std::str::from_utf8(body)
+        .map_err(|_| TransportError("the response is not UTF-8".into()))?;
+    let parse = |json: &str| -> Result<Value, TransportError> {
+        serde_json::from_str(json)
+            .map_err(|error| TransportError(format!("the response is not JSON ({error}): {json}")))
+    };
+    if content_type.starts_with("text/event-stream") {
+        let mut notifications = Vec::new();
+        for event in text.split("\n\n") {
+            let data: Vec<&str> = event
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(|d| d.strip_prefix(' ').unwrap_or(d))
+                .collect();
+            if data.is_empty() {
+                continue;
+            }
+            let message = parse(&data.join("\n"))?;
+            if message.get("id").and_then(Value::as_u64) == Some(id) {
+                return Ok(Reply {
+                    response: message,
+                    notifications,
+                });
+            }
+            notifications.push(message);
+        }
+        return Err(TransportError(
+            "the event stream ended without a response".into(),
+        ));
+    }
+    if content_type.starts_with("application/json") {
+        return Ok(Reply {
+            response: parse(text)?,
+            notifications: Vec::new(),
+        });
+    }
+    Err(TransportError(format!(
+        "unexpected content type `{content_type}`"
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_values_are_encoded_when_not_plain_ascii() {
+        assert_eq!(header_value("us-west1"), "us-west1");
+        assert_eq!(header_value("Zürich"), "=?base64?WsO8cmljaA==?=");
+        assert_eq!(header_value(" padded"), "=?base64?IHBhZGRlZA==?=");
+    }
+
+    #[test]
+    fn replies_are_read_from_json_and_event_streams() {
+        let sse = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n: keep-alive\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n";
+        let reply = read_reply(7, "text/event-stream", sse.as_bytes()).unwrap();
+        assert_eq!(reply.response["id"], 7);
+        assert_eq!(reply.notifications.len(), 1);
+        let reply = read_reply(
+            7,
+            "application/json",
+            b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}",
+        )
+        .unwrap();
+        assert!(reply.notifications.is_empty());
+        assert!(read_reply(7, "text/plain", b"nope").is_err());
+    }
+}

@@ -1,0 +1,52 @@
+//! The inspected server: this binary's own handlers, a child process, or a
+//! remote endpoint.
+
+use crate::client::{
+    ChildProcess, ClientError, InProcess, Remote, Reply, Transport, TransportError,
+};
+use crate::server::Server;
+
+#[derive(Debug)]
+pub(super) enum Connection {
+    InProcess(Box<InProcess>),
+    Child(ChildProcess),
+    Remote(Remote),
+}
+
+impl Connection {
+    pub(super) fn open(
+        server: Server,
+        url: Option<&str>,
+        command: Option<&str>,
+        headers: &[String],
+    ) -> Result<Connection, ClientError> {
+        if let Some(url) = url {
+            let mut remote = Remote::new(url)?;
+            for header in headers {
+                let (name, value) = header.split_once(':').ok_or_else(|| {
+                    ClientError::Malformed(format!(
+                        "`{header}` is not a header; write \"Name: value\""
+                    ))
+                })?;
+                remote = remote.header(name.trim(), value.trim());
+            }
+            return Ok(Connection::Remote(remote));
+        }
+        if let Some(command) = command {
+            return Ok(Connection::Child(ChildProcess::spawn_command_line(
+                command,
+            )?));
+        }
+        Ok(Connection::InProcess(Box::new(InProcess::new(server))))
+    }
+}
+
+impl Transport for Connection {
+    async fn send(&mut self, id: u64, message: String) -> Result<Reply, TransportError> {
+        match self {
+            Connection::InProcess(transport) => transport.send(id, message).await,
+            Connection::Child(transport) => transport.send(id, message).await,
+            Connection::Remote(transport) => transport.send(id, message).await,
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! `#[tool(input_schema = f)]`: a hand-written schema is published exactly
+//! as written, while the parameters still parse (and reject) the call.
+
+use mcp_runtime::testing::TestClient;
+use mcp_runtime::tool;
+use mcp_test_support::assert_valid;
+use serde_json::{Value, json};
+
+fn schema() -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {"size": {"$anchor": "size", "type": "string", "enum": ["S", "L"]}},
+        "properties": {"size": {"$ref": "#/$defs/size"}, "note": {"type": "string"}},
+        "required": ["size"],
+        "if": {"properties": {"size": {"const": "L"}}},
+        "then": {"required": ["note"]},
+        "additionalProperties": false
+    })
+}
+
+#[derive(Debug, serde::Deserialize)]
+enum Size {
+    S,
+    L,
+}
+
+/// Orders a shirt.
+#[tool(input_schema = schema)]
+fn shirt(size: Size, note: Option<String>) -> String {
+    format!("{size:?} {}", note.unwrap_or_default())
+}
+
+#[tokio::test]
+async fn the_schema_is_published_verbatim_and_arguments_still_parse() {
+    let mut client = TestClient::new();
+    let tools = client.list_tools().await;
+    let listed = serde_json::to_value(&tools[0]).unwrap();
+    assert_valid("Tool", &listed);
+    assert_eq!(listed["inputSchema"], schema());
+    client
+        .call_tool("shirt", json!({"size": "L", "note": "blue"}))
+        .await
+        .assert_text("L blue");
+    client
+        .call_tool("shirt", json!({"size": "M"}))
+        .await
+        .assert_tool_error("unknown variant `M`");
+    client
+        .call_tool("shirt", json!({"size": "S", "colour": "red"}))
+        .await
+        .assert_tool_error("unknown field `colour`");
+}

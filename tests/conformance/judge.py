@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Judges a conformance run from the suite's own checks.json files.
+
+The suite's exit code only covers FAILURE rows of scored scenarios, and its
+`Total:` line mixes in not-scored ones, so run.sh asks this script instead:
+
+    judge.py RESULTS_DIR
+
+RESULTS_DIR holds what run.sh wrote: `requirements.txt` (the output of
+`conformance list --requirements ...`), then for each run NAME a directory
+NAME/ (the suite's `-o` output) and NAME.exit (its exit code). The run named
+`scored` is the `--requirements` run; every other run is one not-scored
+scenario run on its own.
+
+Verdict (exit status 1 if any of these holds):
+- a run exited non-zero;
+- a scored scenario is missing, or has a FAILURE or WARNING row;
+- a single-scenario run has a FAILURE row.
+Not-scored scenarios inside the scored run (the tasks extension, and the
+pending scenarios that run.sh also runs on their own) are listed, not judged.
+"""
+
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+# `server-<scenario>-<ISO timestamp with ':' and '.' replaced by '-'>`
+RUN_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$")
+STATUSES = ("SUCCESS", "FAILURE", "WARNING", "INFO", "SKIPPED")
+
+
+def scored_scenarios(listing: str) -> list[str]:
+    """Server scenario names from `conformance list --requirements`."""
+    names, in_server = [], False
+    for line in listing.splitlines():
+        if line.startswith("Server scenarios"):
+            in_server = True
+        elif in_server and line.strip().startswith("- "):
+            names.append(line.strip()[2:].strip())
+        elif in_server and not line.strip():
+            break
+    return names
+
+
+def load_checks(run_dir: Path) -> dict[str, list[dict]]:
+    """checks.json rows by scenario name."""
+    checks = {}
+    for path in sorted(run_dir.glob("server-*/checks.json")):
+        match = RUN_DIR.match(path.parent.name)
+        if match:
+            checks[match["scenario"]] = json.loads(path.read_text())
+    return checks
+
+
+def describe(row: dict) -> str:
+    message = row.get("errorMessage") or row.get("description") or ""
+    return f"    {row['status']:<8} {row['id']}: {message}"[:400]
+
+
+def problems(name: str, rows: list[dict], bad: tuple[str, ...]) -> list[str]:
+    """One line per row whose status is in `bad`."""
+    return [f"{name}: {row['status']} {row['id']}" for row in rows if row["status"] in bad]
+
+
+def main() -> int:
+    results = Path(sys.argv[1])
+    failures: list[str] = []
+
+    for exit_file in sorted(results.glob("*.exit")):
+        code = exit_file.read_text().strip()
+        if code != "0":
+            failures.append(f"run `{exit_file.stem}` exited with status {code}")
+
+    scored = scored_scenarios((results / "requirements.txt").read_text())
+    if not scored:
+        failures.append("could not read the scored scenario list from requirements.txt")
+    checks = load_checks(results / "scored")
+    total = Counter()
+    passed = 0
+    print(f"Scored scenarios ({len(scored)}), judged on FAILURE and WARNING rows:")
+    for name in scored:
+        rows = checks.get(name)
+        if rows is None:
+            failures.append(f"{name}: no checks.json (scenario did not run)")
+            print(f"  ✗ {name}: did not run")
+            continue
+        total += Counter(row["status"] for row in rows)
+        found = problems(name, rows, ("FAILURE", "WARNING"))
+        failures += found
+        passed += not found
+        notes = [describe(row) for row in rows if row["status"] != "SUCCESS"]
+        if notes:
+            print(f"  {'✗' if found else '✓'} {name}:")
+            print("\n".join(notes))
+    print(f"  => {passed}/{len(scored)} scored scenarios clean; rows: "
+          + ", ".join(f"{total[s]} {s}" for s in STATUSES))
+
+    ignored = sorted(set(checks) - set(scored))
+    if ignored:
+        print(f"Not scored, run by --requirements and not judged here: {', '.join(ignored)}")
+
+    for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and p.name != "scored"):
+        for name, rows in load_checks(run_dir).items():
+            counts = Counter(row["status"] for row in rows)
+            found = problems(name, rows, ("FAILURE",))
+            failures += found
+            print(f"Not scored, run alone: {'✗' if found else '✓'} {name}: "
+                  + ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s]))
+            notes = [describe(row) for row in rows if row["status"] != "SUCCESS"]
+            if notes:
+                print("\n".join(notes))
+
+    if failures:
+        print(f"\nCONFORMANCE FAILED ({len(failures)} problem(s)):")
+        print("\n".join(f"  - {f}" for f in failures))
+        return 1
+    print("\nCONFORMANCE PASSED")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
