@@ -42,7 +42,8 @@ impl Outbox {
 pub(crate) struct Scope {
     pub(crate) request_id: RequestId,
     pub(crate) method: &'static str,
-    pub(crate) meta: RequestMeta,
+    /// Boxed: it is large, and scopes move through every request's future.
+    pub(crate) meta: Box<RequestMeta>,
     pub(crate) outbox: Outbox,
     pub(crate) cancellation: CancellationToken,
     pub(crate) changes: Changes,
@@ -442,7 +443,7 @@ mod tests {
         let scope = Scope {
             request_id: RequestId::Number(1),
             method: "tools/call",
-            meta,
+            meta: Box::new(meta),
             outbox: Outbox::new(tx),
             cancellation: CancellationToken::new(),
             changes: Changes::new(std::sync::Arc::new(crate::changes::InProcessBus::default())),

@@ -20,6 +20,12 @@ struct Cli {
     /// (the endpoint is /mcp).
     #[arg(long, value_name = "ADDR")]
     http: Option<std::net::SocketAddr>,
+    /// With --http: tool calls allowed per second from each client address,
+    /// with bursts of twice that (default: the server's setting, 50 unless
+    /// configured); 0 turns rate limiting off, for example behind a gateway
+    /// that limits, or to benchmark.
+    #[arg(long, value_name = "PER_SECOND", requires = "http")]
+    rate_limit: Option<u32>,
     /// Inspect instead of serving.
     #[command(subcommand)]
     inspect: Option<crate::inspect::Command>,
@@ -50,7 +56,16 @@ impl ServerBuilder {
             Ok(cli) => cli,
             Err(error) => error.exit(),
         };
-        let http = cli.http.map(|address| self.http.clone().bind(address));
+        let http = cli.http.map(|address| {
+            let options = self.http.clone().bind(address);
+            match cli.rate_limit {
+                None => options,
+                Some(0) => options.without_rate_limit(),
+                Some(per_second) => {
+                    options.rate_limit(f64::from(per_second), per_second.saturating_mul(2))
+                }
+            }
+        });
         if let Some(command) = cli.inspect {
             return match self.single_instance().build() {
                 Ok(server) => crate::inspect::run(server, command),

@@ -2,6 +2,7 @@
 //! JSON-RPC error that says why it is neither.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::ops::Range;
 
 use serde::de::IgnoredAny;
@@ -20,12 +21,88 @@ pub(crate) struct Request {
     pub(crate) method: MethodName,
     body: String,
     params: Option<Range<usize>>,
+    /// The members of `params` several stages read, found on first use.
+    head: OnceCell<Head>,
 }
 
 impl Request {
     /// The JSON text of `params`, if present.
     pub(crate) fn params(&self) -> Option<&str> {
         self.params.clone().map(|range| &self.body[range])
+    }
+
+    /// The members of `params` that `_meta` checks, header checks and
+    /// handlers all need, located in one pass over the JSON.
+    pub(crate) fn head(&self) -> &Head {
+        self.head
+            .get_or_init(|| Head::read(&self.body, self.params.clone()))
+    }
+
+    /// The JSON text of one member the head located.
+    pub(crate) fn member(&self, range: &Option<Range<usize>>) -> Option<&str> {
+        range.clone().map(|range| &self.body[range])
+    }
+}
+
+/// A JSON string's value, borrowed unless it has escapes (serde's `Cow`
+/// always allocates outside a `#[serde(borrow)]` field).
+pub(crate) fn json_str(raw: &str) -> Option<Cow<'_, str>> {
+    serde_json::from_str::<&str>(raw)
+        .map(Cow::Borrowed)
+        .or_else(|_| serde_json::from_str::<String>(raw).map(Cow::Owned))
+        .ok()
+}
+
+/// Where the commonly read members of `params` are in the body, as the raw
+/// JSON of each value. Empty when `params` is not an object that parses:
+/// each stage then parses `params` itself and reports its own error.
+#[derive(Debug, Default)]
+pub(crate) struct Head {
+    pub(crate) meta: Option<Range<usize>>,
+    pub(crate) name: Option<Range<usize>>,
+    pub(crate) uri: Option<Range<usize>>,
+    pub(crate) arguments: Option<Range<usize>>,
+    pub(crate) input_responses: Option<Range<usize>>,
+    pub(crate) request_state: Option<Range<usize>>,
+}
+
+impl Head {
+    fn read(body: &str, params: Option<Range<usize>>) -> Head {
+        #[derive(Deserialize)]
+        struct Members<'a> {
+            #[serde(rename = "_meta", borrow, default)]
+            meta: Option<&'a RawValue>,
+            #[serde(borrow, default)]
+            name: Option<&'a RawValue>,
+            #[serde(borrow, default)]
+            uri: Option<&'a RawValue>,
+            #[serde(borrow, default, deserialize_with = "present")]
+            arguments: Option<&'a RawValue>,
+            #[serde(
+                rename = "inputResponses",
+                borrow,
+                default,
+                deserialize_with = "present"
+            )]
+            input_responses: Option<&'a RawValue>,
+            #[serde(rename = "requestState", borrow, default, deserialize_with = "present")]
+            request_state: Option<&'a RawValue>,
+        }
+        let Some(range) = params else {
+            return Head::default();
+        };
+        let Ok(members) = serde_json::from_str::<Members<'_>>(&body[range]) else {
+            return Head::default();
+        };
+        let at = |raw: Option<&RawValue>| raw.map(|raw| offset_in(body, raw.get()));
+        Head {
+            meta: at(members.meta),
+            name: at(members.name),
+            uri: at(members.uri),
+            arguments: at(members.arguments),
+            input_responses: at(members.input_responses),
+            request_state: at(members.request_state),
+        }
     }
 }
 
@@ -131,6 +208,7 @@ pub(crate) fn parse(body: String) -> Result<Incoming, Box<Rejection>> {
         method,
         body,
         params,
+        head: OnceCell::new(),
     }))
 }
 

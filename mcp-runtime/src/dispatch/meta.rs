@@ -47,6 +47,16 @@ pub(crate) enum MetaError {
     LegacyInitialize { requested: String },
 }
 
+/// Reads the request's `_meta`, requiring the fields every request must
+/// carry.
+pub(crate) fn read(request: &super::envelope::Request) -> Result<RequestMeta, MetaError> {
+    match request.member(&request.head().meta) {
+        Some(raw) => parse_wire(raw),
+        // No `_meta` found: the slow path says exactly what is wrong.
+        None => parse(request.params(), request.method.as_str()),
+    }
+}
+
 /// Reads `params._meta`, requiring the fields every request must carry.
 pub(crate) fn parse(params: Option<&str>, method: &str) -> Result<RequestMeta, MetaError> {
     let invalid = |message: String| MetaError::Invalid(ErrorObject::invalid_params(message));
@@ -72,8 +82,14 @@ pub(crate) fn parse(params: Option<&str>, method: &str) -> Result<RequestMeta, M
             "missing `params._meta`: every request must carry `{PROTOCOL_VERSION_KEY}` and `{CLIENT_CAPABILITIES_KEY}`"
         )));
     };
+    parse_wire(raw.get())
+}
+
+/// Reads the `_meta` object itself.
+fn parse_wire(raw: &str) -> Result<RequestMeta, MetaError> {
+    let invalid = |message: String| MetaError::Invalid(ErrorObject::invalid_params(message));
     let wire: WireMeta =
-        parse_arguments(raw.get()).map_err(|e| invalid(format!("invalid `params._meta`: {e}")))?;
+        parse_arguments(raw).map_err(|e| invalid(format!("invalid `params._meta`: {e}")))?;
     let Some(protocol_version) = wire.protocol_version else {
         return Err(invalid(format!(
             "`params._meta` is missing `{PROTOCOL_VERSION_KEY}`"

@@ -97,7 +97,8 @@ impl From<Box<Rejection>> for Reply {
 #[derive(Debug)]
 pub(crate) struct Prepared {
     pub(crate) request: Request,
-    pub(crate) meta: RequestMeta,
+    /// Boxed: it is large, and it moves with the request's future.
+    pub(crate) meta: Box<RequestMeta>,
     /// The HTTP request it arrived in, on the HTTP transport.
     pub(crate) http: Option<Arc<HttpRequest>>,
 }
@@ -156,10 +157,10 @@ impl Dispatcher {
 
     /// Reads `_meta` and checks the fields every request must carry.
     pub(crate) fn prepare(&self, request: Request) -> Result<Prepared, Reply> {
-        match meta::parse(request.params(), request.method.as_str()) {
+        match meta::read(&request) {
             Ok(meta) => Ok(Prepared {
                 request,
-                meta,
+                meta: Box::new(meta),
                 http: None,
             }),
             Err(MetaError::Invalid(error)) => Err(Reply::error(Some(&request.id), &error)),
@@ -205,7 +206,7 @@ impl Dispatcher {
     async fn answer(
         &self,
         request: Request,
-        meta: RequestMeta,
+        meta: Box<RequestMeta>,
         http: Option<Arc<HttpRequest>>,
         outbox: Outbox,
         shutdown: &CancellationToken,
@@ -244,9 +245,9 @@ impl Dispatcher {
                     changes: self.changes.clone(),
                     http,
                 };
-                let result = self
-                    .run_handler(method, params.unwrap_or("{}"), scope)
-                    .await;
+                // Boxed so that this future stays small: it is moved into
+                // the transport's task, and each handler's state is large.
+                let result = Box::pin(self.run_handler(method, &request, scope)).await;
                 cancel_on_drop.disarm();
                 result
             }
@@ -267,11 +268,12 @@ impl Dispatcher {
     async fn run_handler(
         &self,
         method: Method,
-        params: &str,
+        request: &Request,
         scope: Scope,
     ) -> Result<Bytes, ErrorObject> {
+        let params = request.params().unwrap_or("{}");
         match method {
-            Method::ToolsCall => tools::call(self, params, scope).await,
+            Method::ToolsCall => tools::call(self, request, scope).await,
             Method::ResourcesRead => resources::read(self, params, scope).await,
             Method::PromptsGet => prompts::get(self, params, scope).await,
             Method::CompletionComplete => completion::complete(self, params, scope).await,
@@ -280,10 +282,10 @@ impl Dispatcher {
     }
 
     /// The `Mcp-Param-*` headers tool `name` mirrors, if it is a tool.
-    pub(crate) fn tool_header_params(&self, name: &str) -> Option<Vec<crate::schema::HeaderParam>> {
+    pub(crate) fn tool_header_params(&self, name: &str) -> Option<&[crate::schema::HeaderParam]> {
         self.registry
             .tool(name)
-            .map(|t| t.header_params.clone())
+            .map(|t| t.header_params.as_slice())
             .filter(|p| !p.is_empty())
     }
 

@@ -44,13 +44,25 @@ pub(super) struct Retry {
 /// string when present); anything else is `-32602`.
 pub(super) fn read_retry(params: &str) -> Result<Retry, ErrorObject> {
     let parsed: RetryParams<'_> = super::params(params)?;
-    let responses = match parsed.responses.map(RawValue::get) {
+    read_retry_members(
+        parsed.responses.map(RawValue::get),
+        parsed.state.map(RawValue::get),
+    )
+}
+
+/// [`read_retry`] from the members' JSON text, as the request's head
+/// located them.
+pub(super) fn read_retry_members(
+    responses: Option<&str>,
+    state: Option<&str>,
+) -> Result<Retry, ErrorObject> {
+    let responses = match responses {
         None => Map::new(),
         Some(json) => serde_json::from_str::<Map<String, Value>>(json).map_err(|_| {
             ErrorObject::invalid_params("Invalid params: `inputResponses` must be an object mapping request keys to responses")
         })?,
     };
-    let state = match parsed.state.map(RawValue::get) {
+    let state = match state {
         None => None,
         Some(json) => Some(serde_json::from_str::<String>(json).map_err(|_| {
             ErrorObject::invalid_params("Invalid params: `requestState` must be a string")

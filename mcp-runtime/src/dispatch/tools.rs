@@ -6,6 +6,7 @@ use bytes::Bytes;
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
+use super::envelope::{Request, json_str};
 use super::guard::Handler;
 use super::mrtr::{self, Rounds, Target};
 use super::page::Pages;
@@ -47,18 +48,27 @@ pub(super) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de Raw
 
 pub(super) async fn call(
     dispatcher: &Dispatcher,
-    params: &str,
+    request: &Request,
     scope: Scope,
 ) -> Result<Bytes, ErrorObject> {
-    let parsed: CallParams<'_> = super::params(params)?;
-    let Some(tool) = dispatcher.registry.tool(&parsed.name) else {
-        return Err(ErrorObject::invalid_params(format!(
-            "Unknown tool: {}",
-            parsed.name
-        )));
+    let head = request.head();
+    let name = request.member(&head.name).and_then(json_str);
+    let (name, arguments) = match name {
+        Some(name) => (name, request.member(&head.arguments)),
+        // Missing or not a string: the full parse says what is wrong.
+        None => {
+            let parsed: CallParams<'_> = super::params(request.params().unwrap_or("{}"))?;
+            (parsed.name, parsed.arguments.map(RawValue::get))
+        }
     };
-    let arguments = arguments_json(tool, parsed.arguments)?;
-    let retry = mrtr::read_retry(params)?;
+    let Some(tool) = dispatcher.registry.tool(&name) else {
+        return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")));
+    };
+    let arguments = arguments_json(tool, arguments)?;
+    let retry = mrtr::read_retry_members(
+        request.member(&head.input_responses),
+        request.member(&head.request_state),
+    )?;
     let target = Target {
         method: "tools/call",
         name: tool.entry.name,
@@ -81,10 +91,10 @@ pub(super) async fn call(
 /// The arguments object to parse: `{}` when absent and nothing is required.
 fn arguments_json<'a>(
     tool: &RegisteredTool,
-    arguments: Option<&'a RawValue>,
+    arguments: Option<&'a str>,
 ) -> Result<&'a str, ErrorObject> {
     let name = tool.entry.name;
-    match arguments.map(RawValue::get) {
+    match arguments {
         None | Some("null") if tool.requires_arguments => Err(ErrorObject::invalid_params(
             format!("Missing arguments for tool {name}: it has required parameters"),
         )),

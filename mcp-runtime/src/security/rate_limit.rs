@@ -51,10 +51,17 @@ impl TokenBucket {
             let (per_second, burst) = (self.per_second, self.burst);
             buckets.retain(|_, b| refilled(*b, now, per_second, burst) < burst);
         }
-        let bucket = buckets.entry(key.to_owned()).or_insert(Bucket {
-            tokens: self.burst,
-            updated: now,
-        });
+        // Look up before inserting, so that known clients cost no allocation.
+        if !buckets.contains_key(key) {
+            let fresh = Bucket {
+                tokens: self.burst,
+                updated: now,
+            };
+            buckets.insert(key.to_owned(), fresh);
+        }
+        let Some(bucket) = buckets.get_mut(key) else {
+            return Ok(());
+        };
         bucket.tokens = refilled(*bucket, now, self.per_second, self.burst);
         bucket.updated = now;
         if bucket.tokens >= 1.0 {

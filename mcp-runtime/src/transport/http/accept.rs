@@ -3,7 +3,7 @@
 /// Whether `Content-Type` names JSON (`application/json`, parameters such as
 /// `charset=utf-8` allowed).
 pub(crate) fn is_json(content_type: Option<&str>) -> bool {
-    content_type.is_some_and(|value| media_type(value) == "application/json")
+    content_type.is_some_and(|value| media_type(value).eq_ignore_ascii_case("application/json"))
 }
 
 /// What a client's `Accept` header lets the server send.
@@ -22,13 +22,20 @@ pub(crate) fn accepts(accept: Option<&str>) -> Accepts {
             sse: false,
         };
     };
+    // What conforming clients send, answered without parsing.
+    if accept == "application/json, text/event-stream" {
+        return Accepts {
+            json: true,
+            sse: true,
+        };
+    }
     let mut accepts = Accepts {
         json: false,
         sse: false,
     };
     for range in accept.split(',') {
         let mut pieces = range.split(';');
-        let media = pieces.next().unwrap_or("").trim().to_ascii_lowercase();
+        let media = pieces.next().unwrap_or("").trim();
         let refused = pieces.any(|p| {
             let p = p.trim();
             p.strip_prefix("q=")
@@ -38,26 +45,21 @@ pub(crate) fn accepts(accept: Option<&str>) -> Accepts {
         if refused {
             continue;
         }
-        match media.as_str() {
-            "*/*" => {
-                accepts.json = true;
-                accepts.sse = true;
-            }
-            "application/*" | "application/json" => accepts.json = true,
-            "text/*" | "text/event-stream" => accepts.sse = true,
-            _ => {}
+        let is = |name: &str| media.eq_ignore_ascii_case(name);
+        if is("*/*") {
+            accepts.json = true;
+            accepts.sse = true;
+        } else if is("application/*") || is("application/json") {
+            accepts.json = true;
+        } else if is("text/*") || is("text/event-stream") {
+            accepts.sse = true;
         }
     }
     accepts
 }
 
-fn media_type(value: &str) -> String {
-    value
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
+fn media_type(value: &str) -> &str {
+    value.split(';').next().unwrap_or("").trim()
 }
 
 #[cfg(test)]

@@ -6,20 +6,24 @@
 //! routes on headers from being told something different from what the
 //! server executes.
 
+use std::borrow::Cow;
+
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use http::HeaderMap;
-use serde::Deserialize;
+use http::header::HeaderName;
 use serde_json::Value;
 
 use crate::dispatch::Prepared;
+use crate::dispatch::envelope::json_str;
 use crate::dispatch::method::{Method, MethodName};
 use crate::protocol::ErrorObject;
 use crate::schema::{HeaderKind, HeaderParam};
 
-pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-pub(crate) const MCP_METHOD: &str = "mcp-method";
-pub(crate) const MCP_NAME: &str = "mcp-name";
+// Parsed once, not per lookup.
+pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+pub(crate) const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+pub(crate) const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 const PARAM_PREFIX: &str = "mcp-param-";
 
 fn mismatch(message: String) -> ErrorObject {
@@ -29,7 +33,7 @@ fn mismatch(message: String) -> ErrorObject {
 /// The single value of header `name`, as visible ASCII; `Ok(None)` if absent.
 fn single<'a>(
     headers: &'a HeaderMap,
-    name: &str,
+    name: impl http::header::AsHeaderName,
     display: &str,
 ) -> Result<Option<&'a str>, ErrorObject> {
     let mut values = headers.get_all(name).iter();
@@ -47,39 +51,35 @@ fn single<'a>(
     Ok(Some(text.trim()))
 }
 
-fn required<'a>(headers: &'a HeaderMap, name: &str, display: &str) -> Result<&'a str, ErrorObject> {
+fn required<'a>(
+    headers: &'a HeaderMap,
+    name: HeaderName,
+    display: &str,
+) -> Result<&'a str, ErrorObject> {
     single(headers, name, display)?.ok_or_else(|| mismatch(format!("missing {display} header")))
 }
 
 /// Decodes the `=?base64?...?=` sentinel form; other values are literal.
 /// Decoding is strict: canonical padding, standard alphabet, valid UTF-8.
-pub(crate) fn decode(value: &str, display: &str) -> Result<String, ErrorObject> {
+pub(crate) fn decode<'a>(value: &'a str, display: &str) -> Result<Cow<'a, str>, ErrorObject> {
     let Some(encoded) = value
         .strip_prefix("=?base64?")
         .and_then(|rest| rest.strip_suffix("?="))
     else {
-        return Ok(value.to_owned());
+        return Ok(Cow::Borrowed(value));
     };
     let invalid = || mismatch(format!("{display} header has an invalid Base64 value"));
     let bytes = STANDARD.decode(encoded).map_err(|_| invalid())?;
-    String::from_utf8(bytes).map_err(|_| invalid())
-}
-
-#[derive(Deserialize)]
-struct Targets<'a> {
-    #[serde(borrow, default)]
-    name: Option<std::borrow::Cow<'a, str>>,
-    #[serde(borrow, default)]
-    uri: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default)]
-    arguments: Option<Value>,
+    String::from_utf8(bytes)
+        .map(Cow::Owned)
+        .map_err(|_| invalid())
 }
 
 /// Checks every mirrored header of a prepared request.
-pub(crate) fn check(
+pub(crate) fn check<'p>(
     prepared: &Prepared,
     headers: &HeaderMap,
-    header_params: impl Fn(&str) -> Option<Vec<HeaderParam>>,
+    header_params: impl Fn(&str) -> Option<&'p [HeaderParam]>,
 ) -> Result<(), ErrorObject> {
     let version = required(headers, PROTOCOL_VERSION, "MCP-Protocol-Version")?;
     let body_version = &prepared.meta.protocol_version;
@@ -103,30 +103,28 @@ pub(crate) fn check(
     let Some(by_uri) = named else {
         return Ok(());
     };
-    // A body that does not parse is rejected by the dispatcher with -32602.
-    let Some(targets) = prepared
-        .request
-        .params()
-        .and_then(|p| serde_json::from_str::<Targets<'_>>(p).ok())
-    else {
+    // A body whose target does not parse is rejected by the dispatcher with
+    // -32602.
+    let request = &prepared.request;
+    let head = request.head();
+    let target = request.member(if by_uri { &head.uri } else { &head.name });
+    let Some(target) = target.and_then(json_str) else {
         return Ok(());
     };
     let header = required(headers, MCP_NAME, "Mcp-Name")?;
     let header = decode(header, "Mcp-Name")?;
-    let body = if by_uri { &targets.uri } else { &targets.name };
-    if let Some(body) = body.as_deref().filter(|body| header != *body) {
+    if header != target {
         return Err(mismatch(format!(
-            "Mcp-Name header value '{header}' does not match body value '{body}'"
+            "Mcp-Name header value '{header}' does not match body value '{target}'"
         )));
     }
-    let is_call = prepared.request.method == MethodName::Known(Method::ToolsCall);
-    if let Some(params) = targets
-        .name
-        .as_deref()
-        .filter(|_| is_call)
-        .and_then(&header_params)
-    {
-        check_params(&params, targets.arguments.as_ref(), headers)?;
+    let is_call = request.method == MethodName::Known(Method::ToolsCall);
+    if let Some(params) = Some(&*target).filter(|_| is_call).and_then(&header_params) {
+        // Only tools that mirror arguments pay for reading them.
+        let arguments = request
+            .member(&head.arguments)
+            .and_then(|raw| serde_json::from_str::<Value>(raw).ok());
+        check_params(params, arguments.as_ref(), headers)?;
     }
     Ok(())
 }

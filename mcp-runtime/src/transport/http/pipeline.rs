@@ -206,9 +206,11 @@ where
                 .limiter
                 .as_ref()
                 .filter(|_| *method == MethodName::Known(Method::ToolsCall));
-            let key = peer.map(|p| p.ip().to_string());
-            if let Some(Err(wait)) = limiter.zip(key).map(|(l, key)| l.check(&key)) {
-                return rate_limited(&id, wait);
+            if let Some((limiter, peer)) = limiter.zip(peer) {
+                let key = IpText::new(peer.ip());
+                if let Err(wait) = limiter.check(key.as_str()) {
+                    return rate_limited(&id, wait);
+                }
             }
             Limits {
                 permit,
@@ -220,6 +222,41 @@ where
     let mut prepared = prepared;
     prepared.http = Some(Arc::new(HttpRequest::new(parts, peer)));
     run(&shared, prepared, accepts, limits).await
+}
+
+/// An IP address as text, formatted on the stack: the rate limiter's key
+/// for every tool call, without an allocation.
+struct IpText {
+    bytes: [u8; 46],
+    len: usize,
+}
+
+impl IpText {
+    fn new(ip: std::net::IpAddr) -> IpText {
+        let mut text = IpText {
+            bytes: [0; 46],
+            len: 0,
+        };
+        // The longest IPv6 text is 45 bytes, so this cannot fail.
+        let _ = std::fmt::Write::write_fmt(&mut text, format_args!("{ip}"));
+        text
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Write for IpText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        self.bytes
+            .get_mut(self.len..end)
+            .ok_or(std::fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
 }
 
 /// What bounds one request while it runs.
@@ -254,9 +291,12 @@ async fn run(
         keep_alive,
     } = limits;
     let timeout = deadline.unwrap_or(Duration::MAX);
-    let mut deadline = Box::pin(sleep_for(deadline));
+    let deadline = deadline.map(|limit| tokio::time::Instant::now() + limit);
     let first = loop {
         tokio::select! {
+            // The result first: most requests finish on their first poll,
+            // and then no timer is ever registered.
+            biased;
             finished = &mut running => {
                 // Notifications sent just before the result are already
                 // queued: they go out first, on a stream, if one is allowed.
@@ -270,9 +310,10 @@ async fn run(
                 Some(note) => break note,
                 None => continue,
             },
-            () = &mut deadline => return reply(&timed_out(&id, timeout)),
+            () = sleep_until(deadline) => return reply(&timed_out(&id, timeout)),
         }
     };
+    let mut deadline = Box::pin(sleep_until(deadline));
     let (events, stream) = mpsc::channel(64);
     tokio::task::spawn_local(async move {
         let _permit = permit;
@@ -330,9 +371,9 @@ fn sse_complete(notes: &[Bytes], finished: &Reply) -> HttpResponse {
     response
 }
 
-async fn sleep_for(limit: Option<Duration>) {
-    match limit {
-        Some(limit) => tokio::time::sleep(limit).await,
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
         None => std::future::pending().await,
     }
 }
