@@ -1,5 +1,5 @@
-//! Generates the tool modules of the benchmark servers: 50 tools for the
-//! list workload, and 10,000 (with the `scale` feature) for the scale run.
+//! Generates the 50 tools of the `tools/list` benchmark server (the
+//! 10,000-tool server's are generated in `scale/`).
 
 use std::fmt::Write as _;
 
@@ -20,8 +20,5 @@ fn main() {
     let out = std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo");
     let out = std::path::Path::new(&out);
     std::fs::write(out.join("tools50.rs"), tools(50)).expect("writes tools50.rs");
-    if std::env::var_os("CARGO_FEATURE_SCALE").is_some() {
-        std::fs::write(out.join("tools10k.rs"), tools(10_000)).expect("writes tools10k.rs");
-    }
     println!("cargo:rerun-if-changed=build.rs");
 }

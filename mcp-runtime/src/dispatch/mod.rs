@@ -93,6 +93,12 @@ impl From<Box<Rejection>> for Reply {
     }
 }
 
+/// What a request needs: an answer known at once, or its handler run.
+enum Triage {
+    Answered(Result<Bytes, ErrorObject>),
+    Run(Method),
+}
+
 /// A request whose `_meta` has been read and checked for presence.
 #[derive(Debug)]
 pub(crate) struct Prepared {
@@ -203,26 +209,31 @@ impl Dispatcher {
         }
     }
 
-    async fn answer(
-        &self,
-        request: Request,
-        meta: Box<RequestMeta>,
-        http: Option<Arc<HttpRequest>>,
-        outbox: Outbox,
-        shutdown: &CancellationToken,
-    ) -> Result<Bytes, ErrorObject> {
+    /// Answers at once what needs no handler: version and method errors,
+    /// `server/discover` and the lists (pre-serialized pages). `None` when
+    /// the request must [`run`](Self::run). Transports call this first, so
+    /// that static answers skip the per-request channels and context.
+    pub(crate) fn answer_at_once(&self, prepared: &Prepared) -> Option<Reply> {
+        match self.triage(&prepared.request, &prepared.meta) {
+            Triage::Run(_) => None,
+            Triage::Answered(Ok(result)) => Some(Reply::result(&prepared.request.id, &result)),
+            Triage::Answered(Err(error)) => Some(Reply::error(Some(&prepared.request.id), &error)),
+        }
+    }
+
+    fn triage(&self, request: &Request, meta: &RequestMeta) -> Triage {
         if !SUPPORTED_VERSIONS.contains(&meta.protocol_version.as_str()) {
-            return Err(ErrorObject::unsupported_version(
+            return Triage::Answered(Err(ErrorObject::unsupported_version(
                 &meta.protocol_version,
                 SUPPORTED_VERSIONS,
-            ));
+            )));
         }
         let method = match &request.method {
             MethodName::Known(method) if self.offers(*method) => *method,
-            other => return Err(ErrorObject::method_not_found(other.as_str())),
+            other => return Triage::Answered(Err(ErrorObject::method_not_found(other.as_str()))),
         };
         let params = request.params();
-        match method {
+        Triage::Answered(match method {
             Method::Discover => Ok(self.discover.clone()),
             Method::ToolsList => list(&self.tool_pages, params),
             Method::ResourcesList => list(&self.resource_pages, params),
@@ -231,7 +242,35 @@ impl Dispatcher {
             Method::ToolsCall
             | Method::ResourcesRead
             | Method::PromptsGet
-            | Method::CompletionComplete => {
+            | Method::CompletionComplete
+            | Method::SubscriptionsListen => return Triage::Run(method),
+        })
+    }
+
+    async fn answer(
+        &self,
+        request: Request,
+        meta: Box<RequestMeta>,
+        http: Option<Arc<HttpRequest>>,
+        outbox: Outbox,
+        shutdown: &CancellationToken,
+    ) -> Result<Bytes, ErrorObject> {
+        let method = match self.triage(&request, &meta) {
+            Triage::Answered(answer) => return answer,
+            Triage::Run(method) => method,
+        };
+        match method {
+            Method::SubscriptionsListen => subscriptions::listen(
+                &request,
+                self.offered,
+                &self.changes,
+                &outbox,
+                shutdown,
+                self.server_info.as_deref(),
+            )
+            .await
+            .map(Bytes::from),
+            _ => {
                 let cancellation = CancellationToken::new();
                 // Dropping this request before it finishes (the client
                 // cancelled or went away) cancels the token handlers watch.
@@ -251,16 +290,6 @@ impl Dispatcher {
                 cancel_on_drop.disarm();
                 result
             }
-            Method::SubscriptionsListen => subscriptions::listen(
-                &request,
-                self.offered,
-                &self.changes,
-                &outbox,
-                shutdown,
-                self.server_info.as_deref(),
-            )
-            .await
-            .map(Bytes::from),
         }
     }
 

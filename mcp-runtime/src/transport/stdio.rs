@@ -11,6 +11,7 @@ use std::io;
 use std::rc::Rc;
 
 use bytes::Bytes;
+use futures_util::FutureExt as _;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::{AbortHandle, JoinSet, LocalSet};
@@ -127,19 +128,31 @@ async fn read_requests<R: AsyncRead + Unpin>(
                 continue;
             }
         };
+        if let Some(reply) = dispatcher.answer_at_once(&prepared) {
+            send(reply);
+            continue;
+        }
         let id = prepared.request.id.clone();
+        let mut running = {
+            let (dispatcher, frames, end_of_input) =
+                (dispatcher.clone(), frames.clone(), end_of_input.clone());
+            Box::pin(async move {
+                dispatcher
+                    .run(prepared, Outbox::new(frames), &end_of_input)
+                    .await
+            })
+        };
+        // Most handlers finish on their first poll: those are answered
+        // without a task. A pending one moves into a task, whose first poll
+        // registers the wakers this one did not keep.
+        if let Some(reply) = (&mut running).now_or_never() {
+            send(reply);
+            continue;
+        }
         let task = {
-            let (dispatcher, frames, in_flight, id, end_of_input) = (
-                dispatcher.clone(),
-                frames.clone(),
-                in_flight.clone(),
-                id.clone(),
-                end_of_input.clone(),
-            );
+            let (frames, in_flight, id) = (frames.clone(), in_flight.clone(), id.clone());
             tasks.spawn_local(async move {
-                let reply = dispatcher
-                    .run(prepared, Outbox::new(frames.clone()), &end_of_input)
-                    .await;
+                let reply = running.await;
                 in_flight.borrow_mut().remove(&id);
                 let _ = frames.send(reply.frame);
             })

@@ -4,7 +4,7 @@
 
 mod accept;
 mod body;
-mod headers;
+pub(crate) mod headers;
 pub(crate) mod pipeline;
 mod request;
 mod server;

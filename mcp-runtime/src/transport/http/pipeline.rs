@@ -181,6 +181,9 @@ where
     }) {
         return reply(&Reply::error(Some(&id), &error));
     }
+    if let Some(answer) = dispatcher.answer_at_once(&prepared) {
+        return reply(&answer);
+    }
     let limits = match &prepared.request.method {
         MethodName::Known(Method::SubscriptionsListen) => {
             if !accepts.sse {

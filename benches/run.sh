@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs the benchmark suite and writes benches/RESULTS.md:
+#
+#   benches/run.sh
+#
+# Installs wrk (Debian's package) if it is missing, builds the quickstart,
+# the floor servers and the 50-tool server in release mode and the 10,000-
+# and 50-tool servers compared with each other in the `scale` profile (the
+# first build of the 10,000 tools takes about ten minutes and 4 GB), then
+# runs `bench` pinned to core 1 (servers are pinned to core 0).
+# BENCH_ROUNDS and BENCH_SECONDS shorten a run while iterating.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v wrk >/dev/null; then
+    echo "==> installing wrk" >&2
+    if [ "$(id -u)" = 0 ]; then apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
+    else sudo apt-get install -y wrk >/dev/null; fi
+fi
+command -v taskset >/dev/null || { echo "error: taskset (util-linux) is needed" >&2; exit 1; }
+if [ "$(nproc)" -lt 2 ]; then
+    echo "error: the benchmark pins the server and the load generator to separate cores; this machine has $(nproc)" >&2
+    exit 1
+fi
+
+echo "==> building (release, then the scale profile)" >&2
+cargo build --release -q -p quickstart -p mcp-bench --bins
+cargo build --profile scale -q -p mcp-bench --features scale --bin bench-scale --bin bench-tools
+target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+
+results=benches/results
+mkdir -p "$results"
+echo "==> running (about 6 minutes)" >&2
+taskset -c 1 "$target/release/bench" "$target/release" "$target/scale" "$results"
+
+{
+    echo "# Benchmark results"
+    echo
+    echo "Reproduce with \`benches/run.sh\` on a 2-core Linux machine (it installs wrk and builds everything)."
+    echo "Each server is pinned to core 0 (\`taskset\`), the load generator to core 1; servers alternate"
+    echo "ours / floor in ${BENCH_ROUNDS:-3} rounds of ${BENCH_SECONDS:-3} s per measurement, and medians are shown."
+    echo "The floor is hyper 1.x + serde_json (\`benches/src/bin/floor-http.rs\`) or a bare stdio loop"
+    echo "(\`floor-stdio.rs\`) answering the same bytes as our server, captured and checked before each run."
+    echo "Rate limiting is off (\`--rate-limit 0\`) so that every request runs the tool."
+    echo
+    echo "Run on $(date -u +%Y-%m-%d), $(uname -sr), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))."
+    echo
+    cat "$results/RESULTS.md"
+    if [ -f benches/NOTES.md ]; then echo; cat benches/NOTES.md; fi
+} > benches/RESULTS.md
+echo "==> wrote benches/RESULTS.md" >&2

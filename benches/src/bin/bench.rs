@@ -1,0 +1,862 @@
+//! The benchmark run behind `benches/RESULTS.md`: the quickstart server
+//! against the floor servers, interleaved (A B A B ...), each server pinned
+//! to core 0 and the load generator to core 1. Run it with
+//! `benches/run.sh`, which builds everything and pins this program.
+//!
+//! Workloads over HTTP (wrk at 1, 16 and 64 connections): `tools/call
+//! echo`, `tools/list` of a 50-tool server, `server/discover`, and round 2
+//! of a two-round MRTR call carrying a sealed `requestState`. Over stdio
+//! (pipelined at depth 1, 16 and 64): `tools/call echo`. Also: peak RSS
+//! under load, cold start, stripped binary size, and the 10,000-tool
+//! server's startup, throughput and list page size.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// Interleaved rounds per measurement (`BENCH_ROUNDS`); medians are
+/// reported.
+fn rounds() -> usize {
+    env_number("BENCH_ROUNDS", 3)
+}
+
+/// Seconds per load run (`BENCH_SECONDS`).
+fn seconds() -> u64 {
+    env_number("BENCH_SECONDS", 3)
+}
+
+fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+/// 32 bytes, base64: the benchmark's fixed `requestState` key.
+const STATE_KEY: &str = "YmVuY2htYXJrIGtleSwgbm90IGEgc2VjcmV0ISEhISE=";
+
+const CONNECTIONS: [u32; 3] = [1, 16, 64];
+const DEPTHS: [usize; 3] = [1, 16, 64];
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}
+    })
+}
+
+fn request(method: &str, mut params: Value) -> String {
+    params["_meta"] = meta();
+    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string()
+}
+
+/// One HTTP workload: what is sent, and what must come back.
+struct Workload {
+    name: &'static str,
+    /// Binary serving it (ours).
+    server: &'static str,
+    method: &'static str,
+    /// `Mcp-Name`, for named methods.
+    target: Option<&'static str>,
+    body: String,
+    /// The floor's answers key.
+    key: String,
+}
+
+struct Paths {
+    /// Release builds: the quickstart, the floors, the 50-tool server.
+    release: PathBuf,
+    /// `--profile scale` builds: the 10,000- and 50-tool servers compared
+    /// with each other.
+    scale: PathBuf,
+    results: PathBuf,
+}
+
+fn main() {
+    let release = PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .unwrap_or_else(|| "target/release".into()),
+    );
+    let scale_dir = PathBuf::from(
+        std::env::args()
+            .nth(2)
+            .unwrap_or_else(|| "target/scale".into()),
+    );
+    let results = PathBuf::from(
+        std::env::args()
+            .nth(3)
+            .unwrap_or_else(|| "benches/results".into()),
+    );
+    std::fs::create_dir_all(&results).expect("results directory");
+    let paths = Paths {
+        release,
+        scale: scale_dir,
+        results,
+    };
+    let mut report = Report::default();
+
+    let echo = request(
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "hello"}}),
+    );
+    let mut workloads = vec![
+        Workload {
+            name: "tools/call echo",
+            server: "quickstart",
+            method: "tools/call",
+            target: Some("echo"),
+            body: echo.clone(),
+            key: "tools/call echo".into(),
+        },
+        Workload {
+            name: "tools/list (50 tools)",
+            server: "bench-tools",
+            method: "tools/list",
+            target: None,
+            body: request("tools/list", json!({})),
+            key: "tools/list".into(),
+        },
+        Workload {
+            name: "server/discover",
+            server: "quickstart",
+            method: "server/discover",
+            target: None,
+            body: request("server/discover", json!({})),
+            key: "server/discover".into(),
+        },
+    ];
+    workloads.push(mrtr_round_two(&paths));
+
+    for workload in &workloads {
+        eprintln!("== {}", workload.name);
+        let expected = expected_result(&paths, workload);
+        let answers = paths.results.join("answers.json");
+        let mut results = BTreeMap::new();
+        results.insert(workload.key.clone(), expected.clone());
+        std::fs::write(&answers, json!({"results": results}).to_string()).expect("answers");
+        let lua = paths.results.join(format!("{}.lua", slug(workload.name)));
+        std::fs::write(&lua, wrk_script(workload)).expect("lua");
+        for round in 0..rounds() {
+            for side in [Side::Ours, Side::Floor] {
+                let mut server = match side {
+                    Side::Ours => Server::ours(&paths, workload.server),
+                    Side::Floor => Server::floor_http(&paths, &answers),
+                };
+                server.check(workload, &expected);
+                for connections in CONNECTIONS {
+                    let run = wrk(&server.url(), &lua, connections);
+                    eprintln!("   round {round} {side:?} c={connections}: {run:?}");
+                    report.http(workload.name, side, connections, run);
+                }
+                report.rss(workload.name, side, server.peak_rss());
+                server.stop();
+            }
+        }
+    }
+
+    eprintln!("== stdio tools/call echo");
+    let stdio_answers = paths.results.join("stdio-answers.json");
+    let expected = expected_result(&paths, &workloads[0]);
+    std::fs::write(
+        &stdio_answers,
+        json!({"results": {"tools/call echo": expected}}).to_string(),
+    )
+    .expect("answers");
+    for round in 0..rounds() {
+        for side in [Side::Ours, Side::Floor] {
+            for depth in DEPTHS {
+                let run = match side {
+                    Side::Ours => stdio_load(
+                        &paths.release.join("quickstart"),
+                        &["--stdio"],
+                        &echo,
+                        depth,
+                    ),
+                    Side::Floor => stdio_load(
+                        &paths.release.join("floor-stdio"),
+                        &[stdio_answers.to_str().unwrap_or_default()],
+                        &echo,
+                        depth,
+                    ),
+                };
+                eprintln!("   round {round} {side:?} depth={depth}: {run:?}");
+                report.stdio(side, depth, run);
+            }
+        }
+    }
+
+    eprintln!("== cold start");
+    report.cold_start = Some((
+        cold_start_http(&paths.release.join("quickstart"), &[]),
+        cold_start_http(
+            &paths.release.join("floor-http"),
+            &[stdio_answers.to_str().unwrap_or_default()],
+        ),
+        cold_start_stdio(&paths.release.join("quickstart")),
+    ));
+    report.size = Some(stripped_size(
+        &paths.release.join("quickstart"),
+        &paths.results,
+    ));
+
+    eprintln!("== 10,000 tools");
+    report.scale = Some(scale(&paths, &workloads[0]));
+
+    let markdown = report.markdown();
+    std::fs::write(paths.results.join("RESULTS.md"), &markdown).expect("results");
+    print!("{markdown}");
+}
+
+fn slug(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// Round 1 of `confirm_delete` through our server, then the retry with the
+/// answer and the sealed state: the body the benchmark sends.
+fn mrtr_round_two(paths: &Paths) -> Workload {
+    let mut server = Server::ours(paths, "quickstart");
+    let first = request(
+        "tools/call",
+        json!({"name": "confirm_delete", "arguments": {"path": "/tmp/x"}}),
+    );
+    let (status, body) = post(server.address, "tools/call", Some("confirm_delete"), &first);
+    assert_eq!(status, 200, "round 1: {body}");
+    let round: Value = serde_json::from_str(&body).expect("JSON");
+    let state = round["result"]["requestState"]
+        .as_str()
+        .expect("a requestState")
+        .to_owned();
+    server.stop();
+    Workload {
+        name: "MRTR round 2 (sealed requestState)",
+        server: "quickstart",
+        method: "tools/call",
+        target: Some("confirm_delete"),
+        body: request(
+            "tools/call",
+            json!({
+                "name": "confirm_delete",
+                "arguments": {"path": "/tmp/x"},
+                "inputResponses": {"answer": {"action": "accept", "content": {"confirm": true}}},
+                "requestState": state
+            }),
+        ),
+        key: "tools/call confirm_delete".into(),
+    }
+}
+
+/// Our server's answer to the workload, checked against what it must be.
+fn expected_result(paths: &Paths, workload: &Workload) -> Value {
+    let mut server = Server::ours(paths, workload.server);
+    let (status, body) = post(
+        server.address,
+        workload.method,
+        workload.target,
+        &workload.body,
+    );
+    server.stop();
+    assert_eq!(status, 200, "{}: {body}", workload.name);
+    let response: Value = serde_json::from_str(&body).expect("JSON");
+    let result = response["result"].clone();
+    assert_eq!(
+        result["resultType"], "complete",
+        "{}: {body}",
+        workload.name
+    );
+    let fits = match workload.name {
+        "tools/call echo" => result["content"] == json!([{"type": "text", "text": "hello"}]),
+        "tools/list (50 tools)" => result["tools"].as_array().is_some_and(|t| t.len() == 51),
+        "server/discover" => result["supportedVersions"] == json!(["2026-07-28"]),
+        _ => result["content"] == json!([{"type": "text", "text": "deleted /tmp/x"}]),
+    };
+    assert!(fits, "{}: unexpected result {result}", workload.name);
+    result
+}
+
+fn wrk_script(workload: &Workload) -> String {
+    let mut lua = String::from("wrk.method = \"POST\"\n");
+    let _ = writeln!(lua, "wrk.body = [==[{}]==]", workload.body);
+    let mut headers = vec![
+        ("Content-Type", "application/json".to_owned()),
+        ("Accept", "application/json, text/event-stream".to_owned()),
+        ("MCP-Protocol-Version", "2026-07-28".to_owned()),
+        ("Mcp-Method", workload.method.to_owned()),
+    ];
+    if let Some(target) = workload.target {
+        headers.push(("Mcp-Name", target.to_owned()));
+    }
+    for (name, value) in headers {
+        let _ = writeln!(lua, "wrk.headers[\"{name}\"] = \"{value}\"");
+    }
+    // Any answer but 200 fails the run.
+    lua.push_str("response = function(status, headers, body)\n  if status ~= 200 then\n    io.stderr:write(\"unexpected status \" .. status .. \"\\n\")\n    os.exit(1)\n  end\nend\n");
+    lua
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Side {
+    Ours,
+    Floor,
+}
+
+struct Server {
+    child: Child,
+    address: SocketAddr,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// `taskset -c 0 PROGRAM ARGS`: servers run on core 0.
+fn pinned(program: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new("taskset");
+    command.arg("-c").arg("0").arg(program).args(args);
+    command
+}
+
+impl Server {
+    fn ours(paths: &Paths, binary: &str) -> Server {
+        Server::ours_at(&paths.release.join(binary))
+    }
+
+    fn ours_at(binary: &Path) -> Server {
+        let port = free_port();
+        let address: SocketAddr = ([127, 0, 0, 1], port).into();
+        let addr = address.to_string();
+        let child = pinned(binary, &["--http", &addr, "--rate-limit", "0"])
+            // One key for every run, the way instances behind a load
+            // balancer share one: round 2 may reach another process.
+            .env("MCP_STATE_KEY", STATE_KEY)
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        Server::ready(child, address)
+    }
+
+    fn floor_http(paths: &Paths, answers: &Path) -> Server {
+        let port = free_port();
+        let address: SocketAddr = ([127, 0, 0, 1], port).into();
+        let addr = address.to_string();
+        let child = pinned(
+            &paths.release.join("floor-http"),
+            &[&addr, answers.to_str().unwrap_or_default()],
+        )
+        .spawn()
+        .expect("the floor starts");
+        Server::ready(child, address)
+    }
+
+    fn ready(child: Child, address: SocketAddr) -> Server {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(address).is_err() {
+            assert!(Instant::now() < deadline, "{address} never listened");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        Server { child, address }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/mcp", self.address)
+    }
+
+    /// Once per run: the server answers the workload with the expected body.
+    fn check(&self, workload: &Workload, expected: &Value) {
+        let (status, body) = post(
+            self.address,
+            workload.method,
+            workload.target,
+            &workload.body,
+        );
+        assert_eq!(status, 200, "{}: {body}", workload.name);
+        let response: Value = serde_json::from_str(&body).expect("JSON");
+        assert_eq!(
+            &response["result"], expected,
+            "{}: the answer changed",
+            workload.name
+        );
+    }
+
+    /// Peak resident set (VmHWM), in KiB, of the server process (the
+    /// child of `taskset`, which execs it).
+    fn peak_rss(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0)
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A blocking HTTP/1.1 POST to `/mcp`; returns status and body.
+fn post(address: SocketAddr, method: &str, target: Option<&str>, body: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(address).expect("connects");
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if let Some(target) = target {
+        let _ = write!(head, "Mcp-Name: {target}\r\n");
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).expect("writes");
+    stream.write_all(body.as_bytes()).expect("writes");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("reads");
+    let status = response
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Run {
+    rate: f64,
+    p50_us: f64,
+    p99_us: f64,
+}
+
+/// `wrk` on core 1 (this process's own core) for SECONDS.
+fn wrk(url: &str, lua: &Path, connections: u32) -> Run {
+    let output = Command::new("wrk")
+        .args([
+            "-t1",
+            &format!("-c{connections}"),
+            &format!("-d{}s", seconds()),
+            "--latency",
+            "-s",
+        ])
+        .arg(lua)
+        .arg(url)
+        .output()
+        .expect("wrk runs (apt-get install wrk)");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && !text.contains("Non-2xx"),
+        "wrk failed:\n{text}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let field = |prefix: &str| -> Option<&str> {
+        text.lines()
+            .find_map(|l| l.trim_start().strip_prefix(prefix))
+            .map(str::trim)
+    };
+    Run {
+        rate: field("Requests/sec:")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0.0),
+        p50_us: field("50%").map(micros).unwrap_or(0.0),
+        p99_us: field("99%").map(micros).unwrap_or(0.0),
+    }
+}
+
+/// wrk's latency text (`235.00us`, `1.20ms`, `2.00s`) in microseconds.
+fn micros(text: &str) -> f64 {
+    let split = text
+        .find(|c: char| c.is_ascii_alphabetic())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let n: f64 = number.parse().unwrap_or(0.0);
+    match unit {
+        "us" => n,
+        "ms" => n * 1e3,
+        "s" => n * 1e6,
+        _ => n,
+    }
+}
+
+/// Pipelines `total` copies of `request` at `depth` to a server over stdio;
+/// ids are rewritten so each request is distinct.
+fn stdio_load(program: &Path, args: &[&str], request: &str, depth: usize) -> Run {
+    let mut child = pinned(program, args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = BufReader::with_capacity(1 << 16, child.stdout.take().expect("stdout"));
+    let (prefix, suffix) = request.split_once("\"id\":1").expect("an id to rewrite");
+    let (prefix, suffix) = (format!("{prefix}\"id\":"), format!("{suffix}\n"));
+    let (tokens, permits) = std::sync::mpsc::channel::<()>();
+    let (sent_at, sent) = std::sync::mpsc::channel::<Instant>();
+    let warmup = 2_000;
+    let duration = Duration::from_secs(seconds());
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer_stop = stop.clone();
+    let writer = std::thread::spawn(move || {
+        let mut id = 0u64;
+        let mut buffer = Vec::new();
+        // `depth` requests in flight; each answer lets one more go.
+        let mut credit = depth;
+        loop {
+            while credit > 0 {
+                buffer.clear();
+                buffer.extend_from_slice(prefix.as_bytes());
+                buffer.extend_from_slice(id.to_string().as_bytes());
+                buffer.extend_from_slice(suffix.as_bytes());
+                if stdin.write_all(&buffer).is_err() {
+                    return;
+                }
+                let _ = sent_at.send(Instant::now());
+                id += 1;
+                credit -= 1;
+            }
+            let _ = stdin.flush();
+            if permits.recv().is_err() || writer_stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
+            credit += 1;
+            while permits.try_recv().is_ok() {
+                credit += 1;
+            }
+        }
+    });
+    let mut latencies = Vec::new();
+    let mut count = 0u64;
+    let mut started = None;
+    let mut lines = stdout.lines();
+    while let Some(Ok(line)) = lines.next() {
+        let sent_time = sent.recv().expect("a send time");
+        if count == 0 {
+            assert!(
+                line.contains("\"text\":\"hello\""),
+                "unexpected stdio answer: {line}"
+            );
+        }
+        count += 1;
+        if count == warmup {
+            started = Some(Instant::now());
+        } else if let Some(start) = started {
+            latencies.push(sent_time.elapsed());
+            if start.elapsed() >= duration {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                let _ = tokens.send(());
+                break;
+            }
+        }
+        if tokens.send(()).is_err() {
+            break;
+        }
+    }
+    let elapsed = started.map_or(Duration::from_secs(1), |s| s.elapsed());
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = writer.join();
+    let summary = mcp_bench::summarize(&mut latencies, elapsed);
+    Run {
+        rate: summary.rate,
+        p50_us: summary.p50.as_secs_f64() * 1e6,
+        p99_us: summary.p99.as_secs_f64() * 1e6,
+    }
+}
+
+/// Median time from spawn to the first successful answer over HTTP.
+fn cold_start_http(program: &Path, extra: &[&str]) -> Duration {
+    let mut times = Vec::new();
+    for _ in 0..15 {
+        let port = free_port();
+        let address: SocketAddr = ([127, 0, 0, 1], port).into();
+        let addr = address.to_string();
+        let mut args: Vec<&str> = Vec::new();
+        if extra.is_empty() {
+            args.extend(["--http", &addr]);
+        } else {
+            args.push(&addr);
+            args.extend_from_slice(extra);
+        }
+        let start = Instant::now();
+        let mut child = pinned(program, &args)
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starts");
+        let discover = request("server/discover", json!({}));
+        loop {
+            if TcpStream::connect(address).is_ok() {
+                let (status, _) = post(address, "server/discover", None, &discover);
+                if status == 200 || status == 404 {
+                    break;
+                }
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        times.push(start.elapsed());
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// Median time from spawn to the first answer over stdio.
+fn cold_start_stdio(program: &Path) -> Duration {
+    let mut times = Vec::new();
+    for _ in 0..15 {
+        let start = Instant::now();
+        let mut child = pinned(program, &["--stdio"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starts");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let _ = writeln!(stdin, "{}", request("server/discover", json!({})));
+        let mut line = String::new();
+        let _ = BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line);
+        times.push(start.elapsed());
+        drop(stdin);
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn stripped_size(binary: &Path, results: &Path) -> u64 {
+    let copy = results.join("quickstart-stripped");
+    std::fs::copy(binary, &copy).expect("copies the binary");
+    let status = Command::new("strip")
+        .arg(&copy)
+        .status()
+        .expect("strip runs");
+    assert!(status.success());
+    std::fs::metadata(&copy).map(|m| m.len()).unwrap_or(0)
+}
+
+#[derive(Debug, Default)]
+struct Scale {
+    startup_ms: f64,
+    echo_50: f64,
+    echo_10k: f64,
+    first_page_tools: usize,
+    largest_page_bytes: usize,
+    pages: usize,
+    listed: usize,
+}
+
+fn scale(paths: &Paths, echo: &Workload) -> Scale {
+    let lua = paths.results.join("scale-echo.lua");
+    std::fs::write(&lua, wrk_script(echo)).expect("lua");
+    let startup = cold_start_http(&paths.scale.join("bench-scale"), &[]);
+    let mut result = Scale {
+        startup_ms: startup.as_secs_f64() * 1e3,
+        ..Scale::default()
+    };
+    let best = |binary: &str| -> f64 {
+        let mut rates = Vec::new();
+        for _ in 0..rounds() {
+            let mut server = Server::ours_at(&paths.scale.join(binary));
+            rates.push(wrk(&server.url(), &lua, 16).rate);
+            server.stop();
+        }
+        median(&mut rates)
+    };
+    result.echo_50 = best("bench-tools");
+    result.echo_10k = best("bench-scale");
+    let mut server = Server::ours_at(&paths.scale.join("bench-scale"));
+    let mut cursor: Option<String> = None;
+    loop {
+        let params = cursor.map_or_else(|| json!({}), |c| json!({"cursor": c}));
+        let (status, body) = post(
+            server.address,
+            "tools/list",
+            None,
+            &request("tools/list", params),
+        );
+        assert_eq!(status, 200, "tools/list: {body}");
+        let page: Value = serde_json::from_str(&body).expect("JSON");
+        let tools = page["result"]["tools"].as_array().map_or(0, Vec::len);
+        if result.pages == 0 {
+            result.first_page_tools = tools;
+        }
+        result.pages += 1;
+        result.listed += tools;
+        result.largest_page_bytes = result.largest_page_bytes.max(body.len());
+        cursor = page["result"]["nextCursor"].as_str().map(str::to_owned);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    server.stop();
+    assert_eq!(result.listed, 10_001, "every tool is listed exactly once");
+    result
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
+#[derive(Default)]
+struct Report {
+    http: BTreeMap<(String, u32, Side), Vec<Run>>,
+    rss: BTreeMap<(String, Side), u64>,
+    stdio: BTreeMap<(usize, Side), Vec<Run>>,
+    cold_start: Option<(Duration, Duration, Duration)>,
+    size: Option<u64>,
+    scale: Option<Scale>,
+}
+
+fn median_run(runs: &[Run]) -> Run {
+    let mut rates: Vec<f64> = runs.iter().map(|r| r.rate).collect();
+    let mut p50: Vec<f64> = runs.iter().map(|r| r.p50_us).collect();
+    let mut p99: Vec<f64> = runs.iter().map(|r| r.p99_us).collect();
+    Run {
+        rate: median(&mut rates),
+        p50_us: median(&mut p50),
+        p99_us: median(&mut p99),
+    }
+}
+
+impl Report {
+    fn http(&mut self, workload: &str, side: Side, connections: u32, run: Run) {
+        self.http
+            .entry((workload.to_owned(), connections, side))
+            .or_default()
+            .push(run);
+    }
+
+    fn rss(&mut self, workload: &str, side: Side, kib: u64) {
+        let slot = self.rss.entry((workload.to_owned(), side)).or_default();
+        *slot = (*slot).max(kib);
+    }
+
+    fn stdio(&mut self, side: Side, depth: usize, run: Run) {
+        self.stdio.entry((depth, side)).or_default().push(run);
+    }
+
+    fn markdown(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "| workload | load | ours req/s | floor req/s | ratio | ours p50 / p99 (µs) | floor p50 / p99 (µs) |"
+        );
+        let _ = writeln!(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+        let mut names: Vec<&String> = self.http.keys().map(|(n, ..)| n).collect();
+        names.dedup();
+        for name in names {
+            for connections in CONNECTIONS {
+                let get = |side| {
+                    self.http
+                        .get(&(name.clone(), connections, side))
+                        .map(|r| median_run(r))
+                };
+                if let (Some(ours), Some(floor)) = (get(Side::Ours), get(Side::Floor)) {
+                    let _ = writeln!(
+                        out,
+                        "| {name} | {connections} conn | {:.0} | {:.0} | {:.2}x | {:.0} / {:.0} | {:.0} / {:.0} |",
+                        ours.rate,
+                        floor.rate,
+                        ours.rate / floor.rate,
+                        ours.p50_us,
+                        ours.p99_us,
+                        floor.p50_us,
+                        floor.p99_us
+                    );
+                }
+            }
+        }
+        for depth in DEPTHS {
+            let get = |side| self.stdio.get(&(depth, side)).map(|r| median_run(r));
+            if let (Some(ours), Some(floor)) = (get(Side::Ours), get(Side::Floor)) {
+                let _ = writeln!(
+                    out,
+                    "| stdio tools/call echo | depth {depth} | {:.0} | {:.0} | {:.2}x | {:.0} / {:.0} | {:.0} / {:.0} |",
+                    ours.rate,
+                    floor.rate,
+                    ours.rate / floor.rate,
+                    ours.p50_us,
+                    ours.p99_us,
+                    floor.p50_us,
+                    floor.p99_us
+                );
+            }
+        }
+        out.push('\n');
+        let _ = writeln!(out, "| measure | ours | floor |");
+        let _ = writeln!(out, "| --- | ---: | ---: |");
+        for ((name, side), kib) in &self.rss {
+            if *side == Side::Ours {
+                let floor = self
+                    .rss
+                    .get(&(name.clone(), Side::Floor))
+                    .copied()
+                    .unwrap_or(0);
+                let _ = writeln!(
+                    out,
+                    "| peak RSS under load, {name} | {:.1} MiB | {:.1} MiB |",
+                    *kib as f64 / 1024.0,
+                    floor as f64 / 1024.0
+                );
+            }
+        }
+        if let Some((http, floor, stdio)) = self.cold_start {
+            let _ = writeln!(
+                out,
+                "| cold start, spawn to first answer (HTTP) | {:.1} ms | {:.1} ms |",
+                ms(http),
+                ms(floor)
+            );
+            let _ = writeln!(
+                out,
+                "| cold start, spawn to first answer (stdio) | {:.1} ms | |",
+                ms(stdio)
+            );
+        }
+        if let Some(size) = self.size {
+            let _ = writeln!(
+                out,
+                "| quickstart binary, stripped (both transports, inspector) | {:.2} MiB | |",
+                size as f64 / 1048576.0
+            );
+        }
+        if let Some(scale) = &self.scale {
+            let _ = writeln!(
+                out,
+                "| 10,000 tools: startup to first answer | {:.1} ms | |",
+                scale.startup_ms
+            );
+            let _ = writeln!(
+                out,
+                "| 10,000 tools: tools/call echo, 16 conn (vs 51 tools) | {:.0} req/s ({:.2}x of {:.0}) | |",
+                scale.echo_10k,
+                scale.echo_10k / scale.echo_50,
+                scale.echo_50
+            );
+            let _ = writeln!(
+                out,
+                "| 10,000 tools: tools/list | {} pages of {} tools, largest {} bytes | |",
+                scale.pages, scale.first_page_tools, scale.largest_page_bytes
+            );
+        }
+        out
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
