@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod auth;
 mod changes;
 pub mod client;
 mod complete;

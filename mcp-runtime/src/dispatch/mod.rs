@@ -7,6 +7,7 @@
 //! (`-32022`), the method is offered (`-32601`), and finally the method's
 //! own parameters and capability needs.
 
+mod access;
 pub(crate) mod completion;
 pub(crate) mod discover;
 pub(crate) mod envelope;
@@ -222,6 +223,15 @@ impl Dispatcher {
             other => return Err(ErrorObject::method_not_found(other.as_str())),
         };
         let params = request.params();
+        if let Some(principal) = http.as_deref().and_then(HttpRequest::list_filter)
+            && method.is_list()
+        {
+            let cursor = match params {
+                Some(params) => self::params::<ListParams>(params)?.cursor,
+                None => None,
+            };
+            return self.list_for(method, principal, cursor.as_deref());
+        }
         match method {
             Method::Discover => Ok(self.discover.clone()),
             Method::ToolsList => list(&self.tool_pages, params),
