@@ -70,6 +70,36 @@ impl Dispatcher {
             .collect()
     }
 
+    /// Every item that declares scopes, as `(manifest section, key,
+    /// scopes)`, for the contract lock file.
+    pub(crate) fn scoped_items(
+        &self,
+    ) -> Vec<(&'static str, &'static str, &'static [&'static str])> {
+        let registry = &self.registry;
+        let tools = registry
+            .tools()
+            .iter()
+            .map(|t| ("tools", t.entry.name, t.entry.scopes));
+        let resources = registry
+            .resources()
+            .iter()
+            .map(|r| ("resources", r.uri, r.scopes));
+        let templates = registry
+            .templates()
+            .iter()
+            .map(|(r, _)| ("resourceTemplates", r.uri, r.scopes));
+        let prompts = registry
+            .prompts()
+            .iter()
+            .map(|p| ("prompts", p.name, p.scopes));
+        tools
+            .chain(resources)
+            .chain(templates)
+            .chain(prompts)
+            .filter(|(_, _, scopes)| !scopes.is_empty())
+            .collect()
+    }
+
     /// A `*/list` page holding only what `principal` may use. It differs
     /// between callers, so it is `cacheScope: "private"` (caching spec:
     /// "filtered list results that vary per user").
