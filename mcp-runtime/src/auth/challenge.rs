@@ -56,9 +56,12 @@ impl Refusal {
         if let Some(error) = self.error() {
             params.push(("error", error.to_owned()));
         }
+        // Scope guidance helps a client get a (better) token; a malformed
+        // request is fixed by sending the token properly instead.
         let scope = match self {
             Refusal::InsufficientScope(needed) => needed.join(" "),
-            _ => scope.join(" "),
+            Refusal::Missing | Refusal::InvalidToken(_) => scope.join(" "),
+            Refusal::InvalidRequest(_) => String::new(),
         };
         if !scope.is_empty() {
             params.push(("scope", scope));
