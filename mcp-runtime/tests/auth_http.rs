@@ -9,8 +9,8 @@ use std::net::SocketAddr;
 
 use mcp_runtime::auth::{Authorization, Principal, TokenVerifier, VerifyError, VerifyFuture};
 use mcp_runtime::{
-    CacheHint, CacheScope, ElicitForm, HttpOptions, Input, Server, ServerBuilder, prompt, resource,
-    tool,
+    CacheHint, CacheScope, ElicitForm, HttpOptions, HttpRequest, Input, Server, ServerBuilder,
+    prompt, resource, tool,
 };
 use mcp_test_support::http::{self, Reply};
 use mcp_test_support::{call_tool, request};
@@ -42,6 +42,13 @@ async fn careful(#[ctx] input: Input) -> Result<String, String> {
 #[tool]
 fn open() -> &'static str {
     "open"
+}
+
+/// Whether the handler could read the caller's token.
+#[tool]
+fn sees_token(#[ctx] http: Option<&HttpRequest>) -> String {
+    let header = http.and_then(|h| h.headers().get("authorization"));
+    format!("authorization header visible: {}", header.is_some())
 }
 
 /// A secret.
@@ -305,12 +312,18 @@ async fn lists_show_everything_unless_told_to_hide() {
     };
     let shown = serve(|a| HttpOptions::new().authorization(authorization(a)));
     let reply = bearer(shown, "reader", &request(1, "tools/list", json!({}))).await;
-    assert_eq!(names(&reply, "tools", "name"), ["careful", "open", "write"]);
+    assert_eq!(
+        names(&reply, "tools", "name"),
+        ["careful", "open", "sees_token", "write"]
+    );
     assert_eq!(reply.json()["result"]["cacheScope"], "public");
 
     let hidden = serve(|a| HttpOptions::new().authorization(authorization(a).hide_unpermitted()));
     let reply = bearer(hidden, "reader", &request(1, "tools/list", json!({}))).await;
-    assert_eq!(names(&reply, "tools", "name"), ["careful", "open"]);
+    assert_eq!(
+        names(&reply, "tools", "name"),
+        ["careful", "open", "sees_token"]
+    );
     assert_eq!(reply.json()["result"]["cacheScope"], "private");
     assert_eq!(reply.json()["result"]["ttlMs"], 60_000);
     let reply = bearer(hidden, "reader", &request(2, "resources/list", json!({}))).await;

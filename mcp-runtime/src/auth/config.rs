@@ -233,6 +233,8 @@ impl Authorization {
     }
 
     fn verifiers(&self, resource: &ResourceUri) -> Result<Verifiers, String> {
+        // Only the built-in verifiers (feature `auth`) add to it.
+        #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
         let mut verifiers = Verifiers {
             custom: self.custom.clone(),
             ..Verifiers::default()

@@ -147,14 +147,11 @@ impl IntrospectionVerifier {
             None => self.issuers.first().ok_or(VerifyError::Issuer)?,
         };
         let leeway = self.settings.leeway.as_secs();
-        match claims.get("exp") {
-            Some(exp) => {
-                let exp = exp.as_u64().ok_or(VerifyError::Claim("exp"))?;
-                if exp.saturating_add(leeway) < now {
-                    return Err(VerifyError::Expired);
-                }
+        if let Some(exp) = claims.get("exp") {
+            let exp = exp.as_u64().ok_or(VerifyError::Claim("exp"))?;
+            if exp.saturating_add(leeway) < now {
+                return Err(VerifyError::Expired);
             }
-            None => {}
         }
         if let Some(nbf) = claims.get("nbf") {
             let nbf = nbf.as_u64().ok_or(VerifyError::Claim("nbf"))?;

@@ -285,9 +285,11 @@ pub(crate) fn principal_from_claims(
     Ok(principal.with_claims(claims))
 }
 
+type Claims = Map<String, Value>;
+
 /// The header and payload, decoded but not trusted: enough to pick the
 /// algorithm, key and issuer.
-fn unverified_parts(token: &str) -> Result<(Map<String, Value>, Map<String, Value>), VerifyError> {
+fn unverified_parts(token: &str) -> Result<(Claims, Claims), VerifyError> {
     let mut parts = token.split('.');
     let (Some(header), Some(payload), Some(_signature), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())

@@ -38,8 +38,13 @@
 //! - Handlers receive the caller as `#[ctx] principal: Option<&Principal>`,
 //!   and MRTR `requestState` is bound to it.
 //!
-//! Tokens are never logged, never passed on (the [`Principal`] does not
-//! hold the token), and never accepted outside the `Authorization` header.
+//! Tokens are never logged, never accepted outside the `Authorization`
+//! header, and never passed on: once verified, the header is removed from
+//! the request handlers see, and the [`Principal`] does not hold the token.
+//!
+//! When the endpoint is mounted in your own router
+//! ([`Server::http_service`](crate::Server::http_service)), route the two
+//! well-known paths to the same service.
 //! On stdio none of this applies: credentials come from the environment.
 
 mod challenge;

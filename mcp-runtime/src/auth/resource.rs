@@ -86,6 +86,7 @@ impl ResourceUri {
     /// Whether `audience` names this resource. Scheme and host compare
     /// case-insensitively and an empty path equals `/`, as the spec asks
     /// servers to accept; everything else compares exactly.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // used by the built-in verifiers
     pub(crate) fn matches(&self, audience: &str) -> bool {
         ResourceUri::parse(audience).is_ok_and(|other| other == *self)
     }

@@ -17,7 +17,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::header::{
-    ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN, RETRY_AFTER,
+    ACCEPT, ALLOW, AUTHORIZATION, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN,
+    RETRY_AFTER,
 };
 use http::{HeaderValue, Method as HttpMethod, Request, Response, StatusCode};
 use http_body::Body;
@@ -214,6 +215,9 @@ where
         let required = shared.dispatcher().required_scopes(&request);
         match gate.admit(&parts.headers, method, &required).await {
             Ok(Some(principal)) => {
+                // Verified and done with: handlers get the principal, never
+                // the token, so they cannot pass it on to other services.
+                parts.headers.remove(AUTHORIZATION);
                 parts.extensions.insert(principal);
                 if gate.hide_unpermitted() {
                     parts.extensions.insert(HideUnpermitted);
