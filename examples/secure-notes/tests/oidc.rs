@@ -8,6 +8,8 @@
 //! (`npm ci`) and runs this file (`--features oidc-tests`); run without the
 //! installed provider, every test fails and says how to install it.
 //!
+//! Opaque tokens are checked by introspection at the same provider.
+//!
 //! Tokens the provider would never issue (expired, `alg: none`, forged,
 //! from an unknown issuer) are crafted here with the provider's own test
 //! keys (`tests/auth/keys`).
@@ -20,7 +22,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_runtime::auth::JwtSettings;
+use mcp_runtime::auth::{Authorization, IntrospectionSettings, JwtSettings};
 use mcp_runtime::{HttpOptions, ServerBuilder};
 use mcp_test_support::http::{self, Reply};
 use mcp_test_support::{call_tool, request};
@@ -77,6 +79,9 @@ impl Provider {
             .expect("the provider starts within 20 s")
             .unwrap();
         assert_eq!(ready, Some(format!("ready http://127.0.0.1:{port}")));
+        // Keep reading: the provider logs notices on stdout, and a closed
+        // pipe would kill it at its first notice.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
         Provider { child, port }
     }
 
@@ -88,14 +93,20 @@ impl Provider {
         self.child.kill().await.unwrap();
     }
 
-    /// A client_credentials token for `resource` with `scope`.
+    /// A client_credentials JWT for `resource` with `scope`.
     async fn token(&self, resource: &str, scope: &str) -> String {
+        self.token_as("notes-app", resource, scope).await
+    }
+
+    /// A client_credentials token of `client` (`opaque-app` gets opaque
+    /// tokens).
+    async fn token_as(&self, client: &str, resource: &str, scope: &str) -> String {
         let body = format!(
             "grant_type=client_credentials&resource={}&scope={}",
             encode(resource),
             encode(scope)
         );
-        let basic = STANDARD.encode("notes-app:notes-app-secret");
+        let basic = STANDARD.encode(format!("{client}:{client}-secret"));
         let address: SocketAddr = format!("127.0.0.1:{}", self.port).parse().unwrap();
         let reply = http::request(
             address,
@@ -135,6 +146,14 @@ struct Mcp {
 
 impl Mcp {
     fn start(issuer: &str, hide: bool) -> Mcp {
+        Mcp::start_with(issuer, hide, |authorization| authorization)
+    }
+
+    fn start_with(
+        issuer: &str,
+        hide: bool,
+        configure: impl FnOnce(Authorization) -> Authorization,
+    ) -> Mcp {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let address = listener.local_addr().unwrap();
         let resource = format!("http://{address}/mcp");
@@ -144,7 +163,7 @@ impl Mcp {
         if hide {
             authorization = authorization.hide_unpermitted();
         }
-        let options = HttpOptions::new().authorization(authorization);
+        let options = HttpOptions::new().authorization(configure(authorization));
         let server = ServerBuilder::new("secure-notes", "0.1.0").build().unwrap();
         listener.set_nonblocking(true).unwrap();
         std::thread::spawn(move || {
@@ -470,5 +489,46 @@ async fn a_rotated_signing_key_works_after_the_keys_are_refreshed() {
     assert_eq!(reply.status, 200, "{}", reply.body);
     // Tokens signed with the old key still verify while it is published.
     assert_eq!(mcp.post(Some(&old), &write_note(3)).await.status, 200);
+    provider.stop().await;
+}
+
+#[tokio::test]
+async fn opaque_tokens_are_introspected() {
+    let provider = Provider::start(free_port(), "a").await;
+    // JWTs are verified locally, everything else introspected (the
+    // endpoint comes from the provider's metadata).
+    let mcp = Mcp::start_with(&provider.issuer(), false, |authorization| {
+        authorization.introspection(IntrospectionSettings::new("notes-rs", "notes-rs-secret"))
+    });
+    let opaque = provider
+        .token_as("opaque-app", &mcp.resource, "notes:read notes:write")
+        .await;
+    assert_eq!(opaque.split('.').count(), 1, "an opaque token: {opaque}");
+    let reply = mcp.post(Some(&opaque), &write_note(1)).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let reply = mcp
+        .post(Some(&opaque), &call_tool(2, "whoami", json!({})))
+        .await;
+    assert_eq!(
+        reply.json()["result"]["content"][0]["text"],
+        "subject -, client opaque-app, scopes [notes:read notes:write]"
+    );
+    // Scopes come from the introspection answer.
+    let reader = provider
+        .token_as("opaque-app", &mcp.resource, "notes:read")
+        .await;
+    assert_eq!(mcp.post(Some(&reader), &write_note(3)).await.status, 403);
+    // An opaque token for another resource.
+    let other = provider
+        .token_as("opaque-app", "https://other.example.com/api", "notes:write")
+        .await;
+    let reply = mcp.post(Some(&other), &write_note(4)).await;
+    assert_invalid_token(&reply, &mcp, "the token was not issued for this resource");
+    // One the provider never issued.
+    let reply = mcp.post(Some("made-up-token"), &write_note(5)).await;
+    assert_invalid_token(&reply, &mcp, "the token is not active");
+    // JWTs still work next to introspection.
+    let jwt = provider.token(&mcp.resource, "notes:write").await;
+    assert_eq!(mcp.post(Some(&jwt), &write_note(6)).await.status, 200);
     provider.stop().await;
 }

@@ -7,14 +7,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use http::header::{ACCEPT, AUTHORIZATION, CONNECTION, CONTENT_TYPE};
 use http::{HeaderValue, Method, Request, StatusCode, Uri};
 use http_body_util::{BodyExt as _, Full, Limited};
 use hyper_rustls::HttpsConnector;
-use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+use tower_service::Service as _;
 
 use super::resource::is_loopback;
 
@@ -23,7 +22,7 @@ const MAX_RESPONSE_BYTES: usize = 512 * 1024;
 
 #[derive(Clone)]
 pub(crate) struct Fetcher {
-    client: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
+    connector: HttpsConnector<HttpConnector>,
     timeout: Duration,
 }
 
@@ -44,12 +43,7 @@ impl Fetcher {
             // this cannot fail; fall back to native defaults regardless.
             .unwrap_or_else(|_| hyper_rustls::HttpsConnectorBuilder::new().with_webpki_roots());
         let connector = builder.https_or_http().enable_http1().build();
-        // Connections are not pooled: fetches are rare, and the pipeline's
-        // worker threads each run their own runtime.
-        let client = Client::builder(TokioExecutor::new())
-            .pool_max_idle_per_host(0)
-            .build(connector);
-        Fetcher { client, timeout }
+        Fetcher { connector, timeout }
     }
 
     /// GETs a JSON document.
@@ -102,13 +96,40 @@ impl Fetcher {
 
     async fn exchange(
         &self,
-        request: Request<Full<Bytes>>,
+        mut request: Request<Full<Bytes>>,
         url: &str,
     ) -> Result<serde_json::Value, String> {
+        // One connection per exchange (see `new`): say so, so that neither
+        // side keeps it for a reuse that never comes.
+        request
+            .headers_mut()
+            .insert(CONNECTION, HeaderValue::from_static("close"));
+        // One connection per exchange, no pool: fetches are rare, and the
+        // pipeline's worker threads each run their own runtime, where a
+        // pooled connection's task would be stranded.
         let exchange = async {
-            let response = self
-                .client
-                .request(request)
+            let uri = request.uri().clone();
+            let io = self
+                .connector
+                .clone()
+                .call(uri.clone())
+                .await
+                .map_err(|e| format!("{url}: cannot connect: {e}"))?;
+            let (mut sender, connection) = hyper::client::conn::http1::handshake(io)
+                .await
+                .map_err(|e| format!("{url}: {e}"))?;
+            // Drives the connection; aborted when this exchange ends, even
+            // by timing out.
+            let _driver = AbortOnDrop(tokio::spawn(connection));
+            // HTTP/1 on a fresh connection: origin-form target and `Host`.
+            if let Some(authority) = uri.authority() {
+                let host = HeaderValue::from_str(authority.as_str()).map_err(|e| e.to_string())?;
+                request.headers_mut().insert(http::header::HOST, host);
+            }
+            let target = uri.path_and_query().map_or("/", |p| p.as_str());
+            *request.uri_mut() = target.parse().map_err(|_| format!("{url}: bad target"))?;
+            let response = sender
+                .send_request(request)
                 .await
                 .map_err(|e| format!("{url}: {e}"))?;
             let status = response.status();
@@ -125,6 +146,14 @@ impl Fetcher {
         tokio::time::timeout(self.timeout, exchange)
             .await
             .map_err(|_| format!("{url} did not answer within {:?}", self.timeout))?
+    }
+}
+
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -171,5 +200,27 @@ mod tests {
         // Port 9 (discard) on loopback: refused at once, or timed out.
         let error = fetcher.get_json("http://127.0.0.1:9/x").await.unwrap_err();
         assert!(error.contains("127.0.0.1:9"), "{error}");
+    }
+}
+
+#[cfg(test)]
+mod sequential {
+    use super::*;
+
+    /// Each exchange has its own connection; none is left half-used.
+    #[tokio::test]
+    async fn many_exchanges_in_a_row() {
+        use axum::routing::post;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/x", listener.local_addr().unwrap());
+        let app = axum::Router::new().route("/x", post(|| async { "{\"ok\":true}" }));
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let fetcher = Fetcher::new(Duration::from_secs(2));
+        for i in 0..5 {
+            let r = fetcher
+                .post_form(&url, &[("token", "t")], Some(("a-b", "c")))
+                .await;
+            assert!(r.is_ok(), "{i}: {r:?}");
+        }
     }
 }
