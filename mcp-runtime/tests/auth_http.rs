@@ -9,8 +9,8 @@ use std::net::SocketAddr;
 
 use mcp_runtime::auth::{Authorization, Principal, TokenVerifier, VerifyError, VerifyFuture};
 use mcp_runtime::{
-    CacheHint, CacheScope, ElicitForm, HttpOptions, HttpRequest, Input, Server, ServerBuilder,
-    prompt, resource, tool,
+    CacheHint, CacheScope, CompletionRequest, ElicitForm, HttpOptions, HttpRequest, Input, Server,
+    ServerBuilder, prompt, resource, tool,
 };
 use mcp_test_support::http::{self, Reply};
 use mcp_test_support::{call_tool, request};
@@ -58,9 +58,13 @@ fn secret() -> &'static str {
 }
 
 /// Secret notes.
-#[resource("memo://notes/{id}", scopes = ["memo:read"])]
+#[resource("memo://notes/{id}", scopes = ["memo:read"], complete(id = note_ids))]
 fn secret_note(id: String) -> String {
     id
+}
+
+fn note_ids(_request: &CompletionRequest) -> Vec<String> {
+    vec!["secret-plans".to_owned()]
 }
 
 /// A public memo.
@@ -295,6 +299,20 @@ async fn scopes_on_tools_resources_and_prompts_are_checked_before_the_handler() 
     assert_eq!(reply.status, 403);
     assert!(www(&reply).contains(r#"scope="review""#));
     assert_eq!(bearer(address, "admin", &get).await.status, 200);
+    // Completing a template's variables reveals what it serves.
+    let complete = request(
+        7,
+        "completion/complete",
+        json!({"ref": {"type": "ref/resource", "uri": "memo://notes/{id}"}, "argument": {"name": "id", "value": ""}}),
+    );
+    let reply = bearer(address, "reader", &complete).await;
+    assert_eq!(reply.status, 403);
+    assert!(www(&reply).contains(r#"scope="memo:read""#));
+    let reply = bearer(address, "writer", &complete).await;
+    assert_eq!(
+        reply.json()["result"]["completion"]["values"],
+        json!(["secret-plans"])
+    );
     // Something unknown needs no scope: the usual "not found" answers.
     let reply = bearer(address, "reader", &call_tool(6, "missing", json!({}))).await;
     assert_eq!(reply.json()["error"]["code"], -32602);

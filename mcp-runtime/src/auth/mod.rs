@@ -31,8 +31,9 @@
 //!   Without a token: `401` and `WWW-Authenticate: Bearer
 //!   resource_metadata="..."` (with `scope` when the request needs
 //!   scopes). A bad token: `401` with `error="invalid_token"`. A token
-//!   lacking a scope the tool, prompt or resource declares: `403` with
-//!   `error="insufficient_scope"` and every scope the request needs. A
+//!   lacking a scope the tool, prompt or resource declares (or that the
+//!   prompt or template a `completion/complete` refers to declares): `403`
+//!   with `error="insufficient_scope"` and every scope the request needs. A
 //!   token in the query string (`?access_token=`): `400`
 //!   `invalid_request`.
 //! - Handlers receive the caller as `#[ctx] principal: Option<&Principal>`,

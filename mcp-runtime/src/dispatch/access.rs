@@ -18,7 +18,8 @@ use crate::uri_template;
 impl Dispatcher {
     /// The scopes `request` needs: those of the tool, prompt or resource it
     /// names (a URI several templates match needs the scopes of all of
-    /// them, since a read may fall through to any). Empty when it names
+    /// them, since a read may fall through to any), or that a completion
+    /// refers to. Empty when it names
     /// nothing known: the dispatcher then answers "not found" as usual.
     pub(crate) fn required_scopes(&self, request: &Request) -> Vec<&'static str> {
         let head = request.head();
@@ -51,6 +52,10 @@ impl Dispatcher {
                 }
                 scopes
             }
+            MethodName::Known(Method::CompletionComplete) => request
+                .params()
+                .map(|params| super::completion::reference_scopes(registry, params).to_vec())
+                .unwrap_or_default(),
             _ => Vec::new(),
         }
     }
