@@ -4,6 +4,7 @@
 //! tokens with made-up `kid`s cannot make us hammer the issuer), and
 //! re-fetched after `max_age`.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use jsonwebtoken::Algorithm;
@@ -24,7 +25,11 @@ pub(crate) struct KeyStore {
     fetcher: Fetcher,
     min_refresh: Duration,
     max_age: Duration,
+    /// Held while fetching: one fetch at a time.
     state: Mutex<State>,
+    /// The last keys fetched, readable without waiting for a fetch in
+    /// progress.
+    published: std::sync::RwLock<Option<(Arc<JwkSet>, Instant)>>,
 }
 
 #[derive(Debug, Default)]
@@ -53,6 +58,7 @@ impl KeyStore {
                 jwks_uri,
                 ..State::default()
             }),
+            published: std::sync::RwLock::new(None),
         }
     }
 
@@ -68,18 +74,47 @@ impl KeyStore {
         kid: Option<&str>,
         alg: Algorithm,
     ) -> Result<Vec<Jwk>, VerifyError> {
+        let now = Instant::now();
+        // Fast path: known keys are used without waiting for anyone. Stale
+        // keys are refreshed by one request while the others keep using
+        // them, so an hourly refresh never stalls the server.
+        let published = self
+            .published
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let mut refreshing = None;
+        if let Some((keys, fetched)) = published {
+            let found = candidates(Some(&keys), kid, alg);
+            if !found.is_empty() {
+                if now.duration_since(fetched) < self.max_age {
+                    return Ok(found);
+                }
+                match self.state.try_lock() {
+                    Ok(guard) => refreshing = Some(guard),
+                    Err(_) => return Ok(found),
+                }
+            }
+        }
         // One fetch at a time: concurrent requests with a new `kid` wait
         // for the same refresh instead of each starting one.
-        let mut state = self.state.lock().await;
-        let now = Instant::now();
+        let mut state = match refreshing {
+            Some(guard) => guard,
+            None => self.state.lock().await,
+        };
         let stale = state
             .fetched
             .is_none_or(|at| now.duration_since(at) >= self.max_age);
         let missing = candidates(state.keys.as_ref(), kid, alg).is_empty();
+        // Unknown `kid`s refresh at most every `min_refresh` (and, with no
+        // keys at all, every second); age-based refreshes once per
+        // `max_age` (or `min_refresh`, if shorter, after a failure).
         let cooldown = if state.keys.is_none() {
             RETRY_EMPTY
-        } else {
+        } else if missing {
             self.min_refresh
+        } else {
+            self.min_refresh.min(self.max_age)
         };
         let may_fetch = state
             .attempted
@@ -88,6 +123,11 @@ impl KeyStore {
             state.attempted = Some(now);
             match self.fetch(&mut state).await {
                 Ok(keys) => {
+                    *self
+                        .published
+                        .write()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                        Some((Arc::new(keys.clone()), now));
                     state.keys = Some(keys);
                     state.fetched = Some(now);
                     state.fetches += 1;

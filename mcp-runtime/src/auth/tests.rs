@@ -437,3 +437,32 @@ async fn configured_jwks_uri_skips_discovery() {
             .is_ok()
     );
 }
+
+#[tokio::test]
+async fn stale_keys_are_refetched_after_their_max_age() {
+    let stub = stub(&[&KEY_A], None).await;
+    let v = verifier(
+        &stub,
+        JwtSettings::new().max_key_age(Duration::from_millis(200)),
+    );
+    let token = sign(&KEY_A, "at+jwt", &claims(&stub));
+    verify(&v, &token).await.unwrap();
+    verify(&v, &token).await.unwrap();
+    assert_eq!(
+        stub.fetches.load(Ordering::SeqCst),
+        1,
+        "fresh keys are reused"
+    );
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    verify(&v, &token).await.unwrap();
+    assert_eq!(
+        stub.fetches.load(Ordering::SeqCst),
+        2,
+        "stale keys are fetched again"
+    );
+    // The issuer dropped key a meanwhile: once stale again, tokens signed
+    // with it stop verifying.
+    *stub.jwks.lock().unwrap() = json!({"keys": [public(&KEY_B)]});
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert_eq!(verify(&v, &token).await, Err(VerifyError::UnknownKey));
+}
