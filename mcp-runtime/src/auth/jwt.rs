@@ -180,6 +180,13 @@ impl JwtVerifier {
             .ok()
             .filter(|alg| self.settings.algorithms.contains(alg))
             .ok_or_else(|| VerifyError::Algorithm(printable(alg_name)))?;
+        // RFC 7515 §4.1.11: extensions marked critical must be understood;
+        // this verifier understands none.
+        if header.contains_key("crit") {
+            return Err(VerifyError::Malformed(
+                "the header lists critical extensions this server does not support".into(),
+            ));
+        }
         if self.settings.require_at_jwt {
             let typ = header.get("typ").and_then(Value::as_str).unwrap_or("");
             // RFC 9068 §4: "at+jwt" or "application/at+jwt", compared

@@ -333,6 +333,22 @@ async fn malformed_tokens() {
             "{token}"
         );
     }
+    // A critical extension nobody here understands, on a validly signed
+    // token.
+    let mut header = Header::new(Algorithm::ES256);
+    header.kid = Some("a".into());
+    header.typ = Some("at+jwt".into());
+    header.crit = Some(vec!["exp-ext".into()]);
+    let critical = jsonwebtoken::encode(
+        &header,
+        &claims(&stub),
+        &EncodingKey::from_ec_der(KEY_A.der),
+    )
+    .unwrap();
+    assert!(matches!(
+        verify(&v, &critical).await,
+        Err(VerifyError::Malformed(_))
+    ));
     // A header with no `alg`.
     let token = format!(
         "{}.{}.x",

@@ -5,11 +5,13 @@
 //! Order: protected resource metadata (when authorization is on), path
 //! (404), `Host`/`Origin` (403), token in the query (400), method (405),
 //! `Content-Type` (415), `Accept` (406), concurrency cap (503), body size
-//! and read time (413/408), JSON-RPC envelope (400), `_meta` (400),
-//! mirrored headers (400/-32020), authorization: token (401) and scopes
-//! (403), rate limit on `tools/call` (429), then the dispatcher with a time
-//! limit. Authorization comes after parsing because what a request needs
-//! depends on the method and the tool it names.
+//! and read time (413/408), JSON-RPC envelope (400), authorization: token
+//! (401/400/503) and scopes (403), `_meta` (400), mirrored headers
+//! (400/-32020), rate limit on `tools/call` (429), then the dispatcher with
+//! a time limit. Authorization comes after the envelope because what a
+//! request needs depends on its method and on the tool, prompt or resource
+//! it names; it comes before everything else about the request, so an
+//! anonymous caller learns nothing more than that a token is needed.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
