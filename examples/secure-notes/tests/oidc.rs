@@ -527,8 +527,15 @@ async fn opaque_tokens_are_introspected() {
     // One the provider never issued.
     let reply = mcp.post(Some("made-up-token"), &write_note(5)).await;
     assert_invalid_token(&reply, &mcp, "the token is not active");
-    // JWTs still work next to introspection.
-    let jwt = provider.token(&mcp.resource, "notes:write").await;
-    assert_eq!(mcp.post(Some(&jwt), &write_note(6)).await.status, 200);
+    // JWTs still work next to introspection; another client (another
+    // subject) does not see opaque-app's note: the handler's own check.
+    let jwt = provider
+        .token(&mcp.resource, "notes:read notes:write")
+        .await;
+    let listed = mcp
+        .post(Some(&jwt), &call_tool(6, "list_notes", json!({})))
+        .await;
+    assert_eq!(listed.json()["result"]["content"][0]["text"], "");
+    assert_eq!(mcp.post(Some(&jwt), &write_note(7)).await.status, 200);
     provider.stop().await;
 }
