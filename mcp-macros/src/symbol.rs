@@ -14,6 +14,7 @@ pub(crate) const ANNOTATIONS: Symbol = Symbol("annotations");
 pub(crate) const ICON: Symbol = Symbol("icon");
 pub(crate) const META: Symbol = Symbol("meta");
 pub(crate) const CRATE: Symbol = Symbol("crate");
+pub(crate) const SCOPES: Symbol = Symbol("scopes");
 
 pub(crate) const READ_ONLY: Symbol = Symbol("read_only");
 pub(crate) const DESTRUCTIVE: Symbol = Symbol("destructive");

@@ -18,6 +18,7 @@ use crate::protocol::jsonrpc::notification_frame;
 use crate::protocol::{
     ClientCapabilities, Implementation, LogLevel, ProgressToken, RequestId, RequestMeta,
 };
+use crate::security::Principal;
 use crate::transport::http::HttpRequest;
 
 /// Where the notifications of one request go: the request's SSE stream on
@@ -95,6 +96,12 @@ impl Context {
     /// peer address, and extensions set by middleware.
     pub fn http(&self) -> Option<&HttpRequest> {
         self.inner.scope.http.as_deref()
+    }
+
+    /// The authenticated caller (HTTP with authorization; `None` on
+    /// stdio, where credentials come from the environment).
+    pub fn principal(&self) -> Option<&Principal> {
+        self.http().and_then(HttpRequest::principal)
     }
 
     /// The handle for announcing changes to subscribed clients (for example
@@ -355,7 +362,7 @@ impl Logger {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a `#[ctx]` parameter",
     label = "not a context type",
-    note = "`#[ctx]` parameters can be `&Context`, `Context`, `Progress`, `Logger`, `CancellationToken`, `&RequestMeta`, `&ClientCapabilities`, `Option<&Implementation>`, `Option<&HttpRequest>` or `Input`",
+    note = "`#[ctx]` parameters can be `&Context`, `Context`, `Progress`, `Logger`, `CancellationToken`, `&RequestMeta`, `&ClientCapabilities`, `Option<&Implementation>`, `Option<&HttpRequest>`, `Option<&Principal>` or `Input`",
     note = "to take this value as a tool argument instead, remove `#[ctx]`"
 )]
 pub trait FromContext<'a>: Sized {
@@ -424,6 +431,14 @@ impl<'a> FromContext<'a> for &'a ClientCapabilities {
 impl<'a> FromContext<'a> for Option<&'a HttpRequest> {
     fn from_context(ctx: &'a Context) -> Self {
         ctx.http()
+    }
+}
+
+/// The authenticated caller: subject, client id, scopes and claims, for a
+/// handler's own object-level checks.
+impl<'a> FromContext<'a> for Option<&'a Principal> {
+    fn from_context(ctx: &'a Context) -> Self {
+        ctx.principal()
     }
 }
 

@@ -1,6 +1,7 @@
 //! Grammar shared by every attribute: string and flag values, icons,
 //! `crate = ...`, duplicate and unknown keys, and the options every handler
-//! takes (`name`, `title`, `description`, `icon(...)`, `meta`, `crate`).
+//! takes (`name`, `title`, `description`, `icon(...)`, `meta`, `scopes`,
+//! `crate`).
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
@@ -8,7 +9,7 @@ use syn::{LitBool, LitStr, Path, Token};
 
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    CRATE, DESCRIPTION, ICON, META, MIME_TYPE, NAME, SIZES, SRC, Symbol, THEME, TITLE,
+    CRATE, DESCRIPTION, ICON, META, MIME_TYPE, NAME, SCOPES, SIZES, SRC, Symbol, THEME, TITLE,
 };
 
 /// Options every kind of handler accepts.
@@ -20,6 +21,15 @@ pub(crate) struct CommonAttr {
     pub(crate) icons: Vec<IconAttr>,
     pub(crate) meta: Option<LitStr>,
     pub(crate) krate: Option<Path>,
+    /// `scopes = ["notes:write", ...]`: the list (for its span) and its
+    /// string literals.
+    pub(crate) scopes: Option<ScopesAttr>,
+}
+
+/// `scopes = [...]` as written.
+pub(crate) struct ScopesAttr {
+    pub(crate) list: syn::ExprArray,
+    pub(crate) scopes: Vec<LitStr>,
 }
 
 impl CommonAttr {
@@ -38,11 +48,38 @@ impl CommonAttr {
             set_once(cx, meta, CRATE, &mut self.krate, crate_path(meta)?);
         } else if meta.path == ICON {
             self.icons.push(parse_icon(cx, meta)?);
+        } else if meta.path == SCOPES {
+            let value = parse_scopes(cx, meta)?;
+            set_once(cx, meta, SCOPES, &mut self.scopes, value);
         } else {
             return Ok(false);
         }
         Ok(true)
     }
+}
+
+/// `scopes = ["a", "b"]`: an array of string literals. Their syntax is
+/// checked in `check::scopes`.
+fn parse_scopes(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<ScopesAttr> {
+    let list: syn::ExprArray = meta.value()?.parse().map_err(|error| {
+        syn::Error::new(
+            error.span(),
+            "`scopes` takes an array of string literals: `scopes = [\"notes:write\"]`",
+        )
+    })?;
+    let mut scopes = Vec::new();
+    for element in &list.elems {
+        match element {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(scope),
+                ..
+            }) => scopes.push(scope.clone()),
+            other => {
+                cx.error_spanned_by(other, "a scope is a string literal such as \"notes:write\"")
+            }
+        }
+    }
+    Ok(ScopesAttr { list, scopes })
 }
 
 /// A boolean flag written as `flag` or `flag = true|false`.

@@ -14,7 +14,7 @@ mod tests;
 mod tool;
 
 pub(crate) use self::ask::{AskAttrKind, placeholders};
-pub(crate) use self::common::{CommonAttr, Flag, IconAttr};
+pub(crate) use self::common::{CommonAttr, Flag, IconAttr, ScopesAttr};
 pub(crate) use self::completers::CompleterAttr;
 pub(crate) use self::form::parse_form_crate;
 pub(crate) use self::param::ParamAttr;

@@ -16,7 +16,7 @@ pub(crate) struct PromptAttr {
 }
 
 const PROMPT_KEYS: &str =
-    "`name`, `title`, `description`, `icon(...)`, `meta`, `complete(...)` or `crate`";
+    "`name`, `title`, `description`, `icon(...)`, `meta`, `scopes`, `complete(...)` or `crate`";
 
 impl PromptAttr {
     pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> PromptAttr {

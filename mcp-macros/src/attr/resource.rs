@@ -40,7 +40,7 @@ pub(crate) struct ResourceAttr {
     pub(crate) completers: Vec<CompleterAttr>,
 }
 
-const RESOURCE_KEYS: &str = "`name`, `title`, `description`, `mime_type`, `size`, `annotations(...)`, `icon(...)`, `meta`, `ttl_ms`, `cache`, `complete(...)` or `crate`";
+const RESOURCE_KEYS: &str = "`name`, `title`, `description`, `mime_type`, `size`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `ttl_ms`, `cache`, `complete(...)` or `crate`";
 
 impl ResourceAttr {
     /// Takes the URI out of the arguments, wherever it is, then reads the

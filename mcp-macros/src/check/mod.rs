@@ -5,6 +5,7 @@
 mod ask;
 mod prompt;
 mod resource;
+mod scopes;
 mod tool;
 
 use std::collections::HashMap;
@@ -31,6 +32,9 @@ fn handler(cx: &Ctxt, handler: &HandlerFn<'_>, common: &CommonAttr) {
     }
     if let Some(meta) = &common.meta {
         check_meta(cx, meta);
+    }
+    if let Some(scopes) = &common.scopes {
+        scopes::check_scopes(cx, scopes);
     }
 }
 

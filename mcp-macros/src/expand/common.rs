@@ -98,7 +98,9 @@ pub(super) fn metadata_fields(
     let icons = common.icons.iter().map(|icon| icon_tokens(icon, private));
     let meta = option(common.meta.as_ref().map(|m| quote!(#m)));
     let line = quote_spanned!(handler.original.sig.ident.span()=> ::core::line!());
+    let scopes = common.scopes.iter().flat_map(|s| &s.scopes);
     quote! {
+        scopes: &[#(#scopes),*],
         title: #title,
         description: #description,
         icons: &[#(#icons),*],

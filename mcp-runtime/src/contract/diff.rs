@@ -133,6 +133,7 @@ fn compare_items(
             continue;
         };
         let item = format!("{noun} `{name}`");
+        compare_scopes(changes, &item, before, after);
         match kind {
             Kind::Tool => compare_tool(changes, &item, before, after),
             Kind::Prompt => compare_prompt(changes, &item, before, after),
@@ -141,6 +142,32 @@ fn compare_items(
     }
     for name in new.keys().filter(|name| !old.contains_key(*name)) {
         changes.additive(format!("{noun} `{name}` was added"));
+    }
+}
+
+/// The OAuth scopes an item needs (`scopes = [...]`, absent when none): a
+/// new one breaks callers whose tokens lack it; a dropped one never does.
+fn compare_scopes(changes: &mut Changes, item: &str, before: &Value, after: &Value) {
+    let scopes = |value: &Value| -> Vec<String> {
+        value
+            .get("scopes")
+            .and_then(Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (old, new) = (scopes(before), scopes(after));
+    for scope in new.iter().filter(|s| !old.contains(s)) {
+        changes.breaking(format!(
+            "{item}: now needs scope `{scope}` (tokens without it get 403)"
+        ));
+    }
+    for scope in old.iter().filter(|s| !new.contains(s)) {
+        changes.additive(format!("{item}: no longer needs scope `{scope}`"));
     }
 }
 
@@ -410,6 +437,27 @@ mod tests {
 
     fn described(changes: &[Change]) -> Vec<String> {
         changes.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn scopes_added_break_and_scopes_removed_do_not() {
+        let old = json!({"tools": {"t": {"scopes": ["a", "b"]}}});
+        let new = json!({"tools": {"t": {"scopes": ["b", "c"]}}});
+        assert_eq!(
+            described(&compare(&old, &new)),
+            [
+                "BREAKING  tool `t`: now needs scope `c` (tokens without it get 403)",
+                "additive  tool `t`: no longer needs scope `a`",
+            ]
+        );
+        let unscoped = json!({"tools": {"t": {}}});
+        assert_eq!(
+            described(&compare(
+                &unscoped,
+                &json!({"tools": {"t": {"scopes": ["x"]}}})
+            )),
+            ["BREAKING  tool `t`: now needs scope `x` (tokens without it get 403)"]
+        );
     }
 
     #[test]

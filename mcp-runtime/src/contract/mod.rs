@@ -29,8 +29,23 @@ use crate::server::{Server, ServerBuilder};
 pub const UPDATE_ENV: &str = "MCP_CONTRACT_UPDATE";
 
 /// The manifest of `server`, as its clients see it through the dispatcher.
+///
+/// Items declared with `scopes = [...]` carry them as `"scopes"` (they are
+/// not on the wire, but they are part of the contract: a new scope turns
+/// away callers). Items without scopes have no such field, so lock files
+/// written before scopes existed stay valid.
 pub async fn manifest(server: &Server) -> Result<Value, ClientError> {
-    manifest_of(&mut Client::new(InProcess::new(server.clone()))).await
+    let mut manifest = manifest_of(&mut Client::new(InProcess::new(server.clone()))).await?;
+    for (section, key, scopes) in server.dispatcher.scoped_items() {
+        if let Some(item) = manifest
+            .get_mut(section)
+            .and_then(|items| items.get_mut(key))
+            .and_then(Value::as_object_mut)
+        {
+            item.insert("scopes".into(), json!(scopes));
+        }
+    }
+    Ok(manifest)
 }
 
 /// The manifest of the server behind `client`, whatever the transport.

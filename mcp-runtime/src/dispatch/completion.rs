@@ -17,7 +17,7 @@ use crate::uri_template::TemplatePart;
 
 #[derive(Deserialize)]
 #[serde(tag = "type")]
-enum Reference {
+pub(super) enum Reference {
     #[serde(rename = "ref/prompt")]
     Prompt { name: String },
     #[serde(rename = "ref/resource")]
@@ -101,6 +101,31 @@ pub(super) async fn complete(
 
 /// The item the reference names, and its completer for `argument` (none
 /// when the argument exists but nobody completes it).
+/// The scopes of what a completion request refers to: completing a
+/// prompt's arguments or a template's variables reveals what it serves,
+/// so it needs the same scopes. Empty when the reference does not parse or
+/// names nothing (the handler then reports the error).
+pub(super) fn reference_scopes(registry: &Registry, params: &str) -> &'static [&'static str] {
+    #[derive(Deserialize)]
+    struct Head {
+        #[serde(rename = "ref")]
+        reference: Reference,
+    }
+    let Ok(Head { reference }) = serde_json::from_str::<Head>(params) else {
+        return &[];
+    };
+    match reference {
+        Reference::Prompt { name } => registry.prompt(&name).map_or(&[], |p| p.scopes),
+        Reference::Resource { uri } => registry
+            .templates()
+            .iter()
+            .find(|(e, _)| e.uri == uri)
+            .map(|(e, _)| e.scopes)
+            .or_else(|| registry.resource(&uri).map(|r| r.scopes))
+            .unwrap_or(&[]),
+    }
+}
+
 fn completer_for(
     registry: &Registry,
     reference: &Reference,

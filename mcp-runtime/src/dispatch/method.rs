@@ -29,6 +29,17 @@ impl Method {
         Method::SubscriptionsListen,
     ];
 
+    /// Whether this is one of the paginated `*/list` methods.
+    pub(crate) fn is_list(self) -> bool {
+        matches!(
+            self,
+            Method::ToolsList
+                | Method::PromptsList
+                | Method::ResourcesList
+                | Method::ResourcesTemplatesList
+        )
+    }
+
     pub(crate) fn name(self) -> &'static str {
         match self {
             Method::Discover => "server/discover",

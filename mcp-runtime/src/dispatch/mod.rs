@@ -7,6 +7,7 @@
 //! (`-32022`), the method is offered (`-32601`), and finally the method's
 //! own parameters and capability needs.
 
+mod access;
 pub(crate) mod completion;
 pub(crate) mod discover;
 pub(crate) mod envelope;
@@ -41,6 +42,7 @@ use crate::mrtr::state::StateSealer;
 use crate::protocol::jsonrpc::{error_frame, result_frame};
 use crate::protocol::{ErrorObject, Implementation, PROTOCOL_VERSION, RequestId, RequestMeta};
 use crate::registry::Registry;
+use crate::security::Principal;
 use crate::transport::http::HttpRequest;
 
 /// Protocol versions the dispatcher serves.
@@ -213,15 +215,27 @@ impl Dispatcher {
     /// `server/discover` and the lists (pre-serialized pages). `None` when
     /// the request must [`run`](Self::run). Transports call this first, so
     /// that static answers skip the per-request channels and context.
-    pub(crate) fn answer_at_once(&self, prepared: &Prepared) -> Option<Reply> {
-        match self.triage(&prepared.request, &prepared.meta) {
+    ///
+    /// `list_filter` is the caller whose lists hide what they may not use
+    /// (authorization with hiding on).
+    pub(crate) fn answer_at_once(
+        &self,
+        prepared: &Prepared,
+        list_filter: Option<&Principal>,
+    ) -> Option<Reply> {
+        match self.triage(&prepared.request, &prepared.meta, list_filter) {
             Triage::Run(_) => None,
             Triage::Answered(Ok(result)) => Some(Reply::result(&prepared.request.id, &result)),
             Triage::Answered(Err(error)) => Some(Reply::error(Some(&prepared.request.id), &error)),
         }
     }
 
-    fn triage(&self, request: &Request, meta: &RequestMeta) -> Triage {
+    fn triage(
+        &self,
+        request: &Request,
+        meta: &RequestMeta,
+        list_filter: Option<&Principal>,
+    ) -> Triage {
         if !SUPPORTED_VERSIONS.contains(&meta.protocol_version.as_str()) {
             return Triage::Answered(Err(ErrorObject::unsupported_version(
                 &meta.protocol_version,
@@ -233,6 +247,13 @@ impl Dispatcher {
             other => return Triage::Answered(Err(ErrorObject::method_not_found(other.as_str()))),
         };
         let params = request.params();
+        if let Some(principal) = list_filter.filter(|_| method.is_list()) {
+            let cursor = match params.map(self::params::<ListParams>).transpose() {
+                Ok(params) => params.and_then(|p| p.cursor),
+                Err(error) => return Triage::Answered(Err(error)),
+            };
+            return Triage::Answered(self.list_for(method, principal, cursor.as_deref()));
+        }
         Triage::Answered(match method {
             Method::Discover => Ok(self.discover.clone()),
             Method::ToolsList => list(&self.tool_pages, params),
@@ -255,7 +276,8 @@ impl Dispatcher {
         outbox: Outbox,
         shutdown: &CancellationToken,
     ) -> Result<Bytes, ErrorObject> {
-        let method = match self.triage(&request, &meta) {
+        let list_filter = http.as_deref().and_then(HttpRequest::list_filter);
+        let method = match self.triage(&request, &meta, list_filter) {
             Triage::Answered(answer) => return answer,
             Triage::Run(method) => method,
         };

@@ -41,6 +41,9 @@ pub struct PromptEntry {
     pub asks: &'static [crate::mrtr::DeclaredAsk],
     /// Whether a context parameter lets the handler send log messages.
     pub can_log: bool,
+    /// `scopes = [...]`: OAuth scopes a caller needs (checked at compile
+    /// time against RFC 6749 scope-token syntax).
+    pub scopes: &'static [&'static str],
     /// Definition site.
     pub location: Location,
 }

@@ -1,23 +1,169 @@
 //! The authenticated caller of an HTTP request, as authentication
-//! middleware establishes it.
+//! establishes it: the built-in OAuth resource server (`auth` feature) or
+//! your own middleware.
 
-/// Who made the request, set by authentication middleware as an HTTP
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+/// Who made the request: set by the built-in authorization (see
+/// `HttpOptions::authorization`) or by your own middleware as an HTTP
 /// request extension (`request.extensions_mut().insert(Principal::new(..))`).
+///
+/// Handlers take it as `#[ctx] principal: Option<&Principal>` for their own
+/// object-level checks (does this subject own this note?).
 ///
 /// A `requestState` sealed for one principal does not open for another, so
 /// a round started by one user cannot be finished by another who captured
-/// the state.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Principal(String);
+/// the state. The binding uses [`id`](Self::id).
+///
+/// It never holds the access token itself: nothing downstream can pass the
+/// caller's token on to another service.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Principal {
+    inner: Arc<Inner>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Inner {
+    id: String,
+    subject: Option<String>,
+    client_id: Option<String>,
+    issuer: Option<String>,
+    scopes: BTreeSet<String>,
+    claims: Map<String, Value>,
+}
+
+impl std::hash::Hash for Principal {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.inner.id.hash(state);
+    }
+}
 
 impl Principal {
-    /// A principal identified by `id` (a subject, client id or account).
+    /// A principal identified by `id` (a subject, client id or account),
+    /// with no scopes and no claims.
     pub fn new(id: impl Into<String>) -> Self {
-        Principal(id.into())
+        Principal {
+            inner: Arc::new(Inner {
+                id: id.into(),
+                subject: None,
+                client_id: None,
+                issuer: None,
+                scopes: BTreeSet::new(),
+                claims: Map::new(),
+            }),
+        }
     }
 
-    /// The identifier.
+    /// The identifier `requestState` is bound to. For a verified token it
+    /// is the issuer and the subject (or, without a subject, the client
+    /// id), so equal subjects of two issuers stay apart.
     pub fn id(&self) -> &str {
-        &self.0
+        &self.inner.id
+    }
+
+    /// The token's subject (`sub`): the user, or the client acting for
+    /// itself.
+    pub fn subject(&self) -> Option<&str> {
+        self.inner.subject.as_deref()
+    }
+
+    /// The OAuth client the token was issued to (`client_id`, or `azp`).
+    pub fn client_id(&self) -> Option<&str> {
+        self.inner.client_id.as_deref()
+    }
+
+    /// The authorization server that issued the token (`iss`).
+    pub fn issuer(&self) -> Option<&str> {
+        self.inner.issuer.as_deref()
+    }
+
+    /// The scopes granted, including those implied by broader scopes the
+    /// server configured (`Authorization::scope_implies`).
+    pub fn scopes(&self) -> impl Iterator<Item = &str> {
+        self.inner.scopes.iter().map(String::as_str)
+    }
+
+    /// Whether `scope` was granted (directly or implied).
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.inner.scopes.contains(scope)
+    }
+
+    /// Whether every one of `scopes` was granted.
+    pub fn has_scopes(&self, scopes: &[&str]) -> bool {
+        scopes.iter().all(|s| self.has_scope(s))
+    }
+
+    /// Every claim of the token (JWT payload or introspection response),
+    /// for checks of your own (tenant, roles).
+    pub fn claims(&self) -> &Map<String, Value> {
+        &self.inner.claims
+    }
+
+    /// One claim.
+    pub fn claim(&self, name: &str) -> Option<&Value> {
+        self.inner.claims.get(name)
+    }
+
+    fn edit(mut self, f: impl FnOnce(&mut Inner)) -> Self {
+        f(Arc::make_mut(&mut self.inner));
+        self
+    }
+
+    /// Sets the subject.
+    #[must_use]
+    pub fn with_subject(self, subject: impl Into<String>) -> Self {
+        self.edit(|i| i.subject = Some(subject.into()))
+    }
+
+    /// Sets the client id.
+    #[must_use]
+    pub fn with_client_id(self, client_id: impl Into<String>) -> Self {
+        self.edit(|i| i.client_id = Some(client_id.into()))
+    }
+
+    /// Sets the issuer.
+    #[must_use]
+    pub fn with_issuer(self, issuer: impl Into<String>) -> Self {
+        self.edit(|i| i.issuer = Some(issuer.into()))
+    }
+
+    /// Sets the granted scopes.
+    #[must_use]
+    pub fn with_scopes<S: Into<String>>(self, scopes: impl IntoIterator<Item = S>) -> Self {
+        let scopes = scopes.into_iter().map(Into::into).collect();
+        self.edit(|i| i.scopes = scopes)
+    }
+
+    /// Sets the claims.
+    #[must_use]
+    pub fn with_claims(self, claims: Map<String, Value>) -> Self {
+        self.edit(|i| i.claims = claims)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builder_sets_every_field_and_id_stays_the_binding() {
+        let p = Principal::new("https://as ann")
+            .with_subject("ann")
+            .with_client_id("cli")
+            .with_issuer("https://as")
+            .with_scopes(["notes:read", "notes:write"]);
+        assert_eq!(p.id(), "https://as ann");
+        assert_eq!(p.subject(), Some("ann"));
+        assert_eq!(p.client_id(), Some("cli"));
+        assert_eq!(p.issuer(), Some("https://as"));
+        assert!(p.has_scopes(&["notes:read", "notes:write"]));
+        assert!(!p.has_scope("notes:admin"));
+        assert_eq!(
+            p.scopes().collect::<Vec<_>>(),
+            ["notes:read", "notes:write"]
+        );
     }
 }

@@ -128,7 +128,7 @@ async fn read_requests<R: AsyncRead + Unpin>(
                 continue;
             }
         };
-        if let Some(reply) = dispatcher.answer_at_once(&prepared) {
+        if let Some(reply) = dispatcher.answer_at_once(&prepared, None) {
             send(reply);
             continue;
         }

@@ -17,6 +17,7 @@ use std::time::Duration;
 pub use self::body::McpBody;
 pub use self::request::HttpRequest;
 pub use self::service::{McpService, PeerAddr};
+use crate::auth::Authorization;
 use crate::security::origin::OriginPolicy;
 use crate::security::{RateLimiter, TokenBucket};
 
@@ -38,6 +39,7 @@ pub struct HttpOptions {
     pub(crate) rate_limiter: Option<Arc<dyn RateLimiter>>,
     pub(crate) workers: usize,
     pub(crate) shutdown_grace: Duration,
+    pub(crate) authorization: Option<Authorization>,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -50,6 +52,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("request_timeout", &self.request_timeout)
             .field("max_in_flight", &self.max_in_flight)
             .field("rate_limited", &self.rate_limiter.is_some())
+            .field("authorization", &self.authorization)
             .finish_non_exhaustive()
     }
 }
@@ -70,6 +73,7 @@ impl Default for HttpOptions {
             rate_limiter: Some(Arc::new(TokenBucket::new(50.0, 100))),
             workers: 0,
             shutdown_grace: Duration::from_secs(10),
+            authorization: None,
         }
     }
 }
@@ -188,6 +192,15 @@ impl HttpOptions {
     #[must_use]
     pub fn workers(mut self, workers: usize) -> Self {
         self.workers = workers;
+        self
+    }
+
+    /// Requires OAuth access tokens (this server becomes an OAuth 2.1
+    /// resource server): see [`Authorization`] for what changes. Without
+    /// it, nothing is checked.
+    #[must_use]
+    pub fn authorization(mut self, authorization: Authorization) -> Self {
+        self.authorization = Some(authorization);
         self
     }
 

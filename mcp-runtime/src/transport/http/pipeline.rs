@@ -2,11 +2,16 @@
 //! HTTP-level limit and check is applied here, in order, before the
 //! dispatcher sees the request.
 //!
-//! Order: path (404), `Host`/`Origin` (403), method (405), `Content-Type`
-//! (415), `Accept` (406), concurrency cap (503), body size and read time
-//! (413/408), JSON-RPC envelope (400), `_meta` (400), mirrored headers
+//! Order: protected resource metadata (when authorization is on), path
+//! (404), `Host`/`Origin` (403), token in the query (400), method (405),
+//! `Content-Type` (415), `Accept` (406), concurrency cap (503), body size
+//! and read time (413/408), JSON-RPC envelope (400), authorization: token
+//! (401/400/503) and scopes (403), `_meta` (400), mirrored headers
 //! (400/-32020), rate limit on `tools/call` (429), then the dispatcher with
-//! a time limit.
+//! a time limit. Authorization comes after the envelope because what a
+//! request needs depends on its method and on the tool, prompt or resource
+//! it names; it comes before everything else about the request, so an
+//! anonymous caller learns nothing more than that a token is needed.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -14,7 +19,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::header::{
-    ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN, RETRY_AFTER,
+    ACCEPT, ALLOW, AUTHORIZATION, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN,
+    RETRY_AFTER,
 };
 use http::{HeaderValue, Method as HttpMethod, Request, Response, StatusCode};
 use http_body::Body;
@@ -25,7 +31,8 @@ use super::HttpOptions;
 use super::accept::{self, Accepts};
 use super::body::{self, McpBody};
 use super::headers;
-use super::request::HttpRequest;
+use super::request::{self, HideUnpermitted, HttpRequest};
+use crate::auth::gate::{Denied, Gate};
 use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming};
 use crate::dispatch::method::{Method, MethodName};
@@ -42,13 +49,27 @@ pub(crate) struct Shared {
     pub(crate) subscriptions: Arc<Semaphore>,
     pub(crate) limiter: Option<Arc<dyn RateLimiter>>,
     pub(crate) shutdown: tokio_util::sync::CancellationToken,
+    /// Authorization, when configured.
+    gate: Option<Arc<Gate>>,
     /// Whether to check the path (not when mounted in someone's router).
     check_path: bool,
 }
 
 impl Shared {
-    pub(crate) fn new(server: Server, options: HttpOptions) -> Shared {
-        Shared {
+    /// Fails when the authorization configuration is unusable.
+    pub(crate) fn new(server: Server, options: HttpOptions) -> std::io::Result<Shared> {
+        let gate = match &options.authorization {
+            Some(authorization) => Some(Arc::new(
+                authorization
+                    .build(server.dispatcher.declared_scopes())
+                    .map_err(|problem| {
+                        std::io::Error::new(std::io::ErrorKind::InvalidInput, problem)
+                    })?,
+            )),
+            None => None,
+        };
+        Ok(Shared {
+            gate,
             in_flight: Arc::new(Semaphore::new(options.max_in_flight)),
             subscriptions: Arc::new(Semaphore::new(options.max_subscriptions)),
             limiter: options.rate_limiter.clone(),
@@ -56,15 +77,15 @@ impl Shared {
             options,
             shutdown: tokio_util::sync::CancellationToken::new(),
             check_path: true,
-        }
+        })
     }
 
     /// For a service mounted in a router, which routes by path itself.
-    pub(crate) fn embedded(server: Server, options: HttpOptions) -> Shared {
-        Shared {
+    pub(crate) fn embedded(server: Server, options: HttpOptions) -> std::io::Result<Shared> {
+        Ok(Shared {
             check_path: false,
-            ..Shared::new(server, options)
-        }
+            ..Shared::new(server, options)?
+        })
     }
 
     fn dispatcher(&self) -> &Arc<Dispatcher> {
@@ -83,7 +104,13 @@ where
     B: Body<Data = Bytes>,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    let (parts, request_body) = request.into_parts();
+    let (mut parts, request_body) = request.into_parts();
+    if let Some(gate) = &shared.gate
+        && let Some(response) =
+            gate.metadata_response(&parts.method, parts.uri.path(), McpBody::full)
+    {
+        return response;
+    }
     if shared.check_path && parts.uri.path() != shared.options.path {
         return plain(StatusCode::NOT_FOUND, "not found");
     }
@@ -101,6 +128,11 @@ where
     if !policy.origin_allowed(header(ORIGIN)) {
         tracing::warn!(origin = ?header(ORIGIN), ?peer, "refused a request from an origin that is not allowed");
         return forbidden("Origin not allowed");
+    }
+    if let Some(gate) = &shared.gate
+        && let Err(refusal) = gate.check_query(&parts.uri)
+    {
+        return gate.refuse(&refusal, &[], McpBody::full);
     }
     if parts.method != HttpMethod::POST {
         let mut response = plain(
@@ -167,9 +199,36 @@ where
         Err(rejection) => return reply(&Reply::from(rejection)),
         // Nothing to cancel by notification on HTTP: closing the stream is
         // how a client cancels.
-        Ok(Incoming::Notification(_)) => return empty(StatusCode::ACCEPTED),
+        Ok(Incoming::Notification(_)) => {
+            if let Some(gate) = &shared.gate
+                && let Err(denied) = gate.admit(&parts.headers, None, &[]).await
+            {
+                return deny(gate, &denied, &[]);
+            }
+            return empty(StatusCode::ACCEPTED);
+        }
         Ok(Incoming::Request(request)) => request,
     };
+    if let Some(gate) = &shared.gate {
+        let method = match request.method {
+            MethodName::Known(method) => Some(method),
+            MethodName::Unknown(_) => None,
+        };
+        let required = shared.dispatcher().required_scopes(&request);
+        match gate.admit(&parts.headers, method, &required).await {
+            Ok(Some(principal)) => {
+                // Verified and done with: handlers get the principal, never
+                // the token, so they cannot pass it on to other services.
+                parts.headers.remove(AUTHORIZATION);
+                parts.extensions.insert(principal);
+                if gate.hide_unpermitted() {
+                    parts.extensions.insert(HideUnpermitted);
+                }
+            }
+            Ok(None) => {}
+            Err(denied) => return deny(gate, &denied, &required),
+        }
+    }
     let prepared = match shared.dispatcher().prepare(request) {
         Ok(prepared) => prepared,
         Err(rejected) => return reply(&rejected),
@@ -181,7 +240,8 @@ where
     }) {
         return reply(&Reply::error(Some(&id), &error));
     }
-    if let Some(answer) = dispatcher.answer_at_once(&prepared) {
+    let list_filter = request::list_filter(&parts.extensions);
+    if let Some(answer) = dispatcher.answer_at_once(&prepared, list_filter) {
         return reply(&answer);
     }
     let limits = match &prepared.request.method {
@@ -225,6 +285,23 @@ where
     let mut prepared = prepared;
     prepared.http = Some(Arc::new(HttpRequest::new(parts, peer)));
     run(&shared, prepared, accepts, limits).await
+}
+
+/// The answer to a request authorization did not admit.
+fn deny(gate: &Gate, denied: &Denied, required: &[&str]) -> HttpResponse {
+    match denied {
+        Denied::Refused(refusal) => gate.refuse(refusal, required, McpBody::full),
+        Denied::Unavailable => {
+            let mut response = plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the access token cannot be verified now; retry shortly",
+            );
+            response
+                .headers_mut()
+                .insert(RETRY_AFTER, HeaderValue::from_static("5"));
+            response
+        }
+    }
 }
 
 /// An IP address as text, formatted on the stack: the rate limiter's key

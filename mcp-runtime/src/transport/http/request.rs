@@ -8,6 +8,13 @@ use std::net::SocketAddr;
 use http::request::Parts;
 use http::{Extensions, HeaderMap, Method, Uri};
 
+use crate::security::Principal;
+
+/// Set as a request extension next to the [`Principal`] when lists must
+/// show only what that principal may use.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HideUnpermitted;
+
 /// The HTTP request behind an MCP request served over Streamable HTTP.
 ///
 /// Take it as `#[ctx] http: Option<&HttpRequest>` (it is `None` on stdio).
@@ -42,10 +49,30 @@ impl HttpRequest {
         &self.parts.extensions
     }
 
+    /// The authenticated caller, when the server hides from lists what
+    /// this caller may not use (`Authorization::hide_unpermitted`).
+    pub(crate) fn list_filter(&self) -> Option<&Principal> {
+        list_filter(&self.parts.extensions)
+    }
+
+    /// The authenticated caller, if authorization (built in, or your own
+    /// middleware) established one.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.parts.extensions.get::<Principal>()
+    }
+
     /// The client's address, when the transport knows it.
     pub fn peer_addr(&self) -> Option<SocketAddr> {
         self.peer
     }
+}
+
+/// The caller whose lists hide what they may not use, when authorization
+/// hides unpermitted items.
+pub(crate) fn list_filter(extensions: &http::Extensions) -> Option<&Principal> {
+    extensions
+        .get::<HideUnpermitted>()
+        .and(extensions.get::<Principal>())
 }
 
 /// Headers whose values are secrets.

@@ -35,7 +35,7 @@ impl Server {
             0 => std::thread::available_parallelism().map_or(1, usize::from),
             n => n,
         };
-        let shared = Arc::new(Shared::new(self.clone(), options));
+        let shared = Arc::new(Shared::new(self.clone(), options)?);
         let mut threads = Vec::with_capacity(workers);
         for index in 0..workers {
             let listener = listener.try_clone()?;
@@ -69,7 +69,7 @@ impl Server {
         options: HttpOptions,
         shutdown: impl Future<Output = ()>,
     ) -> io::Result<()> {
-        let shared = Arc::new(Shared::new(self.clone(), options));
+        let shared = Arc::new(Shared::new(self.clone(), options)?);
         let stop = shared.shutdown.clone();
         LocalSet::new()
             .run_until(async move {

@@ -62,7 +62,7 @@ impl Server {
             0 => std::thread::available_parallelism().map_or(1, usize::from),
             n => n,
         };
-        let shared = Arc::new(Shared::embedded(self.clone(), options));
+        let shared = Arc::new(Shared::embedded(self.clone(), options)?);
         let mut senders = Vec::with_capacity(workers);
         for index in 0..workers {
             let (sender, jobs) = mpsc::unbounded_channel();

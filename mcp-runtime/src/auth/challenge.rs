@@ -1,0 +1,190 @@
+//! Refusals: `401`/`403`/`400` with a `WWW-Authenticate: Bearer` challenge
+//! (RFC 6750 §3, RFC 9728 §5.1) and an OAuth-style JSON body.
+
+use http::header::{CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
+use http::{HeaderValue, StatusCode};
+
+/// Why a request is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// No credentials at all: 401 without an error code (RFC 6750 §3.1).
+    Missing,
+    /// A token was sent but it does not verify: 401 `invalid_token`.
+    InvalidToken(String),
+    /// The token lacks scopes this request needs: 403 `insufficient_scope`.
+    InsufficientScope(Vec<&'static str>),
+    /// Credentials sent in a way the spec forbids (query string, several
+    /// methods, a malformed header): 400 `invalid_request`.
+    InvalidRequest(&'static str),
+}
+
+impl Refusal {
+    pub(crate) fn status(&self) -> StatusCode {
+        match self {
+            Refusal::Missing | Refusal::InvalidToken(_) => StatusCode::UNAUTHORIZED,
+            Refusal::InsufficientScope(_) => StatusCode::FORBIDDEN,
+            Refusal::InvalidRequest(_) => StatusCode::BAD_REQUEST,
+        }
+    }
+
+    fn error(&self) -> Option<&'static str> {
+        match self {
+            Refusal::Missing => None,
+            Refusal::InvalidToken(_) => Some("invalid_token"),
+            Refusal::InsufficientScope(_) => Some("insufficient_scope"),
+            Refusal::InvalidRequest(_) => Some("invalid_request"),
+        }
+    }
+
+    fn description(&self) -> Option<String> {
+        match self {
+            Refusal::Missing => None,
+            Refusal::InvalidToken(why) => Some(why.clone()),
+            Refusal::InsufficientScope(scopes) => Some(format!(
+                "this request needs the scope(s) {}",
+                scopes.join(" ")
+            )),
+            Refusal::InvalidRequest(why) => Some((*why).to_owned()),
+        }
+    }
+
+    /// The `WWW-Authenticate` value. `scope` is the guidance for a client
+    /// without a (valid) token: the scopes this request needs, or the
+    /// server's basic scopes.
+    pub(crate) fn challenge(&self, metadata_url: &str, scope: &[&str]) -> String {
+        let mut params: Vec<(&str, String)> = Vec::new();
+        if let Some(error) = self.error() {
+            params.push(("error", error.to_owned()));
+        }
+        // Scope guidance helps a client get a (better) token; a malformed
+        // request is fixed by sending the token properly instead.
+        let scope = match self {
+            Refusal::InsufficientScope(needed) => needed.join(" "),
+            Refusal::Missing | Refusal::InvalidToken(_) => scope.join(" "),
+            Refusal::InvalidRequest(_) => String::new(),
+        };
+        if !scope.is_empty() {
+            params.push(("scope", scope));
+        }
+        params.push(("resource_metadata", metadata_url.to_owned()));
+        if let Some(description) = self.description() {
+            params.push(("error_description", description));
+        }
+        let params: Vec<String> = params
+            .into_iter()
+            .map(|(name, value)| format!("{name}=\"{}\"", quotable(&value)))
+            .collect();
+        format!("Bearer {}", params.join(", "))
+    }
+
+    /// The JSON body: the OAuth error object (RFC 6749 §5.2 shape).
+    pub(crate) fn body(&self) -> Vec<u8> {
+        let mut body = serde_json::Map::new();
+        body.insert(
+            "error".into(),
+            self.error().unwrap_or("unauthorized").into(),
+        );
+        if let Some(description) = self.description() {
+            body.insert("error_description".into(), description.into());
+        }
+        serde_json::to_vec(&body).unwrap_or_default()
+    }
+
+    pub(crate) fn response<B>(
+        &self,
+        metadata_url: &str,
+        scope: &[&str],
+        body: impl FnOnce(Vec<u8>) -> B,
+    ) -> http::Response<B> {
+        let mut response = http::Response::new(body(self.body()));
+        *response.status_mut() = self.status();
+        let headers = response.headers_mut();
+        if let Ok(value) = HeaderValue::from_str(&self.challenge(metadata_url, scope)) {
+            headers.insert(WWW_AUTHENTICATE, value);
+        }
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        response
+    }
+}
+
+/// Keeps only the characters RFC 6750 §3 allows inside these quoted values
+/// (`%x20-21 / %x23-5B / %x5D-7E`): no quote, backslash or control byte
+/// can break out of the header parameter.
+fn quotable(value: &str) -> String {
+    value
+        .chars()
+        .map(|c| match c {
+            ' ' | '!' | '#'..='[' | ']'..='~' => c,
+            _ => '?',
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const META: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
+
+    #[test]
+    fn missing_token_has_no_error_code_and_carries_metadata_and_scope() {
+        let r = Refusal::Missing;
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            r.challenge(META, &["notes:read"]),
+            format!(r#"Bearer scope="notes:read", resource_metadata="{META}""#)
+        );
+        assert_eq!(
+            r.challenge(META, &[]),
+            format!(r#"Bearer resource_metadata="{META}""#)
+        );
+        assert_eq!(r.body(), br#"{"error":"unauthorized"}"#);
+    }
+
+    #[test]
+    fn invalid_token_challenge() {
+        let r = Refusal::InvalidToken("the token has expired".into());
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            r.challenge(META, &[]),
+            format!(
+                r#"Bearer error="invalid_token", resource_metadata="{META}", error_description="the token has expired""#
+            )
+        );
+        assert_eq!(
+            r.body(),
+            br#"{"error":"invalid_token","error_description":"the token has expired"}"#
+        );
+    }
+
+    #[test]
+    fn insufficient_scope_names_every_needed_scope_in_one_challenge() {
+        let r = Refusal::InsufficientScope(vec!["notes:write", "notes:read"]);
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        assert_eq!(
+            r.challenge(META, &["ignored"]),
+            format!(
+                r#"Bearer error="insufficient_scope", scope="notes:write notes:read", resource_metadata="{META}", error_description="this request needs the scope(s) notes:write notes:read""#
+            )
+        );
+    }
+
+    #[test]
+    fn invalid_request_and_quoting() {
+        let r = Refusal::InvalidRequest("send the access token in the Authorization header");
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+        assert!(
+            r.challenge(META, &[])
+                .starts_with(r#"Bearer error="invalid_request", "#)
+        );
+        let r = Refusal::InvalidToken("bad \"quote\" \\ and\nnewline".into());
+        assert!(
+            r.challenge(META, &[])
+                .ends_with(r#"error_description="bad ?quote? ? and?newline""#)
+        );
+        let response = r.response(META, &[], |b| b);
+        assert_eq!(response.headers()[CACHE_CONTROL], "no-store");
+        assert!(response.headers().contains_key(WWW_AUTHENTICATE));
+    }
+}

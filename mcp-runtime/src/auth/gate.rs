@@ -1,0 +1,299 @@
+//! What the HTTP pipeline calls: serve the metadata, refuse tokens in the
+//! query string, and admit a request (authenticate, then check the scopes
+//! it needs) before the dispatcher sees it.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::header::{
+    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN, ALLOW,
+    AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE,
+};
+use http::{HeaderMap, HeaderValue, Method as HttpMethod, Response, StatusCode, Uri};
+
+use super::challenge::Refusal;
+use super::metadata;
+use super::resource::{ResourceUri, WELL_KNOWN};
+use super::scope::Hierarchy;
+use super::verifier::{TokenVerifier, VerifyError};
+use crate::dispatch::method::Method;
+use crate::security::Principal;
+
+/// The verifiers in use: a custom one replaces the built-in ones.
+#[derive(Clone, Default)]
+pub(crate) struct Verifiers {
+    pub(crate) custom: Option<Arc<dyn TokenVerifier>>,
+    pub(crate) jwt: Option<Arc<dyn TokenVerifier>>,
+    pub(crate) introspection: Option<Arc<dyn TokenVerifier>>,
+}
+
+impl Verifiers {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.custom.is_none() && self.jwt.is_none() && self.introspection.is_none()
+    }
+
+    fn for_token(&self, token: &str) -> Option<&Arc<dyn TokenVerifier>> {
+        if let Some(custom) = &self.custom {
+            return Some(custom);
+        }
+        let jwt_shaped = token.split('.').count() == 3;
+        match (&self.jwt, &self.introspection) {
+            (Some(jwt), _) if jwt_shaped => Some(jwt),
+            (_, Some(introspection)) => Some(introspection),
+            (jwt, None) => jwt.as_ref(),
+        }
+    }
+}
+
+/// Why a request was not admitted.
+#[derive(Debug)]
+pub(crate) enum Denied {
+    Refused(Refusal),
+    /// The token could not be checked now.
+    Unavailable,
+}
+
+pub(crate) struct Gate {
+    metadata_url: String,
+    /// The path-inserted well-known path, and the root one.
+    metadata_paths: Vec<String>,
+    metadata: Bytes,
+    verifiers: Verifiers,
+    hierarchy: Hierarchy,
+    public_discover: bool,
+    hide_unpermitted: bool,
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gate")
+            .field("metadata_url", &self.metadata_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Gate {
+    #[allow(clippy::too_many_arguments)] // built in one place, from the config
+    pub(crate) fn new(
+        resource: ResourceUri,
+        issuers: &[String],
+        scopes: &[String],
+        resource_name: Option<&str>,
+        documentation: Option<&str>,
+        verifiers: Verifiers,
+        hierarchy: Hierarchy,
+        public_discover: bool,
+        hide_unpermitted: bool,
+    ) -> Gate {
+        let mut metadata_paths = vec![resource.metadata_path()];
+        if !resource.path().is_empty() {
+            metadata_paths.push(WELL_KNOWN.to_owned());
+        }
+        Gate {
+            metadata_url: resource.metadata_url(),
+            metadata: Bytes::from(metadata::document(
+                &resource,
+                issuers,
+                scopes,
+                resource_name,
+                documentation,
+            )),
+            metadata_paths,
+            verifiers,
+            hierarchy,
+            public_discover,
+            hide_unpermitted,
+        }
+    }
+
+    pub(crate) fn hide_unpermitted(&self) -> bool {
+        self.hide_unpermitted
+    }
+
+    /// The metadata document, if `path` is one of its well-known paths.
+    /// Public, so any origin may read it (browser-based clients discover
+    /// the authorization server from it).
+    pub(crate) fn metadata_response<B>(
+        &self,
+        method: &HttpMethod,
+        path: &str,
+        body: impl FnOnce(Bytes) -> B,
+    ) -> Option<Response<B>> {
+        if !self.metadata_paths.iter().any(|p| p == path) {
+            return None;
+        }
+        let (status, content) = match *method {
+            HttpMethod::GET => (StatusCode::OK, self.metadata.clone()),
+            HttpMethod::OPTIONS => (StatusCode::NO_CONTENT, Bytes::new()),
+            _ => (StatusCode::METHOD_NOT_ALLOWED, Bytes::new()),
+        };
+        let mut response = Response::new(body(content));
+        *response.status_mut() = status;
+        let headers = response.headers_mut();
+        if status == StatusCode::OK {
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            headers.insert(CACHE_CONTROL, HeaderValue::from_static("max-age=3600"));
+        }
+        headers.insert(ALLOW, HeaderValue::from_static("GET, OPTIONS"));
+        headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+        headers.insert(
+            ACCESS_CONTROL_ALLOW_METHODS,
+            HeaderValue::from_static("GET, OPTIONS"),
+        );
+        headers.insert(
+            ACCESS_CONTROL_ALLOW_HEADERS,
+            HeaderValue::from_static("mcp-protocol-version"),
+        );
+        Some(response)
+    }
+
+    /// Tokens must never travel in a URI (they end up in logs and
+    /// histories): a request with `access_token` in its query is refused.
+    pub(crate) fn check_query(&self, uri: &Uri) -> Result<(), Refusal> {
+        let in_query = uri.query().is_some_and(|query| {
+            query
+                .split('&')
+                .any(|pair| pair.split('=').next() == Some("access_token"))
+        });
+        if in_query {
+            return Err(Refusal::InvalidRequest(
+                "access tokens are accepted only in the Authorization header, never in the URI",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Authenticates the request and checks that it may do what it asks.
+    /// `method` is `None` for a notification. `Ok(None)`: an anonymous
+    /// call that is allowed (`server/discover` when public).
+    pub(crate) async fn admit(
+        &self,
+        headers: &HeaderMap,
+        method: Option<Method>,
+        required: &[&'static str],
+    ) -> Result<Option<Principal>, Denied> {
+        let token = match bearer(headers) {
+            Ok(Some(token)) => token,
+            Ok(None) if self.public_discover && method == Some(Method::Discover) => {
+                return Ok(None);
+            }
+            Ok(None) => return Err(Denied::Refused(Refusal::Missing)),
+            Err(refusal) => return Err(Denied::Refused(refusal)),
+        };
+        let Some(verifier) = self.verifiers.for_token(token) else {
+            return Err(Denied::Refused(Refusal::InvalidToken(
+                "tokens of this kind are not accepted".into(),
+            )));
+        };
+        let principal = match verifier.verify(token).await {
+            Ok(principal) => principal,
+            Err(VerifyError::Unavailable(problem)) => {
+                tracing::warn!(%problem, "could not verify an access token");
+                return Err(Denied::Unavailable);
+            }
+            Err(error) => {
+                // The reason, never the token.
+                tracing::debug!(%error, "refused an access token");
+                return Err(Denied::Refused(Refusal::InvalidToken(error.to_string())));
+            }
+        };
+        let granted = self.hierarchy.expand(principal.scopes());
+        let principal = principal.with_scopes(granted);
+        if !principal.has_scopes(required) {
+            return Err(Denied::Refused(Refusal::InsufficientScope(
+                required.to_vec(),
+            )));
+        }
+        Ok(Some(principal))
+    }
+
+    /// The response for a refusal. `required` guides a client without a
+    /// (valid) token to the scopes this request needs.
+    pub(crate) fn refuse<B>(
+        &self,
+        refusal: &Refusal,
+        required: &[&str],
+        body: impl FnOnce(Vec<u8>) -> B,
+    ) -> Response<B> {
+        refusal.response(&self.metadata_url, required, body)
+    }
+}
+
+/// The bearer token of the `Authorization` header (RFC 6750 §2.1). Several
+/// `Authorization` headers, or a `Bearer` header without a well-formed
+/// token, are malformed requests; another scheme counts as no token.
+fn bearer(headers: &HeaderMap) -> Result<Option<&str>, Refusal> {
+    let mut values = headers.get_all(AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(Refusal::InvalidRequest(
+            "send exactly one Authorization header",
+        ));
+    }
+    let Ok(value) = value.to_str() else {
+        return Err(Refusal::InvalidRequest(
+            "the Authorization header is not ASCII",
+        ));
+    };
+    let Some((scheme, token)) = value.split_once(' ') else {
+        return Ok(None);
+    };
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Ok(None);
+    }
+    let token = token.trim_start_matches(' ');
+    if !is_token68(token) {
+        return Err(Refusal::InvalidRequest(
+            "the bearer token is not well-formed (RFC 6750 §2.1)",
+        ));
+    }
+    Ok(Some(token))
+}
+
+/// `b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`
+fn is_token68(token: &str) -> bool {
+    let body = token.trim_end_matches('=');
+    !body.is_empty()
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(values: &[&str]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for v in values {
+            map.append(AUTHORIZATION, HeaderValue::from_str(v).unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn bearer_extraction() {
+        assert_eq!(bearer(&headers(&[])), Ok(None));
+        assert_eq!(
+            bearer(&headers(&["Bearer abc.def-ghi_~+/=="])),
+            Ok(Some("abc.def-ghi_~+/=="))
+        );
+        assert_eq!(bearer(&headers(&["bearer abc"])), Ok(Some("abc")));
+        assert_eq!(bearer(&headers(&["Basic dXNlcjpwYXNz"])), Ok(None));
+        assert_eq!(bearer(&headers(&["Bearer"])), Ok(None));
+        assert!(matches!(
+            bearer(&headers(&["Bearer a b"])),
+            Err(Refusal::InvalidRequest(_))
+        ));
+        assert!(matches!(
+            bearer(&headers(&["Bearer ="])),
+            Err(Refusal::InvalidRequest(_))
+        ));
+        assert!(matches!(
+            bearer(&headers(&["Bearer a", "Bearer b"])),
+            Err(Refusal::InvalidRequest(_))
+        ));
+    }
+}
