@@ -44,6 +44,10 @@ pub(crate) struct Shared {
     pub(crate) shutdown: tokio_util::sync::CancellationToken,
     /// Whether to check the path (not when mounted in someone's router).
     check_path: bool,
+    /// Legacy era (feature `legacy`): sessions of initialize-handshake
+    /// clients.
+    #[cfg(feature = "legacy")]
+    pub(crate) legacy: crate::legacy::http::LegacyHttp,
 }
 
 impl Shared {
@@ -52,10 +56,12 @@ impl Shared {
             in_flight: Arc::new(Semaphore::new(options.max_in_flight)),
             subscriptions: Arc::new(Semaphore::new(options.max_subscriptions)),
             limiter: options.rate_limiter.clone(),
-            server,
             options,
             shutdown: tokio_util::sync::CancellationToken::new(),
             check_path: true,
+            #[cfg(feature = "legacy")]
+            legacy: crate::legacy::http::LegacyHttp::new(&server),
+            server,
         }
     }
 
@@ -101,6 +107,13 @@ where
     if !policy.origin_allowed(header(ORIGIN)) {
         tracing::warn!(origin = ?header(ORIGIN), ?peer, "refused a request from an origin that is not allowed");
         return forbidden("Origin not allowed");
+    }
+    // Legacy era: a session's GET stream and DELETE.
+    #[cfg(feature = "legacy")]
+    if parts.method != HttpMethod::POST
+        && let Some(response) = crate::legacy::http::other_method(&shared, &parts)
+    {
+        return response;
     }
     if parts.method != HttpMethod::POST {
         let mut response = plain(
@@ -163,6 +176,13 @@ where
             &ErrorObject::parse_error("the body is not valid UTF-8"),
         ));
     };
+    // Legacy era: sessions, `initialize`, and the client's answers.
+    #[cfg(feature = "legacy")]
+    let (parts, text, permit) =
+        match crate::legacy::http::post(&shared, parts, text, accepts.sse, permit, peer).await {
+            Ok(response) => return response,
+            Err(unclaimed) => *unclaimed,
+        };
     let request = match envelope::parse(text) {
         Err(rejection) => return reply(&Reply::from(rejection)),
         // Nothing to cancel by notification on HTTP: closing the stream is
