@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
 
 use crate::protocol::{ErrorObject, RequestId};
 
@@ -126,6 +127,9 @@ pub(crate) struct Peer<'a> {
     /// does not accept SSE cannot).
     pub(crate) can_ask: bool,
     pub(crate) timeout: Duration,
+    /// Cancelled when no answer can come any more (end of stdin, server
+    /// shutdown).
+    pub(crate) stop: CancellationToken,
 }
 
 impl Peer<'_> {
@@ -161,7 +165,15 @@ impl Peer<'_> {
         if self.outbox.send(Bytes::from(frame)).is_err() {
             return Err(ErrorObject::internal_error());
         }
-        match tokio::time::timeout(self.timeout, answer).await {
+        let answer = tokio::select! {
+            answer = tokio::time::timeout(self.timeout, answer) => answer,
+            () = self.stop.cancelled() => {
+                return Err(ErrorObject::internal_error().with_data(serde_json::json!({
+                    "reason": format!("the connection closed while waiting for {method}")
+                })));
+            }
+        };
+        match answer {
             Ok(Ok(Ok(result))) => Ok(result),
             Ok(Ok(Err(error))) => Err(ErrorObject::new(
                 crate::protocol::error_code::INTERNAL_ERROR,
@@ -212,6 +224,7 @@ mod tests {
             session: "s1",
             can_ask: true,
             timeout: Duration::from_secs(5),
+            stop: CancellationToken::new(),
         };
         let ask = peer.request("roots/list", None);
         let answer = async {
@@ -230,7 +243,7 @@ mod tests {
         assert!(pending.waiting().is_empty());
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn unanswered_requests_time_out_and_are_cancelled() {
         let pending = Pending::default();
         let (outbox, mut sent) = tokio::sync::mpsc::unbounded_channel();
@@ -239,7 +252,8 @@ mod tests {
             pending: &pending,
             session: "",
             can_ask: true,
-            timeout: Duration::from_secs(1),
+            timeout: Duration::from_millis(20),
+            stop: CancellationToken::new(),
         };
         let error = peer.request("roots/list", None).await.unwrap_err();
         assert_eq!(error.code, crate::protocol::error_code::REQUEST_TIMEOUT);

@@ -397,6 +397,7 @@ async fn answer(
                 session: &token.nonce,
                 can_ask: sse,
                 timeout: ANSWER_TIMEOUT.min(deadline),
+                stop: owner.shutdown.clone(),
             },
             shutdown: &owner.shutdown,
             http: Some(http),

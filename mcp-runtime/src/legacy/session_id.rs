@@ -107,7 +107,7 @@ mod tests {
         );
         assert_eq!(SessionToken::open(&KeyRing::new([8; 32]), &id), None);
         assert_eq!(SessionToken::open(&keys, "L1.garbage"), None);
-        assert_ne!(token.nonce, super::token().nonce);
+        assert_ne!(token.nonce, self::token().nonce);
     }
 
     #[test]

@@ -135,6 +135,7 @@ impl Connection {
                 session: "",
                 can_ask: true,
                 timeout: ANSWER_TIMEOUT,
+                stop: end_of_input.clone(),
             },
             shutdown: &end_of_input,
             http: None,
