@@ -30,6 +30,12 @@ pub(crate) struct Connection {
     pending: Rc<Pending>,
 }
 
+/// A claimed request: answered already, or being answered.
+pub(crate) enum Started {
+    Answered(Reply),
+    Running(std::pin::Pin<Box<dyn Future<Output = Reply>>>),
+}
+
 struct Session {
     negotiated: Negotiated,
     live: SharedLive,
@@ -76,12 +82,15 @@ impl Connection {
         self: &Rc<Self>,
         request: Request,
         end_of_input: &CancellationToken,
-    ) -> Result<Reply, impl Future<Output = Reply> + 'static> {
+    ) -> Started {
         if request.method.as_str() == "initialize" && self.session.borrow().is_none() {
-            return Ok(self.initialize(&request, end_of_input));
+            return Started::Answered(self.initialize(&request, end_of_input));
         }
         let (this, end_of_input) = (self.clone(), end_of_input.clone());
-        Err(async move { this.answer(request, end_of_input).await })
+        // Boxed: the transport keeps it in its task set.
+        Started::Running(Box::pin(
+            async move { this.answer(request, end_of_input).await },
+        ))
     }
 
     fn initialize(&self, request: &Request, end_of_input: &CancellationToken) -> Reply {

@@ -140,8 +140,8 @@ async fn read_requests<R: AsyncRead + Unpin>(
         if legacy.claims(&request) {
             let id = request.id.clone();
             match legacy.start(request, &end_of_input) {
-                Ok(reply) => send(reply),
-                Err(answer) => {
+                crate::legacy::stdio::Started::Answered(reply) => send(reply),
+                crate::legacy::stdio::Started::Running(answer) => {
                     let (frames, done, task_id) = (frames.clone(), in_flight.clone(), id.clone());
                     let task = tasks.spawn_local(async move {
                         let reply = answer.await;
