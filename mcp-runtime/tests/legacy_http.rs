@@ -69,7 +69,10 @@ where
         stops.push(stop);
         let server = server(*key);
         serving.push(async move {
-            let options = HttpOptions::new().shutdown_grace(Duration::from_millis(200));
+            let options = HttpOptions::new()
+                .shutdown_grace(Duration::from_millis(200))
+                .request_timeout(Duration::from_millis(1500))
+                .rate_limit(1.0, 3);
             server
                 .serve_http(listener, options, async {
                     let _ = stopped.await;
@@ -346,6 +349,83 @@ async fn asks_go_out_on_the_request_stream_and_answers_come_back_by_post() {
         let reply = post(address, &json_only, &call(3, "tools/call", json!({"name": "greet"}))).await;
         assert_eq!(reply.status, 200);
         assert_eq!(reply.json()["error"]["code"], -32600, "{}", reply.body);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn tool_calls_are_rate_limited_like_modern_ones() {
+    with_servers(&[[1; 32]], |addresses| async move {
+        let address = addresses[0];
+        let session = initialize(address, json!({})).await;
+        let headers = session_headers(&session);
+        let body = call(
+            2,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "x"}}),
+        );
+        let mut statuses = Vec::new();
+        for _ in 0..5 {
+            statuses.push(post(address, &headers, &body).await.status.as_u16());
+        }
+        assert_eq!(statuses, [200, 200, 200, 429, 429]);
+        let reply = post(address, &headers, &body).await;
+        assert_eq!(reply.json()["error"]["code"], -31000);
+        assert!(reply.header("retry-after").is_some());
+        // Other methods are not limited.
+        let reply = post(address, &headers, &call(3, "ping", json!({}))).await;
+        assert_eq!(reply.status, 200);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_unanswered_ask_ends_in_a_timeout_error_not_a_hang() {
+    with_servers(&[[1; 32]], |addresses| async move {
+        let address = addresses[0];
+        let session = initialize(address, json!({"elicitation": {}})).await;
+        let headers = session_headers(&session);
+        let body = call(2, "tools/call", json!({"name": "greet"}));
+        let started = std::time::Instant::now();
+        let response = http::send(address, "POST", "/mcp", &headers, body.to_string()).await;
+        let mut events = EventReader::new(response);
+        let ask = events.next().await.expect("the elicitation request");
+        assert_eq!(ask["method"], "elicitation/create");
+        let mut last = events.next().await.expect("an answer to the request");
+        // The bridge tells the client to stop asking the user.
+        if last["method"] == "notifications/cancelled" {
+            assert_valid_legacy_message(&last);
+            assert_eq!(last["params"]["requestId"], ask["id"]);
+            last = events.next().await.expect("the error");
+        }
+        assert_valid_legacy_response("CallToolResult", &last);
+        assert_eq!(last["id"], 2);
+        assert_eq!(last["error"]["code"], -31002, "{last}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        // A late answer is accepted and changes nothing.
+        let late = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "cancel"}});
+        assert_eq!(post(address, &headers, &late).await.status, 202);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn notifications_cancelled_stops_a_running_request() {
+    with_servers(&[[1; 32]], |addresses| async move {
+        let address = addresses[0];
+        let session = initialize(address, json!({"elicitation": {}})).await;
+        let headers = session_headers(&session);
+        let body = call(7, "tools/call", json!({"name": "greet"}));
+        let response = http::send(address, "POST", "/mcp", &headers, body.to_string()).await;
+        let mut events = EventReader::new(response);
+        let ask = events.next().await.expect("the elicitation request");
+        assert_eq!(ask["method"], "elicitation/create");
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
+        assert_eq!(post(address, &headers, &cancel).await.status, 202);
+        // The stream closes without a response, well before the timeout.
+        let started = std::time::Instant::now();
+        assert_eq!(events.next().await, None);
+        assert!(started.elapsed() < Duration::from_millis(1000));
     })
     .await;
 }

@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use mcp_runtime::{
-    Context, ElicitForm, Elicitation, Input, Logger, PromptMessage, Root, ServerBuilder, prompt,
-    resource, tool,
+    Context, ElicitForm, Elicitation, Input, Logger, Progress, PromptMessage, Root, ServerBuilder,
+    prompt, resource, tool,
 };
 use mcp_test_support::legacy::{assert_valid_legacy_message, assert_valid_legacy_response};
 use mcp_test_support::{meta, parse};
@@ -60,6 +60,14 @@ async fn survey(#[ctx] input: Input) -> String {
         second.map_or("-".into(), |n| n.name),
         roots.len()
     )
+}
+
+/// Reports progress twice, then answers.
+#[tool]
+fn steps(#[ctx] progress: Progress) -> &'static str {
+    progress.report_total(1.0, 2.0);
+    progress.report_total(2.0, 2.0);
+    "stepped"
 }
 
 /// Announces an update of `test://doc` and a tool list change.
@@ -231,7 +239,7 @@ async fn results_lose_the_modern_members_and_errors_get_legacy_codes() {
             .iter()
             .map(|t| t["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["chatty", "echo", "greet", "survey", "touch"]);
+        assert_eq!(names, ["chatty", "echo", "greet", "steps", "survey", "touch"]);
         let call = client
             .call(
                 2,
@@ -322,6 +330,13 @@ async fn modern_requests_stay_modern_on_a_legacy_connection() {
         // `server/discover` without `_meta` is not a legacy method.
         let discover = client.call(2, "server/discover", json!({}), "EmptyResult").await;
         assert_eq!(discover["error"]["code"], -32601);
+        // A modern-shaped initialize is a modern request for a method that
+        // does not exist.
+        client
+            .send(json!({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {"_meta": meta()}}))
+            .await;
+        let modern = client.receive().await;
+        assert_eq!(modern["error"]["code"], -32601, "{modern}");
     })
     .await;
 }
@@ -451,6 +466,34 @@ async fn subscriptions_and_list_changes_are_notified() {
             seen.push(client.receive().await);
         }
         assert!(seen.iter().all(|m| m["method"] != "notifications/resources/updated"), "{seen:?}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn legacy_meta_such_as_a_progress_token_is_kept() {
+    with_client(|mut client| async move {
+        client.initialize("2025-11-25", json!({})).await;
+        client
+            .send(
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                    "name": "steps", "_meta": {"progressToken": "p1"}
+                }}),
+            )
+            .await;
+        for progress in [1, 2] {
+            let message = client.receive().await;
+            assert_valid_legacy_message(&message);
+            assert_eq!(
+                message,
+                json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {
+                    "progressToken": "p1", "progress": progress, "total": 2
+                }})
+            );
+        }
+        let response = client.receive().await;
+        assert_valid_legacy_response("CallToolResult", &response);
+        assert_eq!(response["result"]["content"][0]["text"], "stepped");
     })
     .await;
 }

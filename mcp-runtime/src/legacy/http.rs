@@ -33,7 +33,7 @@ use super::session_id::{SessionToken, now_seconds};
 use super::{is_legacy_version, notify};
 use crate::McpBody;
 use crate::dispatch::Reply;
-use crate::dispatch::envelope::{self, Incoming};
+use crate::dispatch::envelope::{self, Incoming, Notification};
 use crate::protocol::{ErrorObject, PROTOCOL_VERSION, RequestId};
 use crate::transport::http::HttpRequest;
 use crate::transport::http::pipeline::Shared;
@@ -52,6 +52,21 @@ pub(crate) struct LegacyHttp {
     sessions: Mutex<HashMap<String, Arc<Local>>>,
     /// Sessions ended by DELETE here, until they would have expired.
     ended: Mutex<HashMap<String, u64>>,
+    /// Requests running here, by session nonce and id, for
+    /// `notifications/cancelled`.
+    running: Mutex<HashMap<(String, RequestId), CancellationToken>>,
+}
+
+/// Removes a request from [`LegacyHttp::running`] however it ends.
+struct Running<'a> {
+    table: &'a Mutex<HashMap<(String, RequestId), CancellationToken>>,
+    key: (String, RequestId),
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        locked(self.table).remove(&self.key);
+    }
 }
 
 /// What one instance keeps of a session.
@@ -70,6 +85,7 @@ impl LegacyHttp {
             pending: Pending::default(),
             sessions: Mutex::default(),
             ended: Mutex::default(),
+            running: Mutex::default(),
         }
     }
 
@@ -191,8 +207,8 @@ pub(crate) type Unclaimed = Box<(Parts, String, OwnedSemaphorePermit)>;
 
 /// Decides a POST's era and serves it if it is legacy: a legacy
 /// `MCP-Protocol-Version`, an `Mcp-Session-Id` (unless the version header
-/// is the modern one, which wins), or an `initialize` without modern
-/// `_meta`.
+/// is the modern one, which wins), or an `initialize`; never a body with
+/// modern `_meta`, which is served statelessly whatever its headers say.
 pub(crate) async fn post(
     shared: &Arc<Shared>,
     parts: Parts,
@@ -206,9 +222,12 @@ pub(crate) async fn post(
     let legacy_header = version.is_some_and(is_legacy_version);
     let claimed = match version {
         Some(PROTOCOL_VERSION) => false,
-        _ if legacy_header || session.is_some() => true,
+        _ if legacy_header || session.is_some() => !probe(&body).modern,
         Some(_) => false,
-        None => is_legacy_initialize(&body),
+        None => {
+            let probe = probe(&body);
+            probe.initialize && !probe.modern
+        }
     };
     if !claimed {
         return Err(Box::new((parts, body, permit)));
@@ -266,7 +285,17 @@ pub(crate) async fn post(
                 &rejection.error,
             ));
         }
-        Ok(Incoming::Notification(_)) => return Ok(status(StatusCode::ACCEPTED)),
+        Ok(Incoming::Notification(notification)) => {
+            // The client gave up on one of its requests: stop its handler
+            // and close its stream (no response is due).
+            if let (Notification::Cancelled(id), Some((token, _))) = (notification, &session) {
+                let key = (token.nonce.clone(), id);
+                if let Some(cancel) = locked(&legacy.running).get(&key) {
+                    cancel.cancel();
+                }
+            }
+            return Ok(status(StatusCode::ACCEPTED));
+        }
         Ok(Incoming::Request(request)) => request,
     };
     let params = match request.params().map(serde_json::from_str::<Value>) {
@@ -284,6 +313,13 @@ pub(crate) async fn post(
         }
         return Ok(missing_session());
     };
+    // Tool calls are rate limited per client address, as in the modern era.
+    if method == "tools/call"
+        && let Some((limiter, peer)) = shared.limiter.as_ref().zip(peer)
+        && let Err(wait) = limiter.check(&peer.ip().to_string())
+    {
+        return Ok(rate_limited(&request.id, wait));
+    }
     let http = Arc::new(HttpRequest::new(parts, peer));
     Ok(answer(
         shared.clone(),
@@ -299,26 +335,39 @@ pub(crate) async fn post(
     .await)
 }
 
-/// A body that is `initialize` without modern `_meta` (checked only for
-/// POSTs without an `MCP-Protocol-Version`, which modern clients always
-/// send).
-fn is_legacy_initialize(body: &str) -> bool {
+/// What the era decision needs from a body.
+struct Probe {
+    /// The method is `initialize`.
+    initialize: bool,
+    /// `params._meta` names a protocol version.
+    modern: bool,
+}
+
+/// Reads a body just enough to decide its era (only for POSTs that are
+/// not plainly modern by their headers).
+fn probe(body: &str) -> Probe {
     #[derive(serde::Deserialize)]
-    struct Probe<'a> {
+    struct Message<'a> {
         #[serde(borrow, default)]
         method: Option<std::borrow::Cow<'a, str>>,
-        #[serde(default)]
-        params: Option<ProbeParams>,
+        #[serde(borrow, default)]
+        params: Option<Params<'a>>,
     }
     #[derive(serde::Deserialize)]
-    struct ProbeParams {
-        #[serde(rename = "_meta", default)]
-        meta: Option<serde::de::IgnoredAny>,
+    struct Params<'a> {
+        #[serde(rename = "_meta", borrow, default)]
+        meta: Option<&'a serde_json::value::RawValue>,
     }
-    serde_json::from_str::<Probe<'_>>(body).is_ok_and(|probe| {
-        probe.method.as_deref() == Some("initialize")
-            && probe.params.is_none_or(|params| params.meta.is_none())
-    })
+    match serde_json::from_str::<Message<'_>>(body) {
+        Ok(message) => Probe {
+            initialize: message.method.as_deref() == Some("initialize"),
+            modern: super::is_modern_meta(message.params.and_then(|p| p.meta).map(|m| m.get())),
+        },
+        Err(_) => Probe {
+            initialize: false,
+            modern: false,
+        },
+    }
 }
 
 fn initialize(shared: &Shared, id: &RequestId, params: Option<&Value>) -> HttpResponse {
@@ -383,9 +432,16 @@ async fn answer(
             )
         }
     };
+    let cancelled = CancellationToken::new();
+    let key = (token.nonce.clone(), id.clone());
+    locked(&shared.legacy.running).insert(key.clone(), cancelled.clone());
     let owner = shared.clone();
     let mut running = Box::pin(async move {
         let legacy = &owner.legacy;
+        let _running = Running {
+            table: &legacy.running,
+            key,
+        };
         let call = Call {
             dispatcher: &owner.server.dispatcher,
             offer: &legacy.offer,
@@ -425,6 +481,8 @@ async fn answer(
                 _ => {}
             },
             () = tokio::time::sleep_until(deadline) => return json_reply(&timed_out()),
+            // Cancelled before anything was sent: nothing more will be.
+            () = cancelled.cancelled() => return status(StatusCode::ACCEPTED),
         }
     };
     let (events, stream) = mpsc::channel(64);
@@ -445,8 +503,10 @@ async fn answer(
                         break;
                     }
                 }
-                // The client closed the stream: that cancels the request.
+                // The client closed the stream, or cancelled the request:
+                // dropping `running` stops the handler.
                 () = events.closed() => break,
+                () = cancelled.cancelled() => break,
                 () = tokio::time::sleep_until(deadline) => {
                     let _ = events.send(event(&timed_out().frame)).await;
                     break;
@@ -511,6 +571,21 @@ fn missing_session() -> HttpResponse {
     )
 }
 
+/// 429 with `Retry-After`: the one transport status a session request gets
+/// for a JSON-RPC error, since the client must back off, not read a result.
+fn rate_limited(id: &RequestId, wait: std::time::Duration) -> HttpResponse {
+    let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    let error = ErrorObject::new(
+        crate::protocol::error_code::RATE_LIMITED,
+        format!("Rate limit exceeded; retry in {seconds} s"),
+    );
+    let mut response = json_error(StatusCode::TOO_MANY_REQUESTS, Some(id), &error);
+    response
+        .headers_mut()
+        .insert(http::header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
+    response
+}
+
 fn status(code: StatusCode) -> HttpResponse {
     let mut response = Response::new(McpBody::empty());
     *response.status_mut() = code;
@@ -528,16 +603,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn legacy_initialize_bodies_are_recognised() {
-        assert!(is_legacy_initialize(
-            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#
-        ));
-        assert!(!is_legacy_initialize(
-            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"_meta":{}}}"#
-        ));
-        assert!(!is_legacy_initialize(
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
-        ));
-        assert!(!is_legacy_initialize("not json"));
+    fn bodies_are_probed_for_their_era() {
+        let legacy = probe(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#,
+        );
+        assert!(legacy.initialize && !legacy.modern);
+        let modern = probe(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        );
+        assert!(modern.initialize && modern.modern);
+        let progress = probe(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":1}}}"#,
+        );
+        assert!(!progress.initialize && !progress.modern);
+        let garbage = probe("not json");
+        assert!(!garbage.initialize && !garbage.modern);
     }
 }

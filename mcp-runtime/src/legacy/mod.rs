@@ -46,9 +46,32 @@ pub(crate) fn is_legacy_version(version: &str) -> bool {
     LEGACY_VERSIONS.contains(&version)
 }
 
+/// Whether a request's `params._meta` (its JSON text) is modern: it names
+/// a protocol version. Legacy requests may carry `_meta` too (a
+/// `progressToken`), so its mere presence decides nothing.
+pub(crate) fn is_modern_meta(meta: Option<&str>) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
+        version: Option<serde::de::IgnoredAny>,
+    }
+    meta.and_then(|meta| serde_json::from_str::<Meta>(meta).ok())
+        .is_some_and(|meta| meta.version.is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_protocol_version_makes_meta_modern() {
+        assert!(is_modern_meta(Some(
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#
+        )));
+        assert!(!is_modern_meta(Some(r#"{"progressToken":1}"#)));
+        assert!(!is_modern_meta(Some("[]")));
+        assert!(!is_modern_meta(None));
+    }
 
     #[test]
     fn negotiation_keeps_served_versions_and_offers_the_newest_otherwise() {

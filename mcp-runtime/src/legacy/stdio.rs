@@ -72,7 +72,7 @@ impl Connection {
     /// Whether the adapter serves `request`: an `initialize` without modern
     /// `_meta`, or, once initialized, any request without modern `_meta`.
     pub(crate) fn claims(&self, request: &Request) -> bool {
-        let modern = request.head().meta.is_some();
+        let modern = super::is_modern_meta(request.member(&request.head().meta));
         !modern && (request.method.as_str() == "initialize" || self.session.borrow().is_some())
     }
 
