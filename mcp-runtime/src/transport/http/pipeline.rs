@@ -7,6 +7,11 @@
 //! (413/408), JSON-RPC envelope (400), `_meta` (400), mirrored headers
 //! (400/-32020), rate limit on `tools/call` (429), then the dispatcher with
 //! a time limit.
+//!
+//! With the `legacy` feature, two hooks hand legacy-era traffic to
+//! `crate::legacy::http`: GET and DELETE that name a session (before the
+//! 405), and POSTs that are legacy by the era rules (once the body is read,
+//! before the envelope is parsed).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
