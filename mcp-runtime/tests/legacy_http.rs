@@ -72,7 +72,7 @@ where
             let options = HttpOptions::new()
                 .shutdown_grace(Duration::from_millis(200))
                 .request_timeout(Duration::from_millis(1500))
-                .rate_limit(1.0, 3);
+                .rate_limit(0.001, 3);
             server
                 .serve_http(listener, options, async {
                     let _ = stopped.await;
