@@ -497,3 +497,27 @@ async fn legacy_meta_such_as_a_progress_token_is_kept() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn end_of_input_ends_a_wait_for_an_answer() {
+    with_client(|mut client| async move {
+        client.initialize("2025-11-25", json!({"elicitation": {}})).await;
+        client
+            .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet"}}))
+            .await;
+        let ask = client.receive().await;
+        assert_eq!(ask["method"], "elicitation/create");
+        // The client goes away without answering: the server must not wait
+        // out the answer timeout (minutes) before it exits.
+        client.input.shutdown().await.unwrap();
+        let response = client.receive().await;
+        assert_valid_legacy_response("CallToolResult", &response);
+        assert_eq!(response["id"], 1);
+        assert_eq!(response["error"]["code"], -32603, "{response}");
+        let end = tokio::time::timeout(Duration::from_secs(5), client.output.next_line())
+            .await
+            .expect("the server finishes");
+        assert_eq!(end.unwrap(), None);
+    })
+    .await;
+}
