@@ -12,6 +12,8 @@ mod context;
 pub mod contract;
 mod dispatch;
 mod inspect;
+#[cfg(feature = "legacy")]
+mod legacy;
 pub mod mrtr;
 mod prompt;
 pub mod protocol;

@@ -323,7 +323,9 @@ impl Server {
     }
 
     /// Handles one JSON-RPC message without a transport, exactly as the
-    /// transports do. Useful for tests and custom transports.
+    /// transports do. Useful for tests and custom transports. Modern
+    /// messages only: the legacy era needs a connection or session, so a
+    /// legacy `initialize` is refused here as a modern-only server would.
     pub async fn exchange(&self, message: impl Into<String>) -> Exchange {
         let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Bytes>();
         let response = match envelope::parse(message.into()) {

@@ -6,11 +6,12 @@ The suite's exit code only covers FAILURE rows of scored scenarios, and its
 
     judge.py RESULTS_DIR
 
-RESULTS_DIR holds what run.sh wrote: `requirements.txt` (the output of
-`conformance list --requirements ...`), then for each run NAME a directory
-NAME/ (the suite's `-o` output) and NAME.exit (its exit code). The run named
-`scored` is the `--requirements` run; every other run is one not-scored
-scenario run on its own.
+RESULTS_DIR holds what run.sh wrote: `requirements.txt` and
+`requirements-legacy.txt` (the output of `conformance list --requirements
+...` for 2026-07-28 and 2025-11-25), then for each run NAME a directory
+NAME/ (the suite's `-o` output) and NAME.exit (its exit code). The runs
+named `scored` and `scored-legacy` are the `--requirements` runs; every
+other run is one not-scored scenario run on its own.
 
 Verdict (exit status 1 if any of these holds):
 - a run exited non-zero;
@@ -64,30 +65,29 @@ def problems(name: str, rows: list[dict], bad: tuple[str, ...]) -> list[str]:
     return [f"{name}: {row['status']} {row['id']}" for row in rows if row["status"] in bad]
 
 
-def main() -> int:
-    results = Path(sys.argv[1])
+# `--requirements` runs: (run name, the `conformance list` output naming
+# its scored scenarios). The legacy run is judged exactly like the modern.
+SCORED_RUNS = (("scored", "requirements.txt"), ("scored-legacy", "requirements-legacy.txt"))
+
+
+def judge_scored(results: Path, run: str, listing: str) -> list[str]:
+    """Judges one --requirements run; returns its problems."""
     failures: list[str] = []
-
-    for exit_file in sorted(results.glob("*.exit")):
-        code = exit_file.read_text().strip()
-        if code != "0":
-            failures.append(f"run `{exit_file.stem}` exited with status {code}")
-
-    scored = scored_scenarios((results / "requirements.txt").read_text())
+    scored = scored_scenarios((results / listing).read_text())
     if not scored:
-        failures.append("could not read the scored scenario list from requirements.txt")
-    checks = load_checks(results / "scored")
+        failures.append(f"could not read the scored scenario list from {listing}")
+    checks = load_checks(results / run)
     total = Counter()
     passed = 0
-    print(f"Scored scenarios ({len(scored)}), judged on FAILURE and WARNING rows:")
+    print(f"[{run}] Scored scenarios ({len(scored)}), judged on FAILURE and WARNING rows:")
     for name in scored:
         rows = checks.get(name)
         if rows is None:
-            failures.append(f"{name}: no checks.json (scenario did not run)")
+            failures.append(f"[{run}] {name}: no checks.json (scenario did not run)")
             print(f"  ✗ {name}: did not run")
             continue
         total += Counter(row["status"] for row in rows)
-        found = problems(name, rows, ("FAILURE", "WARNING"))
+        found = problems(f"[{run}] {name}", rows, ("FAILURE", "WARNING"))
         failures += found
         passed += not found
         notes = [describe(row) for row in rows if row["status"] != "SUCCESS"]
@@ -99,9 +99,24 @@ def main() -> int:
 
     ignored = sorted(set(checks) - set(scored))
     if ignored:
-        print(f"Not scored, run by --requirements and not judged here: {', '.join(ignored)}")
+        print(f"[{run}] Not scored, run by --requirements and not judged here: {', '.join(ignored)}")
+    return failures
 
-    for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and p.name != "scored"):
+
+def main() -> int:
+    results = Path(sys.argv[1])
+    failures: list[str] = []
+
+    for exit_file in sorted(results.glob("*.exit")):
+        code = exit_file.read_text().strip()
+        if code != "0":
+            failures.append(f"run `{exit_file.stem}` exited with status {code}")
+
+    for run, listing in SCORED_RUNS:
+        failures += judge_scored(results, run, listing)
+
+    scored_dirs = {run for run, _ in SCORED_RUNS}
+    for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and p.name not in scored_dirs):
         for name, rows in load_checks(run_dir).items():
             counts = Counter(row["status"] for row in rows)
             found = problems(name, rows, ("FAILURE",))

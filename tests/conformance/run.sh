@@ -9,7 +9,9 @@
 # 2. `cargo build --release -p conformance-server` (honours CARGO_TARGET_DIR);
 # 3. starts the server on a free loopback port and waits until it answers;
 # 4. runs `--requirements 2026-07-28` (37 scored scenarios), then the
-#    pending scenarios below one by one;
+#    pending scenarios below one by one, then `--requirements 2025-11-25`
+#    (30 scored scenarios, served by the legacy adapter on the same
+#    endpoint of the same binary);
 # 5. judges the checks.json files with judge.py.
 #
 # Exits non-zero on any FAILURE, on any WARNING in a scored scenario, or if
@@ -20,6 +22,7 @@ here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd -- "$here/../.." && pwd)
 results="$here/results"
 spec=2026-07-28
+legacy_spec=2025-11-25
 # Run and reported by --requirements but not scored ("pending"); we hold
 # ourselves to them anyway.
 pending=(json-schema-2020-12 http-header-validation http-custom-header-server-validation)
@@ -120,6 +123,13 @@ for scenario in "${pending[@]}"; do
     log "not-scored scenario: $scenario"
     suite "$scenario" --scenario "$scenario" --spec-version "$spec"
 done
+
+# The legacy wire: initialize handshake, sessions, server-to-client
+# requests. Judged like the modern run (scored-* runs are --requirements
+# runs, each with its own requirements-*.txt).
+npx --no conformance list --requirements "$legacy_spec" >"$results/requirements-legacy.txt"
+log "scored run: --requirements $legacy_spec"
+suite scored-legacy --requirements "$legacy_spec"
 
 stop_server
 trap - EXIT

@@ -11,6 +11,7 @@ mod assets;
 mod content;
 mod diagnostics;
 mod input_required;
+mod legacy;
 mod prompts;
 mod resources;
 mod schema_2020_12;
@@ -33,4 +34,6 @@ pub fn builder() -> ServerBuilder {
         // Advertise listChanged so `subscriptions/listen` and the
         // `test_trigger_*` tools are exercised too.
         .list_changed()
+        // Advertise `resources.subscribe` (resources-subscribe scenarios).
+        .resource_subscriptions()
 }

@@ -158,6 +158,13 @@ impl Dispatcher {
         }
     }
 
+    /// The keys that seal `requestState`; the legacy adapter seals its
+    /// session ids with them too, so every instance can open them.
+    #[cfg(feature = "legacy")]
+    pub(crate) fn state_keys(&self) -> &crate::mrtr::KeyRing {
+        &self.sealer.keys
+    }
+
     /// The handle that announces changes to subscriptions.
     pub(crate) fn changes(&self) -> &Changes {
         &self.changes

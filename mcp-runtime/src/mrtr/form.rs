@@ -68,7 +68,9 @@ fn field(schema: &Value, optional: bool) -> Result<JsonObject, String> {
         .ok_or("is not a single primitive type")?
         .to_owned();
     let keep: &[&str] = match kind.as_str() {
-        "string" if schema.contains_key("enum") => &["enum"],
+        // `enumNames` titles the options the deprecated way (a legacy
+        // titled enum); it is kept when a field's schema sets it.
+        "string" if schema.contains_key("enum") => &["enum", "enumNames"],
         "string" => &["minLength", "maxLength", "format"],
         "number" | "integer" => &["minimum", "maximum"],
         "boolean" => &[],
@@ -127,6 +129,16 @@ fn multi_select(schema: &JsonObject) -> Result<JsonObject, String> {
         .get("items")
         .and_then(Value::as_object)
         .ok_or("is a list without item type")?;
+    // Variants with doc comments: the titled multi-select form.
+    if let Some(Value::Array(branches)) = items.get("oneOf") {
+        let titled = titled_enum(items, branches)?;
+        let mut out = pick(schema, "array", &["minItems", "maxItems"]);
+        out.insert(
+            "items".into(),
+            serde_json::json!({"anyOf": titled["oneOf"].clone()}),
+        );
+        return Ok(out);
+    }
     if items.get("type").and_then(Value::as_str) != Some("string") || !items.contains_key("enum") {
         return Err("is a list of something other than enum values".into());
     }
@@ -175,6 +187,9 @@ mod tests {
         subscribe: bool,
         color: Color,
         sizes: Vec<Size>,
+        colors: Vec<Color>,
+        #[schemars(extend("enumNames" = ["Small", "Medium"]))]
+        legacy: Size,
     }
 
     #[derive(schemars::JsonSchema, serde::Deserialize)]
@@ -212,9 +227,11 @@ mod tests {
                     "age": {"type": "integer", "minimum": 0, "maximum": 255},
                     "subscribe": {"type": "boolean"},
                     "color": {"type": "string", "oneOf": [{"const": "Red", "title": "Bright red"}, {"const": "Blue", "title": "Deep blue"}]},
-                    "sizes": {"type": "array", "items": {"type": "string", "enum": ["S", "M"]}}
+                    "sizes": {"type": "array", "items": {"type": "string", "enum": ["S", "M"]}},
+                    "colors": {"type": "array", "items": {"anyOf": [{"const": "Red", "title": "Bright red"}, {"const": "Blue", "title": "Deep blue"}]}},
+                    "legacy": {"type": "string", "enum": ["S", "M"], "enumNames": ["Small", "Medium"]}
                 },
-                "required": ["name", "age", "subscribe", "color", "sizes"]
+                "required": ["name", "age", "subscribe", "color", "sizes", "colors", "legacy"]
             })
         );
     }

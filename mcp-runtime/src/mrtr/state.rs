@@ -156,6 +156,53 @@ impl KeyRing {
         self.random
     }
 
+    /// Seals `plaintext` under the signing key, bound to `aad`: the same
+    /// AEAD and key id framing as `requestState`, for other small tokens a
+    /// client carries (the legacy adapter's session ids). Base64url text.
+    #[cfg(feature = "legacy")]
+    pub(crate) fn seal_token(&self, aad: &[u8], plaintext: &[u8]) -> Option<String> {
+        let nonce = XNonce::generate();
+        let ciphertext = self
+            .signing
+            .cipher
+            .encrypt(
+                &nonce,
+                AeadPayload {
+                    msg: plaintext,
+                    aad,
+                },
+            )
+            .ok()?;
+        let mut out = Vec::with_capacity(8 + 24 + ciphertext.len());
+        out.extend_from_slice(&self.signing.id);
+        out.extend_from_slice(&nonce);
+        out.extend_from_slice(&ciphertext);
+        Some(URL_SAFE_NO_PAD.encode(out))
+    }
+
+    /// Opens what [`seal_token`](Self::seal_token) sealed with the same
+    /// `aad`, under any key of the ring; `None` for anything else.
+    #[cfg(feature = "legacy")]
+    pub(crate) fn open_token(&self, aad: &[u8], text: &str) -> Option<Vec<u8>> {
+        let bytes = URL_SAFE_NO_PAD.decode(text).ok()?;
+        if bytes.len() < 8 + 24 + 16 {
+            return None;
+        }
+        let (id, rest) = bytes.split_at(8);
+        let (nonce, ciphertext) = rest.split_at(24);
+        let nonce = XNonce::try_from(nonce).ok()?;
+        self.key(id)?
+            .cipher
+            .decrypt(
+                &nonce,
+                AeadPayload {
+                    msg: ciphertext,
+                    aad,
+                },
+            )
+            .ok()
+    }
+
     fn key(&self, id: &[u8]) -> Option<&StateKey> {
         std::iter::once(&self.signing)
             .chain(&self.verifying)

@@ -48,11 +48,20 @@ where
     W: AsyncWrite + Unpin,
 {
     let (frames, pending) = unbounded_channel();
+    // Legacy era (feature `legacy`): an `initialize` switches this
+    // connection to the adapter.
+    #[cfg(feature = "legacy")]
+    let legacy = Rc::new(crate::legacy::stdio::Connection::new(
+        server,
+        frames.clone(),
+    ));
     let reader = read_requests(
         server.dispatcher.clone(),
         input,
         frames,
         server.builder.stdio.max_line_bytes,
+        #[cfg(feature = "legacy")]
+        legacy,
     );
     LocalSet::new()
         .run_until(async { tokio::try_join!(reader, write_frames(output, pending)) })
@@ -65,6 +74,7 @@ async fn read_requests<R: AsyncRead + Unpin>(
     input: R,
     frames: UnboundedSender<Bytes>,
     max_line_bytes: usize,
+    #[cfg(feature = "legacy")] legacy: Rc<crate::legacy::stdio::Connection>,
 ) -> io::Result<()> {
     let mut lines = LineReader::new(input, max_line_bytes);
     let mut tasks = JoinSet::new();
@@ -98,6 +108,11 @@ async fn read_requests<R: AsyncRead + Unpin>(
             },
         };
         while tasks.try_join_next().is_some() {}
+        // Legacy era: the client's answers to our requests.
+        #[cfg(feature = "legacy")]
+        if legacy.take_response(&line) {
+            continue;
+        }
         let request = match envelope::parse(line) {
             Err(rejection) => {
                 send(Reply::from(rejection));
@@ -119,6 +134,24 @@ async fn read_requests<R: AsyncRead + Unpin>(
                 request.id
             ));
             send(Reply::error(Some(&request.id), &error));
+            continue;
+        }
+        // Legacy era: `initialize`, and what follows it without `_meta`.
+        #[cfg(feature = "legacy")]
+        if legacy.claims(&request) {
+            let id = request.id.clone();
+            match legacy.start(request, &end_of_input) {
+                crate::legacy::stdio::Started::Answered(reply) => send(reply),
+                crate::legacy::stdio::Started::Running(answer) => {
+                    let (frames, done, task_id) = (frames.clone(), in_flight.clone(), id.clone());
+                    let task = tasks.spawn_local(async move {
+                        let reply = answer.await;
+                        done.borrow_mut().remove(&task_id);
+                        let _ = frames.send(reply.frame);
+                    });
+                    in_flight.borrow_mut().insert(id, task);
+                }
+            }
             continue;
         }
         let prepared = match dispatcher.prepare(request) {

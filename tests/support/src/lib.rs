@@ -3,6 +3,7 @@
 //! with the `_meta` every modern request carries.
 
 pub mod http;
+pub mod legacy;
 pub mod stdio;
 
 use std::collections::HashMap;

@@ -12,6 +12,12 @@
 //! request needs depends on its method and on the tool, prompt or resource
 //! it names; it comes before everything else about the request, so an
 //! anonymous caller learns nothing more than that a token is needed.
+//!
+//! With the `legacy` feature, two hooks hand legacy-era traffic to
+//! `crate::legacy::http`: GET and DELETE that name a session (before the
+//! 405, after authorization), and POSTs that are legacy by the era rules
+//! (once the body is read, before the envelope is parsed; the adapter
+//! authorizes each message with [`authorize`]).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -53,6 +59,10 @@ pub(crate) struct Shared {
     gate: Option<Arc<Gate>>,
     /// Whether to check the path (not when mounted in someone's router).
     check_path: bool,
+    /// Legacy era (feature `legacy`): sessions of initialize-handshake
+    /// clients.
+    #[cfg(feature = "legacy")]
+    pub(crate) legacy: crate::legacy::http::LegacyHttp,
 }
 
 impl Shared {
@@ -73,10 +83,12 @@ impl Shared {
             in_flight: Arc::new(Semaphore::new(options.max_in_flight)),
             subscriptions: Arc::new(Semaphore::new(options.max_subscriptions)),
             limiter: options.rate_limiter.clone(),
-            server,
             options,
             shutdown: tokio_util::sync::CancellationToken::new(),
             check_path: true,
+            #[cfg(feature = "legacy")]
+            legacy: crate::legacy::http::LegacyHttp::new(&server),
+            server,
         })
     }
 
@@ -134,6 +146,23 @@ where
     {
         return gate.refuse(&refusal, &[], McpBody::full);
     }
+    // Legacy era: a session's GET stream and DELETE, for an authorized
+    // caller.
+    #[cfg(feature = "legacy")]
+    if parts.method != HttpMethod::POST && crate::legacy::http::names_session(&parts) {
+        if let Err(response) = authorize(&shared, &mut parts, None).await {
+            return response;
+        }
+        if let Some(response) = crate::legacy::http::other_method(&shared, &parts) {
+            return response;
+        }
+    }
+    let header = |name| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+    };
     if parts.method != HttpMethod::POST {
         let mut response = plain(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -195,39 +224,25 @@ where
             &ErrorObject::parse_error("the body is not valid UTF-8"),
         ));
     };
+    // Legacy era: sessions, `initialize`, and the client's answers.
+    #[cfg(feature = "legacy")]
+    if crate::legacy::http::claims(&parts, &text) {
+        return crate::legacy::http::post(&shared, parts, text, accepts.sse, permit, peer).await;
+    }
     let request = match envelope::parse(text) {
         Err(rejection) => return reply(&Reply::from(rejection)),
         // Nothing to cancel by notification on HTTP: closing the stream is
         // how a client cancels.
         Ok(Incoming::Notification(_)) => {
-            if let Some(gate) = &shared.gate
-                && let Err(denied) = gate.admit(&parts.headers, None, &[]).await
-            {
-                return deny(gate, &denied, &[]);
+            if let Err(response) = authorize(&shared, &mut parts, None).await {
+                return response;
             }
             return empty(StatusCode::ACCEPTED);
         }
         Ok(Incoming::Request(request)) => request,
     };
-    if let Some(gate) = &shared.gate {
-        let method = match request.method {
-            MethodName::Known(method) => Some(method),
-            MethodName::Unknown(_) => None,
-        };
-        let required = shared.dispatcher().required_scopes(&request);
-        match gate.admit(&parts.headers, method, &required).await {
-            Ok(Some(principal)) => {
-                // Verified and done with: handlers get the principal, never
-                // the token, so they cannot pass it on to other services.
-                parts.headers.remove(AUTHORIZATION);
-                parts.extensions.insert(principal);
-                if gate.hide_unpermitted() {
-                    parts.extensions.insert(HideUnpermitted);
-                }
-            }
-            Ok(None) => {}
-            Err(denied) => return deny(gate, &denied, &required),
-        }
+    if let Err(response) = authorize(&shared, &mut parts, Some(&request)).await {
+        return response;
     }
     let prepared = match shared.dispatcher().prepare(request) {
         Ok(prepared) => prepared,
@@ -288,6 +303,38 @@ where
 }
 
 /// The answer to a request authorization did not admit.
+/// Authorization, when configured: admits the caller of `request` (or of
+/// a message that names nothing, such as a notification), or answers with
+/// the challenge. An admitted caller's principal goes into the request's
+/// extensions and the token leaves its headers: handlers get the
+/// principal, never the token, so they cannot pass it on.
+pub(crate) async fn authorize(
+    shared: &Shared,
+    parts: &mut http::request::Parts,
+    request: Option<&envelope::Request>,
+) -> Result<(), HttpResponse> {
+    let Some(gate) = &shared.gate else {
+        return Ok(());
+    };
+    let method = match request.map(|r| &r.method) {
+        Some(MethodName::Known(method)) => Some(*method),
+        _ => None,
+    };
+    let required = request.map_or_else(Vec::new, |r| shared.dispatcher().required_scopes(r));
+    match gate.admit(&parts.headers, method, &required).await {
+        Ok(Some(principal)) => {
+            parts.headers.remove(AUTHORIZATION);
+            parts.extensions.insert(principal);
+            if gate.hide_unpermitted() {
+                parts.extensions.insert(HideUnpermitted);
+            }
+            Ok(())
+        }
+        Ok(None) => Ok(()),
+        Err(denied) => Err(deny(gate, &denied, &required)),
+    }
+}
+
 fn deny(gate: &Gate, denied: &Denied, required: &[&str]) -> HttpResponse {
     match denied {
         Denied::Refused(refusal) => gate.refuse(refusal, required, McpBody::full),

