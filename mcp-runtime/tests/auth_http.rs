@@ -511,3 +511,68 @@ async fn request_state_is_bound_to_the_verified_principal() {
     let finished = bearer(address, "writer", &call(3, retry)).await;
     assert_eq!(text(&finished), "sure: true");
 }
+
+/// Legacy-era traffic (the `initialize` handshake, `Mcp-Session-Id`, the
+/// session's GET and DELETE) needs the same token and scopes as modern.
+#[cfg(feature = "legacy")]
+#[tokio::test]
+async fn legacy_sessions_are_authorized_like_modern_requests() {
+    let address = serve(|address| HttpOptions::new().authorization(authorization(address)));
+    let legacy = async |token: Option<&str>, session: Option<&str>, message: &str| {
+        let mut headers = vec![
+            ("content-type".to_owned(), "application/json".to_owned()),
+            (
+                "accept".to_owned(),
+                "application/json, text/event-stream".to_owned(),
+            ),
+        ];
+        if let Some(session) = session {
+            headers.push(("mcp-session-id".to_owned(), session.to_owned()));
+            headers.push(("mcp-protocol-version".to_owned(), "2025-11-25".to_owned()));
+        }
+        if let Some(token) = token {
+            headers.push(("authorization".to_owned(), format!("Bearer {token}")));
+        }
+        http::request(address, "POST", "/mcp", &headers, message.to_owned()).await
+    };
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}"#;
+
+    let anonymous = legacy(None, None, initialize).await;
+    assert_eq!(anonymous.status, 401, "{}", anonymous.body);
+    assert_eq!(
+        www(&anonymous),
+        format!(r#"Bearer resource_metadata="{}""#, meta_url(address))
+    );
+
+    let started = legacy(Some("reader"), None, initialize).await;
+    assert_eq!(started.status, 200, "{}", started.body);
+    let session = started
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{}}}"#;
+    let forged = legacy(Some("forged"), Some(&session), call).await;
+    assert_eq!(forged.status, 401, "{}", forged.body);
+    let unscoped = legacy(Some("reader"), Some(&session), call).await;
+    assert_eq!(unscoped.status, 403, "{}", unscoped.body);
+    assert!(
+        www(&unscoped).contains(r#"error="insufficient_scope""#),
+        "{}",
+        www(&unscoped)
+    );
+    let written = legacy(Some("writer"), Some(&session), call).await;
+    assert_eq!(written.status, 200, "{}", written.body);
+    assert_eq!(text(&written), "written by test writer");
+    assert!(
+        written.json()["result"].get("resultType").is_none(),
+        "legacy shape"
+    );
+
+    let mut end = vec![("mcp-session-id".to_owned(), session.clone())];
+    let refused = http::request(address, "DELETE", "/mcp", &end, String::new()).await;
+    assert_eq!(refused.status, 401, "{}", refused.body);
+    end.push(("authorization".to_owned(), "Bearer reader".to_owned()));
+    let ended = http::request(address, "DELETE", "/mcp", &end, String::new()).await;
+    assert_eq!(ended.status, 200, "{}", ended.body);
+}
