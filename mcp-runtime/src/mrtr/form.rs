@@ -2,6 +2,9 @@
 //! properties are strings (with `email`, `uri`, `date` or `date-time`
 //! formats), numbers, integers, booleans, or single- and multi-select enums.
 
+use std::collections::HashMap;
+use std::sync::{OnceLock, PoisonError, RwLock};
+
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
@@ -9,6 +12,30 @@ use crate::protocol::JsonObject;
 
 /// The `requestedSchema` for `T`, or why `T` cannot be a form.
 pub(crate) fn form_schema<T: JsonSchema + ?Sized>() -> Result<JsonObject, String> {
+    // A form's schema never changes, and a round-2 request would otherwise
+    // generate it again (it is part of the question's fingerprint): cached
+    // per type. Keyed by type name, which needs no `'static` bound; types
+    // that share a name differ at most in lifetimes, which schemas ignore.
+    type Cache = RwLock<HashMap<&'static str, Result<JsonObject, String>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let name = std::any::type_name::<T>();
+    let cache = CACHE.get_or_init(Cache::default);
+    if let Some(known) = cache
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(name)
+    {
+        return known.clone();
+    }
+    let computed = generate_form_schema::<T>();
+    cache
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(name, computed.clone());
+    computed
+}
+
+fn generate_form_schema<T: JsonSchema + ?Sized>() -> Result<JsonObject, String> {
     let name = std::any::type_name::<T>();
     let schema = crate::schema::input_schema::<T>().to_value();
     restrict(&schema).map_err(|problem| {

@@ -62,10 +62,7 @@ fn fingerprint(kind: AskKind, params: &Value) -> String {
     if let Some(schema) = params.get("requestedSchema") {
         hasher.update(super::state::canonical_json(schema));
     }
-    hasher.finalize()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    super::state::hex(&hasher.finalize()[..8])
 }
 
 /// Why a handler stopped before finishing.
