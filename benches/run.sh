@@ -30,7 +30,7 @@ target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, 
 
 results=benches/results
 mkdir -p "$results"
-echo "==> running (about 6 minutes)" >&2
+echo "==> running (about 7 minutes)" >&2
 taskset -c 1 "$target/release/bench" "$target/release" "$target/scale" "$results"
 
 {
