@@ -25,13 +25,17 @@ fi
 
 echo "==> building (release, then the scale profile)" >&2
 cargo build --release -q -p quickstart -p mcp-bench --bins
-cargo build --profile scale -q -p mcp-bench --features scale --bin bench-scale --bin bench-tools
+# The scale servers have their own workspace (benches/scale), pinned to
+# the main lock file's versions.
+cp Cargo.lock benches/scale/Cargo.lock
+cargo build --manifest-path benches/scale/Cargo.toml --profile scale -q --bin bench-scale --bin bench-tools
 target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 
 results=benches/results
 mkdir -p "$results"
 echo "==> running (about 7 minutes)" >&2
-taskset -c 1 "$target/release/bench" "$target/release" "$target/scale" "$results"
+scale_target=$(cargo metadata --manifest-path benches/scale/Cargo.toml --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+taskset -c 1 "$target/release/bench" "$target/release" "$scale_target/scale" "$results"
 
 {
     echo "# Benchmark results"
