@@ -1,9 +1,11 @@
 //! Authorization for the HTTP transport: this server as an OAuth 2.1
 //! resource server (MCP authorization spec, revision 2026-07-28).
 //!
-//! One step turns it on:
+//! One step turns it on (`.jwt()` and `.introspection(..)` need the `auth`
+//! feature; a [`TokenVerifier`] of your own does not):
 //!
 //! ```no_run
+//! # #[cfg(feature = "auth")] {
 //! use mcp_runtime::HttpOptions;
 //! use mcp_runtime::auth::Authorization;
 //!
@@ -12,6 +14,7 @@
 //!         .authorization_server("https://auth.example.com")
 //!         .jwt(),
 //! );
+//! # }
 //! ```
 //!
 //! Then:
