@@ -766,33 +766,19 @@ impl Report {
                         .map(|r| median_run(r))
                 };
                 if let (Some(ours), Some(floor)) = (get(Side::Ours), get(Side::Floor)) {
-                    let _ = writeln!(
-                        out,
-                        "| {name} | {connections} conn | {:.0} | {:.0} | {:.2}x | {:.0} / {:.0} | {:.0} / {:.0} |",
-                        ours.rate,
-                        floor.rate,
-                        ours.rate / floor.rate,
-                        ours.p50_us,
-                        ours.p99_us,
-                        floor.p50_us,
-                        floor.p99_us
-                    );
+                    comparison_row(&mut out, name, &format!("{connections} conn"), ours, floor);
                 }
             }
         }
         for depth in DEPTHS {
             let get = |side| self.stdio.get(&(depth, side)).map(|r| median_run(r));
             if let (Some(ours), Some(floor)) = (get(Side::Ours), get(Side::Floor)) {
-                let _ = writeln!(
-                    out,
-                    "| stdio tools/call echo | depth {depth} | {:.0} | {:.0} | {:.2}x | {:.0} / {:.0} | {:.0} / {:.0} |",
-                    ours.rate,
-                    floor.rate,
-                    ours.rate / floor.rate,
-                    ours.p50_us,
-                    ours.p99_us,
-                    floor.p50_us,
-                    floor.p99_us
+                comparison_row(
+                    &mut out,
+                    "stdio tools/call echo",
+                    &format!("depth {depth}"),
+                    ours,
+                    floor,
                 );
             }
         }
@@ -855,6 +841,21 @@ impl Report {
         }
         out
     }
+}
+
+/// One row of the ours-against-floor table.
+fn comparison_row(out: &mut String, workload: &str, load: &str, ours: Run, floor: Run) {
+    let _ = writeln!(
+        out,
+        "| {workload} | {load} | {:.0} | {:.0} | {:.2}x | {:.0} / {:.0} | {:.0} / {:.0} |",
+        ours.rate,
+        floor.rate,
+        ours.rate / floor.rate,
+        ours.p50_us,
+        ours.p99_us,
+        floor.p50_us,
+        floor.p99_us
+    );
 }
 
 fn ms(d: Duration) -> f64 {

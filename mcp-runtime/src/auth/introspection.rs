@@ -159,15 +159,7 @@ impl IntrospectionVerifier {
                 return Err(VerifyError::NotYetValid);
             }
         }
-        let audience_ok = match claims.get("aud") {
-            Some(Value::String(aud)) => self.resource.matches(aud),
-            Some(Value::Array(auds)) => auds
-                .iter()
-                .filter_map(Value::as_str)
-                .any(|aud| self.resource.matches(aud)),
-            _ => false,
-        };
-        if !audience_ok {
+        if !self.resource.is_audience_of(claims.get("aud")) {
             return Err(VerifyError::Audience);
         }
         let issuer = issuer.clone();

@@ -90,6 +90,20 @@ impl ResourceUri {
     pub(crate) fn matches(&self, audience: &str) -> bool {
         ResourceUri::parse(audience).is_ok_and(|other| other == *self)
     }
+
+    /// Whether a token's `aud` claim (a string or an array of strings)
+    /// names this resource. A missing or malformed claim does not.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // used by the built-in verifiers
+    pub(crate) fn is_audience_of(&self, claim: Option<&serde_json::Value>) -> bool {
+        match claim {
+            Some(serde_json::Value::String(aud)) => self.matches(aud),
+            Some(serde_json::Value::Array(auds)) => auds
+                .iter()
+                .filter_map(serde_json::Value::as_str)
+                .any(|aud| self.matches(aud)),
+            _ => false,
+        }
+    }
 }
 
 impl fmt::Display for ResourceUri {

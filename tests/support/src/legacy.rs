@@ -1,10 +1,9 @@
 //! Validation against the vendored `schema.json` of revision 2025-11-25,
 //! for what the legacy adapter sends to initialize-handshake clients.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// The vendored 2025-11-25 schema.
 pub fn legacy_schema() -> &'static Value {
@@ -18,33 +17,7 @@ pub fn legacy_schema() -> &'static Value {
 /// Validates `instance` against `#/$defs/{definition}` of the 2025-11-25
 /// schema, panicking with every violation if it does not conform.
 pub fn assert_valid_legacy(definition: &str, instance: &Value) {
-    type Validators = Mutex<HashMap<String, &'static jsonschema::Validator>>;
-    static VALIDATORS: OnceLock<Validators> = OnceLock::new();
-    let validators = VALIDATORS.get_or_init(Default::default);
-    let validator = *validators
-        .lock()
-        .unwrap()
-        .entry(definition.to_owned())
-        .or_insert_with(|| {
-            let mut schema = legacy_schema().clone();
-            assert!(
-                schema["$defs"].get(definition).is_some(),
-                "the 2025-11-25 schema has no definition `{definition}`"
-            );
-            schema["$ref"] = json!(format!("#/$defs/{definition}"));
-            Box::leak(Box::new(
-                jsonschema::draft202012::new(&schema).expect("schema.json compiles"),
-            ))
-        });
-    let errors: Vec<String> = validator
-        .iter_errors(instance)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "not a valid 2025-11-25 `{definition}`:\n{}\ninstance: {instance:#}",
-        errors.join("\n")
-    );
+    crate::assert_valid_in("2025-11-25", legacy_schema(), definition, instance);
 }
 
 /// Validates a legacy response frame: the envelope, then the result

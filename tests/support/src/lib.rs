@@ -23,18 +23,30 @@ pub fn spec_schema() -> &'static Value {
 /// Validates `instance` against `#/$defs/{definition}` of the spec schema,
 /// panicking with every violation if it does not conform.
 pub fn assert_valid(definition: &str, instance: &Value) {
-    type Validators = Mutex<HashMap<String, &'static jsonschema::Validator>>;
+    assert_valid_in("2026-07-28", spec_schema(), definition, instance);
+}
+
+/// Validates `instance` against `#/$defs/{definition}` of `schema` (the
+/// schema of `revision`), panicking with every violation. Validators are
+/// compiled once per revision and definition.
+pub(crate) fn assert_valid_in(
+    revision: &'static str,
+    schema: &'static Value,
+    definition: &str,
+    instance: &Value,
+) {
+    type Validators = Mutex<HashMap<(&'static str, String), &'static jsonschema::Validator>>;
     static VALIDATORS: OnceLock<Validators> = OnceLock::new();
     let validators = VALIDATORS.get_or_init(Default::default);
     let validator = *validators
         .lock()
         .unwrap()
-        .entry(definition.to_owned())
+        .entry((revision, definition.to_owned()))
         .or_insert_with(|| {
-            let mut schema = spec_schema().clone();
+            let mut schema = schema.clone();
             assert!(
                 schema["$defs"].get(definition).is_some(),
-                "schema.json has no definition `{definition}`"
+                "the {revision} schema has no definition `{definition}`"
             );
             schema["$ref"] = json!(format!("#/$defs/{definition}"));
             Box::leak(Box::new(
@@ -47,7 +59,7 @@ pub fn assert_valid(definition: &str, instance: &Value) {
         .collect();
     assert!(
         errors.is_empty(),
-        "not a valid `{definition}`:\n{}\ninstance: {instance:#}",
+        "not a valid {revision} `{definition}`:\n{}\ninstance: {instance:#}",
         errors.join("\n")
     );
 }

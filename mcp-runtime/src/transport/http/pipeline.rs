@@ -126,12 +126,7 @@ where
     if shared.check_path && parts.uri.path() != shared.options.path {
         return plain(StatusCode::NOT_FOUND, "not found");
     }
-    let header = |name| {
-        parts
-            .headers
-            .get(name)
-            .and_then(|v: &HeaderValue| v.to_str().ok())
-    };
+    let header = |name| header_text(&parts, name);
     let policy = &shared.options.origins;
     if !policy.host_allowed(header(HOST).or_else(|| parts.uri.authority().map(|a| a.as_str()))) {
         tracing::warn!(host = ?header(HOST), ?peer, "refused a request for a host that is not allowed");
@@ -157,12 +152,8 @@ where
             return response;
         }
     }
-    let header = |name| {
-        parts
-            .headers
-            .get(name)
-            .and_then(|v: &HeaderValue| v.to_str().ok())
-    };
+    // Again: the legacy hook above may have borrowed `parts` mutably.
+    let header = |name| header_text(&parts, name);
     if parts.method != HttpMethod::POST {
         let mut response = plain(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -349,6 +340,11 @@ fn deny(gate: &Gate, denied: &Denied, required: &[&str]) -> HttpResponse {
             response
         }
     }
+}
+
+/// A header's value, when present and visible ASCII.
+fn header_text(parts: &http::request::Parts, name: http::header::HeaderName) -> Option<&str> {
+    parts.headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 /// An IP address as text, formatted on the stack: the rate limiter's key
