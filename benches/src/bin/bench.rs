@@ -647,8 +647,44 @@ fn stripped_size(binary: &Path, results: &Path) -> u64 {
     std::fs::metadata(&copy).map(|m| m.len()).unwrap_or(0)
 }
 
+/// Median registry build time (the registry and the precomputed answers:
+/// schemas, list pages, `server/discover`), as the server logs it at
+/// startup with `RUST_LOG=debug`.
+fn registry_build(program: &Path) -> Duration {
+    let mut times = Vec::new();
+    for _ in 0..15 {
+        let mut child = pinned(program, &["--stdio"])
+            .env("RUST_LOG", "debug")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts");
+        let stderr = BufReader::new(child.stderr.take().expect("stderr"));
+        let micros = stderr
+            .lines()
+            .map_while(Result::ok)
+            .find_map(|line| {
+                let (_, rest) = line
+                    .contains("registry and precomputed answers built")
+                    .then(|| line.split_once("elapsed_us="))??;
+                rest.split(|c: char| !c.is_ascii_digit())
+                    .next()?
+                    .parse::<u64>()
+                    .ok()
+            })
+            .expect("the server logs its registry build");
+        times.push(Duration::from_micros(micros));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    times.sort();
+    times[times.len() / 2]
+}
+
 #[derive(Debug, Default)]
 struct Scale {
+    registry_ms: f64,
     startup_ms: f64,
     echo_50: f64,
     echo_10k: f64,
@@ -663,6 +699,7 @@ fn scale(paths: &Paths, echo: &Workload) -> Scale {
     std::fs::write(&lua, wrk_script(echo)).expect("lua");
     let startup = cold_start_http(&paths.scale.join("bench-scale"), &[]);
     let mut result = Scale {
+        registry_ms: registry_build(&paths.scale.join("bench-scale")).as_secs_f64() * 1e3,
         startup_ms: startup.as_secs_f64() * 1e3,
         ..Scale::default()
     };
@@ -821,6 +858,11 @@ impl Report {
             );
         }
         if let Some(scale) = &self.scale {
+            let _ = writeln!(
+                out,
+                "| 10,000 tools: registry build (logged by the server) | {:.1} ms | |",
+                scale.registry_ms
+            );
             let _ = writeln!(
                 out,
                 "| 10,000 tools: startup to first answer | {:.1} ms | |",

@@ -100,15 +100,16 @@ fn parse_wire(raw: &str) -> Result<RequestMeta, MetaError> {
             "`params._meta` is missing `{CLIENT_CAPABILITIES_KEY}`"
         )));
     };
-    let mut meta = RequestMeta::new(client_capabilities);
-    meta.protocol_version = protocol_version;
-    meta.client_info = wire.client_info;
-    meta.log_level = wire.log_level;
-    meta.progress_token = wire.progress_token;
-    meta.traceparent = wire.traceparent.filter(|t| is_traceparent(t));
-    meta.tracestate = wire.tracestate;
-    meta.baggage = wire.baggage;
-    Ok(meta)
+    Ok(RequestMeta {
+        protocol_version,
+        client_info: wire.client_info,
+        client_capabilities,
+        log_level: wire.log_level,
+        progress_token: wire.progress_token,
+        traceparent: wire.traceparent.filter(|t| is_traceparent(t)),
+        tracestate: wire.tracestate,
+        baggage: wire.baggage,
+    })
 }
 
 /// W3C trace context `traceparent`: `vv-<32 hex>-<16 hex>-<2 hex>`.

@@ -175,7 +175,10 @@ impl<T: ElicitForm> Answer for Elicitation<T> {
         match response.action {
             Action::Accept => {
                 let content = response.content.ok_or("accepted without `content`")?;
-                crate::tool::parse_arguments(&content.to_string())
+                // Straight from the tree; only a form that does not fit is
+                // printed and parsed again, for an error that names the field.
+                T::deserialize(&content)
+                    .or_else(|_| crate::tool::parse_arguments(&content.to_string()))
                     .map(Elicitation::Accepted)
                     .map_err(|e| format!("the submitted form does not fit: {e}"))
             }

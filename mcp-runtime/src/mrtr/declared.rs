@@ -10,15 +10,15 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
 use super::answer::{
     Answer, AskKind, ElicitForm, Elicitation, Root, SamplingRequest, SamplingResult, UrlElicitation,
 };
-use super::form::form_schema;
-use super::round::Input;
-use crate::protocol::JsonObject;
+use super::form::{Form, form};
+use super::round::{Input, fingerprint};
 
 /// A declared ask, as the registry checks it at startup.
 #[derive(Debug)]
@@ -38,13 +38,13 @@ pub struct DeclaredAsk {
     note = "a `#[elicit(\"...\")]` parameter has type `Elicitation<T>`, where `T` is the form: a struct deriving `Deserialize` and `JsonSchema`"
 )]
 pub trait FormAsk: Answer {
-    /// The requested schema.
-    fn requested_schema() -> Result<JsonObject, String>;
+    /// The form: its requested schema and fingerprint.
+    fn form() -> Result<Arc<Form>, String>;
 }
 
 impl<T: ElicitForm> FormAsk for Elicitation<T> {
-    fn requested_schema() -> Result<JsonObject, String> {
-        form_schema::<T>()
+    fn form() -> Result<Arc<Form>, String> {
+        form::<T>()
     }
 }
 
@@ -82,26 +82,26 @@ pub type AskFuture<'a, A> = Pin<Box<dyn Future<Output = A> + 'a>>;
 pub struct AskFns<A> {
     kind: AskKind,
     check: fn() -> Result<(), String>,
-    schema: fn() -> Result<JsonObject, String>,
-    consider: fn(&Input, &'static str, Value),
+    form: fn() -> Result<Arc<Form>, String>,
+    consider: fn(&Input, &'static str, &str, &mut dyn FnMut() -> Value),
     take: for<'a> fn(&'a Input, &'static str) -> AskFuture<'a, A>,
 }
 
 const fn fns<A: Answer + 'static>(
     check: fn() -> Result<(), String>,
-    schema: fn() -> Result<JsonObject, String>,
+    form: fn() -> Result<Arc<Form>, String>,
 ) -> AskFns<A> {
     AskFns {
         kind: A::KIND,
         check,
-        schema,
+        form,
         consider: consider::<A>,
         take: take::<A>,
     }
 }
 
-fn no_schema() -> Result<JsonObject, String> {
-    Ok(JsonObject::new())
+fn no_form() -> Result<Arc<Form>, String> {
+    Err("not a form".into())
 }
 
 fn no_check() -> Result<(), String> {
@@ -109,11 +109,18 @@ fn no_check() -> Result<(), String> {
 }
 
 fn check_form<A: FormAsk>() -> Result<(), String> {
-    A::requested_schema().map(|_| ())
+    A::form().map(|_| ())
 }
 
-fn consider<A: Answer>(input: &Input, key: &'static str, params: Value) {
-    input.consider(key, A::KIND, params, |v| A::from_response(v).map(|_| ()));
+fn consider<A: Answer>(
+    input: &Input,
+    key: &'static str,
+    fingerprint: &str,
+    params: &mut dyn FnMut() -> Value,
+) {
+    input.consider(key, A::KIND, fingerprint, params, |v| {
+        A::from_response(v).map(|_| ())
+    });
 }
 
 fn take<'a, A: Answer + 'static>(input: &'a Input, key: &'static str) -> AskFuture<'a, A> {
@@ -122,22 +129,22 @@ fn take<'a, A: Answer + 'static>(input: &'a Input, key: &'static str) -> AskFutu
 
 /// `#[elicit]`.
 pub const fn form_ask<A: FormAsk + 'static>() -> AskFns<A> {
-    fns(check_form::<A>, A::requested_schema)
+    fns(check_form::<A>, A::form)
 }
 
 /// `#[elicit_url]`.
 pub const fn url_ask<A: UrlAsk + 'static>() -> AskFns<A> {
-    fns(no_check, no_schema)
+    fns(no_check, no_form)
 }
 
 /// `#[sample]`.
 pub const fn sample_ask<A: SampleAsk + 'static>() -> AskFns<A> {
-    fns(no_check, no_schema)
+    fns(no_check, no_form)
 }
 
 /// `#[roots]`.
 pub const fn roots_ask<A: RootsAsk + 'static>() -> AskFns<A> {
-    fns(no_check, no_schema)
+    fns(no_check, no_form)
 }
 
 impl<A> std::fmt::Debug for AskFns<A> {
@@ -161,28 +168,36 @@ impl<A> AskFns<A> {
     /// Considers a form elicitation.
     pub fn consider_form(&self, input: &Input, key: &'static str, message: String) {
         // The registry refuses types without a form schema at startup.
-        let schema = (self.schema)().unwrap_or_default();
-        let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
-        (self.consider)(input, key, params);
+        let Ok(form) = (self.form)() else { return };
+        let mut message = Some(message);
+        (self.consider)(input, key, &form.fingerprint, &mut || {
+            let message = message.take().unwrap_or_default();
+            json!({"mode": "form", "message": message, "requestedSchema": form.schema})
+        });
     }
 
     /// Considers a URL elicitation.
     pub fn consider_url(&self, input: &Input, key: &'static str, message: String, url: String) {
-        (self.consider)(
-            input,
-            key,
-            json!({"mode": "url", "message": message, "url": url}),
-        );
+        let mut params = Some(json!({"mode": "url", "message": message, "url": url}));
+        self.consider_plain(input, key, &mut params);
     }
 
     /// Considers a sampling request.
     pub fn consider_sample(&self, input: &Input, key: &'static str, request: SamplingRequest) {
-        (self.consider)(input, key, request.to_params());
+        self.consider_plain(input, key, &mut Some(request.to_params()));
     }
 
     /// Considers a roots request.
     pub fn consider_roots(&self, input: &Input, key: &'static str) {
-        (self.consider)(input, key, Value::Null);
+        self.consider_plain(input, key, &mut None);
+    }
+
+    /// Considers an ask whose question is its kind alone.
+    fn consider_plain(&self, input: &Input, key: &'static str, params: &mut Option<Value>) {
+        let fingerprint = fingerprint(self.kind, None);
+        (self.consider)(input, key, &fingerprint, &mut || {
+            params.take().unwrap_or_default()
+        });
     }
 
     /// The answer, once every declared ask was considered; the round ends

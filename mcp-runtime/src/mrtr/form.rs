@@ -3,20 +3,31 @@
 //! formats), numbers, integers, booleans, or single- and multi-select enums.
 
 use std::collections::HashMap;
-use std::sync::{OnceLock, PoisonError, RwLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
+use super::answer::AskKind;
+use super::round::fingerprint;
 use crate::protocol::JsonObject;
 
-/// The `requestedSchema` for `T`, or why `T` cannot be a form.
-pub(crate) fn form_schema<T: JsonSchema + ?Sized>() -> Result<JsonObject, String> {
-    // A form's schema never changes, and a round-2 request would otherwise
-    // generate it again (it is part of the question's fingerprint): cached
-    // per type. Keyed by type name, which needs no `'static` bound; types
-    // that share a name differ at most in lifetimes, which schemas ignore.
-    type Cache = RwLock<HashMap<&'static str, Result<JsonObject, String>>>;
+/// A form elicitation, prepared once per type: its `requestedSchema` and
+/// the fingerprint that identifies the question across rounds.
+#[derive(Debug)]
+pub struct Form {
+    pub(crate) schema: Value,
+    pub(crate) fingerprint: String,
+}
+
+/// The form for `T`, or why `T` cannot be a form.
+pub(crate) fn form<T: JsonSchema + ?Sized>() -> Result<Arc<Form>, String> {
+    // A form's schema never changes, and every round of a request would
+    // otherwise generate it again and digest it for the fingerprint:
+    // cached per type. Keyed by type name, which needs no `'static` bound;
+    // types that share a name differ at most in lifetimes, which schemas
+    // ignore.
+    type Cache = RwLock<HashMap<&'static str, Result<Arc<Form>, String>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let name = std::any::type_name::<T>();
     let cache = CACHE.get_or_init(Cache::default);
@@ -27,12 +38,24 @@ pub(crate) fn form_schema<T: JsonSchema + ?Sized>() -> Result<JsonObject, String
     {
         return known.clone();
     }
-    let computed = generate_form_schema::<T>();
+    let computed = generate_form_schema::<T>().map(|schema| {
+        let schema = Value::Object(schema);
+        Arc::new(Form {
+            fingerprint: fingerprint(AskKind::ElicitForm, Some(&schema)),
+            schema,
+        })
+    });
     cache
         .write()
         .unwrap_or_else(PoisonError::into_inner)
         .insert(name, computed.clone());
     computed
+}
+
+/// The `requestedSchema` for `T`, or why `T` cannot be a form.
+#[cfg(test)]
+pub(crate) fn form_schema<T: JsonSchema + ?Sized>() -> Result<JsonObject, String> {
+    form::<T>().map(|form| form.schema.as_object().cloned().unwrap_or_default())
 }
 
 fn generate_form_schema<T: JsonSchema + ?Sized>() -> Result<JsonObject, String> {

@@ -47,19 +47,20 @@ struct Round {
 
 impl Round {
     /// The answer under `key`, from this round or an earlier one.
-    fn answer(&self, key: &str) -> Option<Value> {
+    fn answer(&self, key: &str) -> Option<&Value> {
         let stored = self.used.get(key).or_else(|| self.recorded.get(key))?;
-        stored.get("v").cloned()
+        stored.get("v")
     }
 }
 
 /// What identifies a question across rounds: its kind and, for forms, the
-/// schema (messages may differ from round to round).
-fn fingerprint(kind: AskKind, params: &Value) -> String {
+/// schema (messages may differ from round to round). Forms compute theirs
+/// once per type ([`form`](super::form::form)).
+pub(crate) fn fingerprint(kind: AskKind, schema: Option<&Value>) -> String {
     use sha2::{Digest as _, Sha256};
     let mut hasher = Sha256::new();
     hasher.update(kind.attribute());
-    if let Some(schema) = params.get("requestedSchema") {
+    if let Some(schema) = schema {
         hasher.update(super::state::canonical_json(schema));
     }
     super::state::hex(&hasher.finalize()[..8])
@@ -147,17 +148,20 @@ impl Input {
         &self,
         message: impl Into<String>,
     ) -> super::Elicitation<T> {
-        let request = match super::form::form_schema::<T>() {
-            Ok(schema) => {
-                json!({"mode": "form", "message": message.into(), "requestedSchema": schema})
-            }
+        let form = match super::form::form::<T>() {
+            Ok(form) => form,
             Err(problem) => {
                 // A programming error in the server; fail the request loudly.
                 tracing::error!(%problem, "elicitation type cannot be a form");
-                self.fail(problem).await
+                return self.fail(problem).await;
             }
         };
-        self.ask(None, request).await
+        let mut message = Some(message.into());
+        self.ask(None, &form.fingerprint, &mut || {
+            let message = message.take().unwrap_or_default();
+            json!({"mode": "form", "message": message, "requestedSchema": form.schema})
+        })
+        .await
     }
 
     /// Sends the user to `url` for an interaction that must not pass
@@ -169,7 +173,7 @@ impl Input {
         url: impl Into<String>,
     ) -> super::UrlElicitation {
         let request = json!({"mode": "url", "message": message.into(), "url": url.into()});
-        self.ask(None, request).await
+        self.ask_plain(request).await
     }
 
     /// Asks the client's model for a completion.
@@ -177,7 +181,7 @@ impl Input {
     /// Sampling is deprecated as of 2026-07-28; prefer calling an LLM
     /// provider directly in new designs.
     pub async fn sample(&self, request: super::SamplingRequest) -> super::SamplingResult {
-        self.ask(None, request.to_params()).await
+        self.ask_plain(request.to_params()).await
     }
 
     /// Asks the client for its roots.
@@ -185,7 +189,7 @@ impl Input {
     /// Roots are deprecated as of 2026-07-28; prefer taking directories as
     /// tool arguments in new designs.
     pub async fn roots(&self) -> Vec<super::Root> {
-        self.ask(None, Value::Null).await
+        self.ask_plain(Value::Null).await
     }
 
     /// Computes a value once per request, however many rounds it takes:
@@ -221,15 +225,32 @@ impl Input {
         format!("{prefix}_{}", round.steps)
     }
 
+    /// An ask whose question is its kind alone.
+    async fn ask_plain<A: Answer>(&self, params: Value) -> A {
+        let mut params = Some(params);
+        self.ask(None, &fingerprint(A::KIND, None), &mut || {
+            params.take().unwrap_or_default()
+        })
+        .await
+    }
+
     /// One ask: its answer if there is one, else the end of this round.
-    pub(crate) async fn ask<A: Answer>(&self, key: Option<&str>, params: Value) -> A {
+    /// `params` builds the request, only when it must be sent.
+    pub(crate) async fn ask<A: Answer>(
+        &self,
+        key: Option<&str>,
+        fingerprint: &str,
+        params: &mut dyn FnMut() -> Value,
+    ) -> A {
         let key = match key {
             Some(key) => key.to_owned(),
             None => self.next_key(A::KIND.key_prefix()),
         };
-        if self.consider(&key, A::KIND, params, |v| A::from_response(v).map(|_| ())) {
-            let value = self.lock().answer(&key);
-            if let Some(answer) = value.and_then(|v| A::from_response(&v).ok()) {
+        if self.consider(&key, A::KIND, fingerprint, params, |v| {
+            A::from_response(v).map(|_| ())
+        }) {
+            let answer = self.lock().answer(&key).map(A::from_response);
+            if let Some(Ok(answer)) = answer {
                 return answer;
             }
         }
@@ -243,21 +264,22 @@ impl Input {
         &self,
         key: &str,
         kind: AskKind,
-        params: Value,
+        fingerprint: &str,
+        params: &mut dyn FnMut() -> Value,
         check: impl Fn(&Value) -> Result<(), String>,
     ) -> bool {
         let mut round = self.lock();
-        let fingerprint = fingerprint(kind, &params);
         // An answer from an earlier round counts only for the same question:
         // after a redeploy that reorders asks, a stale answer is asked again
         // rather than misread.
         if let Some(recorded) = round.recorded.get(key) {
-            if recorded["f"] == fingerprint.as_str() && check(&recorded["v"]).is_ok() {
+            if recorded["f"] == fingerprint && check(&recorded["v"]).is_ok() {
                 return true;
             }
             round.recorded.remove(key);
         }
-        if let Some(response) = round.responses.get(key).cloned() {
+        // Each key is considered once per round, so its response moves.
+        if let Some(response) = round.responses.remove(key) {
             return match check(&response) {
                 Ok(()) => {
                     let answer = json!({"f": fingerprint, "v": response});
@@ -284,6 +306,7 @@ impl Input {
             return false;
         }
         let mut request = json!({"method": kind.method()});
+        let params = params();
         if !params.is_null() {
             request["params"] = params;
         }
@@ -296,12 +319,12 @@ impl Input {
         let value = {
             let round = self.lock();
             if round.pending.is_empty() && round.missing.is_none() && round.invalid.is_none() {
-                round.answer(key)
+                round.answer(key).map(A::from_response)
             } else {
                 None
             }
         };
-        match value.map(|v| A::from_response(&v)) {
+        match value {
             Some(Ok(answer)) => answer,
             _ => self.suspend().await,
         }

@@ -458,18 +458,13 @@ pub(crate) fn canonical_json(value: &Value) -> Vec<u8> {
     fn write(value: &Value, out: &mut Vec<u8>) {
         match value {
             Value::Object(map) => {
-                let mut entries: Vec<_> = map.iter().collect();
-                entries.sort_by(|a, b| a.0.cmp(b.0));
                 out.push(b'{');
-                for (i, (key, value)) in entries.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    out.extend_from_slice(
-                        serde_json::to_string(key).unwrap_or_default().as_bytes(),
-                    );
-                    out.push(b':');
-                    write(value, out);
+                if map.keys().is_sorted() {
+                    write_entries(map.iter(), out);
+                } else {
+                    let mut entries: Vec<_> = map.iter().collect();
+                    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                    write_entries(entries.into_iter(), out);
                 }
                 out.push(b'}');
             }
@@ -483,10 +478,26 @@ pub(crate) fn canonical_json(value: &Value) -> Vec<u8> {
                 }
                 out.push(b']');
             }
-            other => out.extend_from_slice(other.to_string().as_bytes()),
+            // Writing to a `Vec` cannot fail.
+            scalar => {
+                let _ = serde_json::to_writer(&mut *out, scalar);
+            }
         }
     }
-    let mut out = Vec::new();
+    fn write_entries<'a>(
+        entries: impl Iterator<Item = (&'a String, &'a Value)>,
+        out: &mut Vec<u8>,
+    ) {
+        for (i, (key, value)) in entries.enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            let _ = serde_json::to_writer(&mut *out, key);
+            out.push(b':');
+            write(value, out);
+        }
+    }
+    let mut out = Vec::with_capacity(128);
     write(value, &mut out);
     out
 }
