@@ -7,14 +7,15 @@
 //! `dispatch/*` runs whole requests through the dispatcher (no transport);
 //! the others time one step each: parsing the envelope and `_meta`,
 //! deserializing tool arguments, serving the 51-tool list, sealing and
-//! opening `requestState`, and validating HTTP headers.
+//! opening `requestState`, validating HTTP headers, and building the
+//! registry of 10,000 tools.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use http::{HeaderMap, HeaderValue};
 use mcp_runtime::Server;
-use mcp_runtime::bench_internals::{HeaderBench, StateBench, parse_request};
+use mcp_runtime::bench_internals::{HeaderBench, StateBench, build_registry_of, parse_request};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -182,12 +183,25 @@ fn headers(c: &mut Criterion) {
     group.finish();
 }
 
+/// The startup work of a 10,000-tool server: schemas, list pages,
+/// `server/discover` (copies of this file's 52 tools under distinct names).
+fn registry(c: &mut Criterion) {
+    let server = server();
+    let mut group = c.benchmark_group("registry build");
+    group.sample_size(10);
+    group.bench_function("10,000 tools", |b| {
+        b.iter_with_large_drop(|| build_registry_of(10_000, &server));
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     dispatch,
     envelope,
     arguments,
     request_state,
-    headers
+    headers,
+    registry
 );
 criterion_main!(benches);

@@ -96,3 +96,48 @@ impl HeaderBench {
         .is_ok()
     }
 }
+
+/// Builds the registry and the precomputed answers (schemas, list pages,
+/// `server/discover`) of `count` tools: copies of the linked-in tools under
+/// distinct names, so that a registry of any size can be timed without
+/// compiling that many tools. Dropping the result is not part of startup:
+/// time it apart (criterion's `iter_with_large_drop`).
+pub fn build_registry_of(count: usize, settings_from: &Server) -> BuiltRegistry {
+    use crate::registry::{Registry, StaticToolAnnotations, TOOLS, ToolEntry};
+    let linked: Vec<&'static ToolEntry> = TOOLS.iter().collect();
+    assert!(!linked.is_empty(), "link at least one #[tool]");
+    let copies = (0..count).map(|i| {
+        let entry = linked[i % linked.len()];
+        let copy = ToolEntry {
+            name: Box::leak(format!("{}_{i}", entry.name).into_boxed_str()),
+            annotations: StaticToolAnnotations {
+                title: entry.annotations.title,
+                read_only: entry.annotations.read_only,
+                destructive: entry.annotations.destructive,
+                idempotent: entry.annotations.idempotent,
+                open_world: entry.annotations.open_world,
+            },
+            ..*entry
+        };
+        &*Box::leak(Box::new(copy))
+    });
+    let registry = Registry::from_entries(copies.collect(), Vec::new(), Vec::new())
+        .expect("the copies register");
+    BuiltRegistry(crate::dispatch::Dispatcher::new(
+        registry,
+        &settings_from.builder.settings,
+        settings_from.dispatcher.changes().clone(),
+        settings_from.builder.sealer().expect("keys"),
+    ))
+}
+
+/// What [`build_registry_of`] built.
+#[derive(Debug)]
+pub struct BuiltRegistry(crate::dispatch::Dispatcher);
+
+impl BuiltRegistry {
+    /// How many tools it serves.
+    pub fn tools(&self) -> usize {
+        self.0.tool_count()
+    }
+}

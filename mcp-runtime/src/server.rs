@@ -251,7 +251,7 @@ impl ServerBuilder {
         self
     }
 
-    fn sealer(&self) -> Result<StateSealer, BuildError> {
+    pub(crate) fn sealer(&self) -> Result<StateSealer, BuildError> {
         let keys = match (&self.state.keys, KeyRing::from_env()) {
             (Some(keys), _) => keys.clone(),
             (None, Some(Ok(keys))) => keys,

@@ -339,6 +339,12 @@ impl Dispatcher {
         }
     }
 
+    /// How many tools it serves.
+    #[cfg(feature = "bench-internals")]
+    pub(crate) fn tool_count(&self) -> usize {
+        self.registry.tools().len()
+    }
+
     /// The `Mcp-Param-*` headers tool `name` mirrors, if it is a tool.
     pub(crate) fn tool_header_params(&self, name: &str) -> Option<&[crate::schema::HeaderParam]> {
         self.registry
