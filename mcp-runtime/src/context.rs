@@ -4,8 +4,12 @@
 //! Handlers opt in by marking a parameter `#[ctx]`; its type must implement
 //! [`FromContext`]. Nothing is recognised by the name of a type.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
+
+use futures_util::task::AtomicWaker;
 
 use bytes::Bytes;
 use serde::Serialize;
@@ -21,20 +25,71 @@ use crate::protocol::{
 use crate::security::Principal;
 use crate::transport::http::HttpRequest;
 
-/// Where the notifications of one request go: the request's SSE stream on
-/// HTTP, the shared stdout writer on stdio.
+/// Where the notifications of one request go: the request's own queue on
+/// HTTP (read by its response), a shared writer's channel on stdio.
 #[derive(Clone, Debug)]
-pub(crate) struct Outbox(UnboundedSender<Bytes>);
+pub(crate) enum Outbox {
+    Channel(UnboundedSender<Bytes>),
+    Queue(Arc<NoteQueue>),
+}
 
 impl Outbox {
     pub(crate) fn new(sender: UnboundedSender<Bytes>) -> Self {
-        Outbox(sender)
+        Outbox::Channel(sender)
     }
 
     pub(crate) fn send(&self, frame: Vec<u8>) {
-        // A closed receiver means the client went away; the request is
-        // being cancelled, so there is nobody left to tell.
-        let _ = self.0.send(Bytes::from(frame));
+        match self {
+            // A closed receiver means the client went away; the request is
+            // being cancelled, so there is nobody left to tell.
+            Outbox::Channel(sender) => {
+                let _ = sender.send(Bytes::from(frame));
+            }
+            Outbox::Queue(queue) => queue.push(Bytes::from(frame)),
+        }
+    }
+}
+
+/// One request's notifications, for its HTTP response to read. Most
+/// requests send none, so this is one small allocation where a channel
+/// would be several (a cache-aligned state and a block of slots).
+#[derive(Debug, Default)]
+pub(crate) struct NoteQueue {
+    notes: Mutex<VecDeque<Bytes>>,
+    reader: AtomicWaker,
+}
+
+impl NoteQueue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Bytes>> {
+        self.notes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn push(&self, note: Bytes) {
+        self.lock().push_back(note);
+        self.reader.wake();
+    }
+
+    /// Everything queued so far.
+    pub(crate) fn drain(&self) -> Vec<Bytes> {
+        self.lock().drain(..).collect()
+    }
+
+    /// The next notification, when one is sent.
+    pub(crate) async fn next(&self) -> Bytes {
+        std::future::poll_fn(|cx| {
+            if let Some(note) = self.lock().pop_front() {
+                return Poll::Ready(note);
+            }
+            self.reader.register(cx.waker());
+            // Sent between the check and the registration: not missed.
+            match self.lock().pop_front() {
+                Some(note) => Poll::Ready(note),
+                None => Poll::Pending,
+            }
+        })
+        .await
     }
 }
 
@@ -133,7 +188,7 @@ impl Context {
     /// The client's self-reported identity, if it sent one. For display and
     /// logging only: it is not verified.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.scope.meta.client_info.as_ref()
+        self.inner.scope.meta.client_info.as_deref()
     }
 
     /// A handle for progress notifications.

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::ops::Range;
 
-use serde::de::IgnoredAny;
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::error::Category;
 use serde_json::value::RawValue;
@@ -13,29 +13,43 @@ use serde_json::value::RawValue;
 use super::method::MethodName;
 use crate::protocol::{ErrorObject, RequestId};
 
-/// A JSON-RPC request, owning its body; `params` is a range into it so that
-/// nothing is copied.
+/// A JSON-RPC request, owning its body; `params` and its members are
+/// ranges into it so that nothing is copied.
 #[derive(Debug)]
 pub(crate) struct Request {
     pub(crate) id: RequestId,
     pub(crate) method: MethodName,
     body: String,
-    params: Option<Range<usize>>,
-    /// The members of `params` several stages read, found on first use.
+    /// Where `params` is. The one-pass parse locates only its members, so
+    /// this is found on first use (most methods never need the whole text).
+    params: OnceCell<Option<Range<usize>>>,
+    /// The members of `params` several stages read.
     head: OnceCell<Head>,
 }
 
 impl Request {
     /// The JSON text of `params`, if present.
     pub(crate) fn params(&self) -> Option<&str> {
-        self.params.clone().map(|range| &self.body[range])
+        self.params_range().map(|range| &self.body[range])
+    }
+
+    fn params_range(&self) -> Option<Range<usize>> {
+        self.params
+            .get_or_init(|| {
+                serde_json::from_str::<Envelope<'_>>(&self.body)
+                    .ok()
+                    .and_then(|envelope| envelope.params)
+                    .map(|raw| offset_in(&self.body, raw.get()))
+            })
+            .clone()
     }
 
     /// The members of `params` that `_meta` checks, header checks and
-    /// handlers all need, located in one pass over the JSON.
+    /// handlers all need: located with the envelope when it parsed in one
+    /// pass, else in one pass over `params` on first use.
     pub(crate) fn head(&self) -> &Head {
         self.head
-            .get_or_init(|| Head::read(&self.body, self.params.clone()))
+            .get_or_init(|| Head::read(&self.body, self.params_range()))
     }
 
     /// The JSON text of one member the head located.
@@ -68,41 +82,84 @@ pub(crate) struct Head {
 
 impl Head {
     fn read(body: &str, params: Option<Range<usize>>) -> Head {
-        #[derive(Deserialize)]
-        struct Members<'a> {
-            #[serde(rename = "_meta", borrow, default)]
-            meta: Option<&'a RawValue>,
-            #[serde(borrow, default)]
-            name: Option<&'a RawValue>,
-            #[serde(borrow, default)]
-            uri: Option<&'a RawValue>,
-            #[serde(borrow, default, deserialize_with = "present")]
-            arguments: Option<&'a RawValue>,
-            #[serde(
-                rename = "inputResponses",
-                borrow,
-                default,
-                deserialize_with = "present"
-            )]
-            input_responses: Option<&'a RawValue>,
-            #[serde(rename = "requestState", borrow, default, deserialize_with = "present")]
-            request_state: Option<&'a RawValue>,
-        }
         let Some(range) = params else {
             return Head::default();
         };
-        let Ok(members) = serde_json::from_str::<Members<'_>>(&body[range]) else {
-            return Head::default();
-        };
+        match serde_json::from_str::<Members<'_>>(&body[range]) {
+            Ok(members) => members.locate(body),
+            Err(_) => Head::default(),
+        }
+    }
+}
+
+/// The members of `params` the head records, as raw JSON. Read as a map
+/// only (a derived struct would also take an array, positionally), with
+/// `null` meaning absent for `_meta`, `name` and `uri`, and present for
+/// the others, as the stages that read them expect.
+#[derive(Default)]
+struct Members<'a> {
+    meta: Option<&'a RawValue>,
+    name: Option<&'a RawValue>,
+    uri: Option<&'a RawValue>,
+    arguments: Option<&'a RawValue>,
+    input_responses: Option<&'a RawValue>,
+    request_state: Option<&'a RawValue>,
+}
+
+impl Members<'_> {
+    fn locate(&self, body: &str) -> Head {
         let at = |raw: Option<&RawValue>| raw.map(|raw| offset_in(body, raw.get()));
         Head {
-            meta: at(members.meta),
-            name: at(members.name),
-            uri: at(members.uri),
-            arguments: at(members.arguments),
-            input_responses: at(members.input_responses),
-            request_state: at(members.request_state),
+            meta: at(self.meta),
+            name: at(self.name),
+            uri: at(self.uri),
+            arguments: at(self.arguments),
+            input_responses: at(self.input_responses),
+            request_state: at(self.request_state),
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for Members<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MembersVisitor;
+        impl<'de> Visitor<'de> for MembersVisitor {
+            type Value = Members<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a params object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
+                let mut members = Members::default();
+                // Keys with escapes are not borrowable: an error here sends
+                // the message down the slow path, which reads them.
+                while let Some(key) = map.next_key::<&'de str>()? {
+                    let (slot, null_is_absent) = match key {
+                        "_meta" => (&mut members.meta, true),
+                        "name" => (&mut members.name, true),
+                        "uri" => (&mut members.uri, true),
+                        "arguments" => (&mut members.arguments, false),
+                        "inputResponses" => (&mut members.input_responses, false),
+                        "requestState" => (&mut members.request_state, false),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    if slot.is_some() {
+                        return Err(de::Error::custom(format_args!("duplicate member `{key}`")));
+                    }
+                    *slot = if null_is_absent {
+                        map.next_value::<Option<&'de RawValue>>()?
+                    } else {
+                        Some(map.next_value::<&'de RawValue>()?)
+                    };
+                }
+                Ok(members)
+            }
+        }
+        deserializer.deserialize_map(MembersVisitor)
     }
 }
 
@@ -153,12 +210,63 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::
     <&RawValue>::deserialize(d).map(Some)
 }
 
+/// A request read in one pass: the envelope and the members of `params`
+/// together. Anything unusual (a notification, `params` that is not an
+/// object, a duplicate or escaped key, a wrong type) fails it, and the
+/// message takes the two-pass path, which says exactly what is wrong.
+#[derive(Deserialize)]
+struct OnePass<'a> {
+    #[serde(borrow)]
+    jsonrpc: Cow<'a, str>,
+    #[serde(borrow)]
+    id: &'a RawValue,
+    #[serde(borrow)]
+    method: Cow<'a, str>,
+    #[serde(borrow, default, deserialize_with = "present_members")]
+    params: Option<Members<'a>>,
+}
+
+fn present_members<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Members<'de>>, D::Error> {
+    Members::deserialize(d).map(Some)
+}
+
+/// The common case: a well-formed request, read in one pass.
+fn parse_at_once(body: String) -> Result<Request, String> {
+    let Ok(parsed) = serde_json::from_str::<OnePass<'_>>(&body) else {
+        return Err(body);
+    };
+    let Ok(id) = serde_json::from_str::<RequestId>(parsed.id.get()) else {
+        return Err(body);
+    };
+    if parsed.jsonrpc != "2.0" {
+        return Err(body);
+    }
+    let method = MethodName::parse(&parsed.method);
+    let (params, head) = match &parsed.params {
+        // Located on first use, if ever needed.
+        Some(members) => (OnceCell::new(), members.locate(&body)),
+        None => (OnceCell::from(None), Head::default()),
+    };
+    drop(parsed);
+    Ok(Request {
+        id,
+        method,
+        body,
+        params,
+        head: OnceCell::from(head),
+    })
+}
+
 /// Parses one message. `body` must be the whole message and valid UTF-8.
 pub(crate) fn parse(body: String) -> Result<Incoming, Box<Rejection>> {
     let first = body.trim_start().as_bytes().first().copied();
     if first != Some(b'{') {
         return Err(reject_non_object(&body, first));
     }
+    let body = match parse_at_once(body) {
+        Ok(request) => return Ok(Incoming::Request(request)),
+        Err(body) => body,
+    };
     let envelope: Envelope<'_> = match serde_json::from_str(&body) {
         Ok(envelope) => envelope,
         Err(error) => return Err(reject_malformed(&body, &error)),
@@ -207,7 +315,7 @@ pub(crate) fn parse(body: String) -> Result<Incoming, Box<Rejection>> {
         id,
         method,
         body,
-        params,
+        params: OnceCell::from(params),
         head: OnceCell::new(),
     }))
 }
@@ -345,5 +453,24 @@ mod tests {
             panic!()
         };
         assert_eq!(n, Notification::Other);
+    }
+}
+
+#[cfg(test)]
+mod one_pass {
+    use super::*;
+
+    #[test]
+    fn a_well_formed_request_is_read_in_one_pass() {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let request = parse_at_once(body.to_owned()).expect("one pass");
+        assert!(request.params.get().is_none(), "params located lazily");
+        let head = request.head();
+        assert_eq!(request.member(&head.name), Some(r#""echo""#));
+        assert_eq!(request.member(&head.arguments), Some(r#"{"text":"hello"}"#));
+        assert_eq!(
+            request.params(),
+            Some(&body[body.find(r#"{"name""#).unwrap()..body.len() - 1])
+        );
     }
 }

@@ -1,6 +1,11 @@
 //! Reading and checking the per-request `_meta` every modern request carries.
 
-use serde::Deserialize;
+use std::sync::Arc;
+
+use std::borrow::Cow;
+
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 use crate::protocol::meta::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
@@ -17,14 +22,16 @@ struct ParamsMeta<'a> {
     legacy_version: Option<serde_json::Value>,
 }
 
+/// The large members are boxed so that the parsed struct stays small as
+/// serde moves it about (they were most of a request's `memcpy`).
 #[derive(Deserialize)]
 struct WireMeta {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
     protocol_version: Option<String>,
     #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
-    client_info: Option<Implementation>,
+    client_info: Option<Box<Implementation>>,
     #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
-    client_capabilities: Option<ClientCapabilities>,
+    client_capabilities: Option<SharedCapabilities>,
     #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
     log_level: Option<LogLevel>,
     #[serde(rename = "progressToken", default)]
@@ -35,6 +42,59 @@ struct WireMeta {
     tracestate: Option<String>,
     #[serde(default)]
     baggage: Option<String>,
+}
+
+/// The capabilities, read straight into their shared allocation: the
+/// struct is large and mostly empty, and a derived visitor would move it
+/// whole several times on the way there. Same rules as the derive, except
+/// that only a JSON object is accepted: unknown members are ignored,
+/// `null` members are absent, duplicates are refused.
+struct SharedCapabilities(Arc<ClientCapabilities>);
+
+impl<'de> Deserialize<'de> for SharedCapabilities {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        const MEMBERS: [&str; 5] = [
+            "elicitation",
+            "sampling",
+            "roots",
+            "extensions",
+            "experimental",
+        ];
+        struct CapabilitiesVisitor;
+        impl<'de> Visitor<'de> for CapabilitiesVisitor {
+            type Value = SharedCapabilities;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("struct ClientCapabilities")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut shared = Arc::new(ClientCapabilities::default());
+                let Some(caps) = Arc::get_mut(&mut shared) else {
+                    unreachable!("a new Arc is unique");
+                };
+                let mut seen = [false; MEMBERS.len()];
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    let Some(index) = MEMBERS.iter().position(|member| *member == key) else {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    };
+                    if std::mem::replace(&mut seen[index], true) {
+                        return Err(de::Error::duplicate_field(MEMBERS[index]));
+                    }
+                    match index {
+                        0 => caps.elicitation = map.next_value()?,
+                        1 => caps.sampling = map.next_value()?,
+                        2 => caps.roots = map.next_value()?,
+                        3 => caps.extensions = map.next_value()?,
+                        _ => caps.experimental = map.next_value()?,
+                    }
+                }
+                Ok(SharedCapabilities(shared))
+            }
+        }
+        deserializer.deserialize_map(CapabilitiesVisitor)
+    }
 }
 
 /// Why a request's `_meta` was refused.
@@ -49,7 +109,7 @@ pub(crate) enum MetaError {
 
 /// Reads the request's `_meta`, requiring the fields every request must
 /// carry.
-pub(crate) fn read(request: &super::envelope::Request) -> Result<RequestMeta, MetaError> {
+pub(crate) fn read(request: &super::envelope::Request) -> Result<Box<RequestMeta>, MetaError> {
     match request.member(&request.head().meta) {
         Some(raw) => parse_wire(raw),
         // No `_meta` found: the slow path says exactly what is wrong.
@@ -58,7 +118,7 @@ pub(crate) fn read(request: &super::envelope::Request) -> Result<RequestMeta, Me
 }
 
 /// Reads `params._meta`, requiring the fields every request must carry.
-pub(crate) fn parse(params: Option<&str>, method: &str) -> Result<RequestMeta, MetaError> {
+pub(crate) fn parse(params: Option<&str>, method: &str) -> Result<Box<RequestMeta>, MetaError> {
     let invalid = |message: String| MetaError::Invalid(ErrorObject::invalid_params(message));
     let Some(params) = params else {
         return Err(invalid(format!(
@@ -86,7 +146,7 @@ pub(crate) fn parse(params: Option<&str>, method: &str) -> Result<RequestMeta, M
 }
 
 /// Reads the `_meta` object itself.
-fn parse_wire(raw: &str) -> Result<RequestMeta, MetaError> {
+fn parse_wire(raw: &str) -> Result<Box<RequestMeta>, MetaError> {
     let invalid = |message: String| MetaError::Invalid(ErrorObject::invalid_params(message));
     let wire: WireMeta =
         parse_arguments(raw).map_err(|e| invalid(format!("invalid `params._meta`: {e}")))?;
@@ -100,16 +160,16 @@ fn parse_wire(raw: &str) -> Result<RequestMeta, MetaError> {
             "`params._meta` is missing `{CLIENT_CAPABILITIES_KEY}`"
         )));
     };
-    Ok(RequestMeta {
+    Ok(Box::new(RequestMeta {
         protocol_version,
         client_info: wire.client_info,
-        client_capabilities,
+        client_capabilities: client_capabilities.0,
         log_level: wire.log_level,
         progress_token: wire.progress_token,
         traceparent: wire.traceparent.filter(|t| is_traceparent(t)),
         tracestate: wire.tracestate,
         baggage: wire.baggage,
-    })
+    }))
 }
 
 /// W3C trace context `traceparent`: `vv-<32 hex>-<16 hex>-<2 hex>`.

@@ -175,7 +175,7 @@ impl Dispatcher {
         match meta::read(&request) {
             Ok(meta) => Ok(Prepared {
                 request,
-                meta: Box::new(meta),
+                meta,
                 http: None,
             }),
             Err(MetaError::Invalid(error)) => Err(Reply::error(Some(&request.id), &error)),
@@ -253,9 +253,10 @@ impl Dispatcher {
             MethodName::Known(method) if self.offers(*method) => *method,
             other => return Triage::Answered(Err(ErrorObject::method_not_found(other.as_str()))),
         };
-        let params = request.params();
+        // Only the lists read the whole of `params` here (their cursor).
+        let params = || request.params();
         if let Some(principal) = list_filter.filter(|_| method.is_list()) {
-            let cursor = match params.map(self::params::<ListParams>).transpose() {
+            let cursor = match params().map(self::params::<ListParams>).transpose() {
                 Ok(params) => params.and_then(|p| p.cursor),
                 Err(error) => return Triage::Answered(Err(error)),
             };
@@ -263,10 +264,10 @@ impl Dispatcher {
         }
         Triage::Answered(match method {
             Method::Discover => Ok(self.discover.clone()),
-            Method::ToolsList => list(&self.tool_pages, params),
-            Method::ResourcesList => list(&self.resource_pages, params),
-            Method::ResourcesTemplatesList => list(&self.template_pages, params),
-            Method::PromptsList => list(&self.prompt_pages, params),
+            Method::ToolsList => list(&self.tool_pages, params()),
+            Method::ResourcesList => list(&self.resource_pages, params()),
+            Method::ResourcesTemplatesList => list(&self.template_pages, params()),
+            Method::PromptsList => list(&self.prompt_pages, params()),
             Method::ToolsCall
             | Method::ResourcesRead
             | Method::PromptsGet
@@ -329,12 +330,13 @@ impl Dispatcher {
         request: &Request,
         scope: Scope,
     ) -> Result<Bytes, ErrorObject> {
-        let params = request.params().unwrap_or("{}");
+        // `tools/call` reads the members the envelope located.
+        let params = || request.params().unwrap_or("{}");
         match method {
             Method::ToolsCall => tools::call(self, request, scope).await,
-            Method::ResourcesRead => resources::read(self, params, scope).await,
-            Method::PromptsGet => prompts::get(self, params, scope).await,
-            Method::CompletionComplete => completion::complete(self, params, scope).await,
+            Method::ResourcesRead => resources::read(self, params(), scope).await,
+            Method::PromptsGet => prompts::get(self, params(), scope).await,
+            Method::CompletionComplete => completion::complete(self, params(), scope).await,
             _ => Err(ErrorObject::method_not_found(method.name())),
         }
     }

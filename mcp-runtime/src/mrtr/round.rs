@@ -23,7 +23,7 @@ use crate::protocol::ClientCapabilities;
 
 #[derive(Debug, Default)]
 struct Round {
-    capabilities: ClientCapabilities,
+    capabilities: Arc<ClientCapabilities>,
     /// Values from earlier rounds (sealed state), by key.
     recorded: Map<String, Value>,
     /// This request's `inputResponses`.
@@ -93,7 +93,7 @@ pub struct Input {
 
 impl Input {
     pub(crate) fn new(
-        capabilities: ClientCapabilities,
+        capabilities: Arc<ClientCapabilities>,
         number: u32,
         recorded: Map<String, Value>,
         responses: Map<String, Value>,

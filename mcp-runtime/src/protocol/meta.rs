@@ -1,6 +1,7 @@
 //! Per-request `_meta` fields and the small shared types they carry.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -210,15 +211,19 @@ impl ClientCapabilities {
 }
 
 /// The per-request metadata every modern request carries in `params._meta`.
+///
+/// The client's identity and capabilities sit behind pointers: this struct
+/// moves with every request, and they are most of its size (the
+/// capabilities are shared with the request's [`Input`](crate::Input)).
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct RequestMeta {
     /// `io.modelcontextprotocol/protocolVersion`.
     pub protocol_version: String,
     /// `io.modelcontextprotocol/clientInfo`, when sent.
-    pub client_info: Option<Implementation>,
+    pub client_info: Option<Box<Implementation>>,
     /// `io.modelcontextprotocol/clientCapabilities`.
-    pub client_capabilities: ClientCapabilities,
+    pub client_capabilities: Arc<ClientCapabilities>,
     /// `io.modelcontextprotocol/logLevel`: log notifications are sent only
     /// when this is present, and only at or above it.
     pub log_level: Option<LogLevel>,
@@ -238,7 +243,7 @@ impl RequestMeta {
         RequestMeta {
             protocol_version: super::PROTOCOL_VERSION.to_owned(),
             client_info: None,
-            client_capabilities,
+            client_capabilities: Arc::new(client_capabilities),
             log_level: None,
             progress_token: None,
             traceparent: None,

@@ -39,7 +39,7 @@ use super::body::{self, McpBody};
 use super::headers;
 use super::request::{self, HideUnpermitted, HttpRequest};
 use crate::auth::gate::{Denied, Gate};
-use crate::context::Outbox;
+use crate::context::{NoteQueue, Outbox};
 use crate::dispatch::envelope::{self, Incoming};
 use crate::dispatch::method::{Method, MethodName};
 use crate::dispatch::{Dispatcher, Prepared, Reply};
@@ -400,14 +400,11 @@ async fn run(
     limits: Limits,
 ) -> HttpResponse {
     let id = prepared.request.id.clone();
-    let (outbox, mut notifications) = mpsc::unbounded_channel();
+    let notifications = Arc::new(NoteQueue::default());
+    let outbox = Outbox::Queue(notifications.clone());
     let dispatcher = shared.dispatcher().clone();
     let shutdown = shared.shutdown.clone();
-    let mut running = Box::pin(async move {
-        dispatcher
-            .run(prepared, Outbox::new(outbox), &shutdown)
-            .await
-    });
+    let mut running = Box::pin(async move { dispatcher.run(prepared, outbox, &shutdown).await });
     let Limits {
         permit,
         deadline,
@@ -415,26 +412,21 @@ async fn run(
     } = limits;
     let timeout = deadline.unwrap_or(Duration::MAX);
     let deadline = deadline.map(|limit| tokio::time::Instant::now() + limit);
-    let first = loop {
-        tokio::select! {
-            // The result first: most requests finish on their first poll,
-            // and then no timer is ever registered.
-            biased;
-            finished = &mut running => {
-                // Notifications sent just before the result are already
-                // queued: they go out first, on a stream, if one is allowed.
-                let queued = drain(&mut notifications);
-                if accepts.sse && !queued.is_empty() {
-                    return sse_complete(&queued, &finished);
-                }
-                return reply(&finished);
+    let first = tokio::select! {
+        // The result first: most requests finish on their first poll,
+        // and then no timer is ever registered.
+        biased;
+        finished = &mut running => {
+            // Notifications sent just before the result are already
+            // queued: they go out first, on a stream, if one is allowed.
+            let queued = notifications.drain();
+            if accepts.sse && !queued.is_empty() {
+                return sse_complete(&queued, &finished);
             }
-            note = notifications.recv(), if accepts.sse => match note {
-                Some(note) => break note,
-                None => continue,
-            },
-            () = sleep_until(deadline) => return reply(&timed_out(&id, timeout)),
+            return reply(&finished);
         }
+        note = notifications.next(), if accepts.sse => note,
+        () = sleep_until(deadline) => return reply(&timed_out(&id, timeout)),
     };
     let mut deadline = Box::pin(sleep_until(deadline));
     let (events, stream) = mpsc::channel(64);
@@ -449,13 +441,13 @@ async fn run(
         loop {
             tokio::select! {
                 finished = &mut running => {
-                    for note in drain(&mut notifications) {
+                    for note in notifications.drain() {
                         let _ = events.send(body::event(&note)).await;
                     }
                     let _ = events.send(body::event(&finished.frame)).await;
                     break;
                 }
-                Some(note) = notifications.recv() => {
+                note = notifications.next() => {
                     if events.send(body::event(&note)).await.is_err() {
                         break;
                     }
@@ -476,11 +468,6 @@ async fn run(
         }
     });
     sse(stream)
-}
-
-/// Everything already queued on a channel.
-fn drain(notifications: &mut mpsc::UnboundedReceiver<Bytes>) -> Vec<Bytes> {
-    std::iter::from_fn(|| notifications.try_recv().ok()).collect()
 }
 
 /// A finished SSE response: queued notifications, then the result.
