@@ -2,6 +2,7 @@
 //! `inputResponses` and `requestState`, and answering a suspended handler
 //! with `input_required` (or the error that stopped it).
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::Bytes;
@@ -9,6 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::envelope::json_str;
 use crate::context::Scope;
 use crate::mrtr::state::{Binding, StateSealer};
 use crate::mrtr::{Input, Stop};
@@ -33,16 +35,18 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::
     <&RawValue>::deserialize(d).map(Some)
 }
 
-/// What a request brings from earlier rounds.
+/// What a request brings from earlier rounds. The state is borrowed from
+/// the request's body unless it has escapes (it never does when it comes
+/// back as it was sent).
 #[derive(Debug, Default)]
-pub(super) struct Retry {
+pub(super) struct Retry<'a> {
     responses: Map<String, Value>,
-    state: Option<String>,
+    state: Option<Cow<'a, str>>,
 }
 
 /// Reads `inputResponses` (an object when present) and `requestState` (a
 /// string when present); anything else is `-32602`.
-pub(super) fn read_retry(params: &str) -> Result<Retry, ErrorObject> {
+pub(super) fn read_retry(params: &str) -> Result<Retry<'_>, ErrorObject> {
     let parsed: RetryParams<'_> = super::params(params)?;
     read_retry_members(
         parsed.responses.map(RawValue::get),
@@ -52,10 +56,10 @@ pub(super) fn read_retry(params: &str) -> Result<Retry, ErrorObject> {
 
 /// [`read_retry`] from the members' JSON text, as the request's head
 /// located them.
-pub(super) fn read_retry_members(
+pub(super) fn read_retry_members<'a>(
     responses: Option<&str>,
-    state: Option<&str>,
-) -> Result<Retry, ErrorObject> {
+    state: Option<&'a str>,
+) -> Result<Retry<'a>, ErrorObject> {
     let responses = match responses {
         None => Map::new(),
         Some(json) => serde_json::from_str::<Map<String, Value>>(json).map_err(|_| {
@@ -64,7 +68,7 @@ pub(super) fn read_retry_members(
     };
     let state = match state {
         None => None,
-        Some(json) => Some(serde_json::from_str::<String>(json).map_err(|_| {
+        Some(json) => Some(json_str(json).ok_or_else(|| {
             ErrorObject::invalid_params("Invalid params: `requestState` must be a string")
         })?),
     };
@@ -106,7 +110,7 @@ impl<'a> Rounds<'a> {
     pub(super) fn start(
         sealer: &'a StateSealer,
         target: Target<'a>,
-        retry: Retry,
+        retry: Retry<'_>,
         scope: &Scope,
     ) -> Result<(Rounds<'a>, Input), ErrorObject> {
         let principal = scope

@@ -15,8 +15,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
-use chacha20poly1305::aead::{Aead, Generate, KeyInit, Payload as AeadPayload};
-use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
+use chacha20poly1305::aead::{Aead, AeadInOut, Generate, KeyInit, Payload as AeadPayload};
+use chacha20poly1305::{Key, Tag, XChaCha20Poly1305, XNonce};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -418,27 +418,24 @@ impl StateSealer {
             .strip_prefix(VERSION)
             .and_then(|r| r.strip_prefix('.'))
             .ok_or_else(invalid_state)?;
-        let bytes = URL_SAFE_NO_PAD
+        let mut bytes = URL_SAFE_NO_PAD
             .decode(encoded)
             .map_err(|_| invalid_state())?;
         if bytes.len() < 8 + 24 + 16 {
             return Err(invalid_state());
         }
-        let (id, rest) = bytes.split_at(8);
-        let (nonce, ciphertext) = rest.split_at(24);
+        // Decrypted where it was decoded: key id, nonce, then the
+        // ciphertext and its tag.
+        let (head, sealed) = bytes.split_at_mut(8 + 24);
+        let (id, nonce) = head.split_at(8);
         let key = self.keys.key(id).ok_or_else(invalid_state)?;
-        let nonce = XNonce::try_from(nonce).map_err(|_| invalid_state())?;
-        let plaintext = key
-            .cipher
-            .decrypt(
-                &nonce,
-                AeadPayload {
-                    msg: ciphertext,
-                    aad: ASSOCIATED_DATA,
-                },
-            )
+        let nonce = XNonce::try_from(&*nonce).map_err(|_| invalid_state())?;
+        let (ciphertext, tag) = sealed.split_at_mut(sealed.len() - 16);
+        let tag = Tag::try_from(&*tag).map_err(|_| invalid_state())?;
+        key.cipher
+            .decrypt_inout_detached(&nonce, ASSOCIATED_DATA, ciphertext.into(), &tag)
             .map_err(|_| invalid_state())?;
-        let sealed: Sealed = serde_json::from_slice(&plaintext).map_err(|_| invalid_state())?;
+        let sealed: Sealed = serde_json::from_slice(ciphertext).map_err(|_| invalid_state())?;
         if sealed.binding != *expected || sealed.expires <= seconds((self.clock)()) {
             return Err(invalid_state());
         }

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures_util::FutureExt as _;
 use http::header::{
     ACCEPT, ALLOW, AUTHORIZATION, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN,
     RETRY_AFTER,
@@ -185,11 +186,13 @@ where
     if declared.is_some_and(|length| length > limit as u64) {
         return too_large(limit);
     }
-    let collected = tokio::time::timeout(
-        shared.options.body_timeout,
-        Limited::new(request_body, limit).collect(),
-    )
-    .await;
+    // Most bodies arrive with their head: only a body still on its way
+    // needs a clock reading and a timer.
+    let mut collect = std::pin::pin!(Limited::new(request_body, limit).collect());
+    let collected = match collect.as_mut().now_or_never() {
+        Some(collected) => Ok(collected),
+        None => tokio::time::timeout(shared.options.body_timeout, collect).await,
+    };
     let bytes = match collected {
         Err(_) => {
             return plain(
@@ -410,21 +413,18 @@ async fn run(
         deadline,
         keep_alive,
     } = limits;
+    // Most handlers finish on their first poll: they are answered without
+    // reading the clock for a deadline.
+    if let Some(finished) = running.as_mut().now_or_never() {
+        return finished_at_once(&notifications, accepts, &finished);
+    }
     let timeout = deadline.unwrap_or(Duration::MAX);
     let deadline = deadline.map(|limit| tokio::time::Instant::now() + limit);
     let first = tokio::select! {
         // The result first: most requests finish on their first poll,
         // and then no timer is ever registered.
         biased;
-        finished = &mut running => {
-            // Notifications sent just before the result are already
-            // queued: they go out first, on a stream, if one is allowed.
-            let queued = notifications.drain();
-            if accepts.sse && !queued.is_empty() {
-                return sse_complete(&queued, &finished);
-            }
-            return reply(&finished);
-        }
+        finished = &mut running => return finished_at_once(&notifications, accepts, &finished),
         note = notifications.next(), if accepts.sse => note,
         () = sleep_until(deadline) => return reply(&timed_out(&id, timeout)),
     };
@@ -468,6 +468,17 @@ async fn run(
         }
     });
     sse(stream)
+}
+
+/// The response to a request that finished before any notification was
+/// streamed. Notifications sent just before the result are already queued:
+/// they go out first, on a stream, if one is allowed.
+fn finished_at_once(notifications: &NoteQueue, accepts: Accepts, finished: &Reply) -> HttpResponse {
+    let queued = notifications.drain();
+    if accepts.sse && !queued.is_empty() {
+        return sse_complete(&queued, finished);
+    }
+    reply(finished)
 }
 
 /// A finished SSE response: queued notifications, then the result.
