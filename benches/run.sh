@@ -6,7 +6,7 @@
 # Installs wrk (Debian's package) if it is missing, builds the quickstart,
 # the floor servers and the 50-tool server in release mode and the 10,000-
 # and 50-tool servers compared with each other in the `scale` profile (the
-# first build of the 10,000 tools takes about ten minutes and 4 GB), then
+# first build of the 10,000 tools takes about fifteen minutes and 4.5 GB), then
 # runs `bench` pinned to core 1 (servers are pinned to core 0).
 # BENCH_ROUNDS and BENCH_SECONDS shorten a run while iterating.
 set -euo pipefail
