@@ -167,8 +167,12 @@ impl<A> AskFns<A> {
 
     /// Considers a form elicitation.
     pub fn consider_form(&self, input: &Input, key: &'static str, message: String) {
-        // The registry refuses types without a form schema at startup.
-        let Ok(form) = (self.form)() else { return };
+        // The registry refuses types without a form schema at startup; were
+        // one to get here, the round fails as `elicit` fails for it.
+        let form = match (self.form)() {
+            Ok(form) => form,
+            Err(problem) => return input.refuse(problem),
+        };
         let mut message = Some(message);
         (self.consider)(input, key, &form.fingerprint, &mut || {
             let message = message.take().unwrap_or_default();

@@ -331,8 +331,13 @@ impl Input {
     }
 
     async fn fail<T>(&self, problem: String) -> T {
-        self.lock().invalid.get_or_insert(problem);
+        self.refuse(problem);
         self.suspend().await
+    }
+
+    /// Records a problem that ends this round with an error.
+    pub(crate) fn refuse(&self, problem: String) {
+        self.lock().invalid.get_or_insert(problem);
     }
 
     async fn suspend<T>(&self) -> T {
