@@ -429,7 +429,7 @@ impl StateSealer {
         let (head, sealed) = bytes.split_at_mut(8 + 24);
         let (id, nonce) = head.split_at(8);
         let key = self.keys.key(id).ok_or_else(invalid_state)?;
-        let nonce = XNonce::try_from(&*nonce).map_err(|_| invalid_state())?;
+        let nonce = XNonce::try_from(nonce).map_err(|_| invalid_state())?;
         let (ciphertext, tag) = sealed.split_at_mut(sealed.len() - 16);
         let tag = Tag::try_from(&*tag).map_err(|_| invalid_state())?;
         key.cipher
