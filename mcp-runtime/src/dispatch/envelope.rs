@@ -132,10 +132,10 @@ impl<'de> Deserialize<'de> for Members<'de> {
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
                 let mut members = Members::default();
-                // Keys with escapes are not borrowable: an error here sends
-                // the message down the slow path, which reads them.
-                while let Some(key) = map.next_key::<&'de str>()? {
-                    let (slot, null_is_absent) = match key {
+                // Keys are compared by value: an escaped key names the same
+                // member as its plain spelling.
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    let (slot, null_is_absent) = match &*key {
                         "_meta" => (&mut members.meta, true),
                         "name" => (&mut members.name, true),
                         "uri" => (&mut members.uri, true),
@@ -472,5 +472,74 @@ mod one_pass {
             request.params(),
             Some(&body[body.find(r#"{"name""#).unwrap()..body.len() - 1])
         );
+    }
+
+    /// Whatever path a request takes, its head is the same.
+    fn head_of(body: &str) -> (Option<String>, Vec<Option<String>>) {
+        let Ok(Incoming::Request(request)) = parse(body.to_owned()) else {
+            panic!("not a request: {body}");
+        };
+        let head = request.head();
+        let members = [
+            &head.meta,
+            &head.name,
+            &head.uri,
+            &head.arguments,
+            &head.input_responses,
+            &head.request_state,
+        ]
+        .map(|range| request.member(range).map(str::to_owned));
+        (request.params().map(str::to_owned), members.to_vec())
+    }
+
+    #[test]
+    fn both_paths_find_the_same_members() {
+        // Escaped keys are read by value (`\u0065` is `e`).
+        let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a","arguments":{"k":[1]},"requestStat\u0065":"s","inputResponses":{},"_meta":{"m":1},"other":[{"name":1}]}}"#;
+        let request = parse_at_once(body.to_owned()).expect("one pass");
+        let one_pass = request.head();
+        let two_pass = Head::read(&request.body, request.params_range());
+        let members = |head: &Head| {
+            [
+                &head.meta,
+                &head.name,
+                &head.uri,
+                &head.arguments,
+                &head.input_responses,
+                &head.request_state,
+            ]
+            .map(|range| request.member(range).map(str::to_owned))
+        };
+        assert_eq!(members(one_pass), members(&two_pass));
+        assert_eq!(members(one_pass)[1].as_deref(), Some(r#""a""#));
+        assert_eq!(members(one_pass)[5].as_deref(), Some(r#""s""#));
+        // A duplicate member sends the request down the two-pass path,
+        // which leaves the members to each stage's own parse (and error).
+        let duplicate =
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a","name":"b"}}"#;
+        assert!(parse_at_once(duplicate.to_owned()).is_err());
+        let (_, members) = head_of(duplicate);
+        assert!(members.iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn null_name_and_meta_are_absent_and_other_nulls_present() {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":null,"_meta":null,"arguments":null,"requestState":null}}"#;
+        let (_, members) = head_of(body);
+        assert_eq!(members[0], None);
+        assert_eq!(members[1], None);
+        assert_eq!(members[3].as_deref(), Some("null"));
+        assert_eq!(members[5].as_deref(), Some("null"));
+    }
+
+    #[test]
+    fn params_that_are_not_an_object_have_no_members() {
+        for params in [r#"[{"_meta":{}}]"#, "null", "5"] {
+            let body =
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{params}}}"#);
+            let (raw, members) = head_of(&body);
+            assert_eq!(raw.as_deref(), Some(params));
+            assert!(members.iter().all(Option::is_none), "{params}: {members:?}");
+        }
     }
 }

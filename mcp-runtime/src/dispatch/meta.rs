@@ -197,6 +197,32 @@ mod tests {
     }
 
     #[test]
+    fn capabilities_must_be_an_object_and_members_appear_once() {
+        let meta = |caps: &str| {
+            format!(
+                r#"{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{caps}}}}}"#
+            )
+        };
+        assert_eq!(error(Some(&meta("[]"))).code, error_code::INVALID_PARAMS);
+        let e = error(Some(&meta(r#"{"roots":{},"roots":{}}"#)));
+        assert!(
+            e.message.contains("duplicate field `roots`"),
+            "{}",
+            e.message
+        );
+        let Ok(parsed) = parse(
+            Some(&meta(
+                r#"{"elicitation":{"url":{}},"sampling":null,"other":[1]}"#,
+            )),
+            "tools/list",
+        ) else {
+            panic!("valid capabilities");
+        };
+        assert!(parsed.client_capabilities.supports_elicitation_url());
+        assert!(!parsed.client_capabilities.supports_sampling());
+    }
+
+    #[test]
     fn required_fields_are_required() {
         assert_eq!(error(None).code, error_code::INVALID_PARAMS);
         assert_eq!(error(Some("{}")).code, error_code::INVALID_PARAMS);
