@@ -123,12 +123,12 @@ pub fn build_registry_of(count: usize, settings_from: &Server) -> BuiltRegistry 
     });
     let registry = Registry::from_entries(copies.collect(), Vec::new(), Vec::new())
         .expect("the copies register");
-    BuiltRegistry(crate::dispatch::Dispatcher::new(
-        registry,
-        &settings_from.builder.settings,
-        settings_from.dispatcher.changes().clone(),
-        settings_from.builder.sealer().expect("keys"),
-    ))
+    BuiltRegistry(
+        settings_from
+            .builder
+            .dispatcher(registry)
+            .expect("the settings build"),
+    )
 }
 
 /// What [`build_registry_of`] built.

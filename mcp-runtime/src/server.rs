@@ -251,7 +251,7 @@ impl ServerBuilder {
         self
     }
 
-    pub(crate) fn sealer(&self) -> Result<StateSealer, BuildError> {
+    fn sealer(&self) -> Result<StateSealer, BuildError> {
         let keys = match (&self.state.keys, KeyRing::from_env()) {
             (Some(keys), _) => keys.clone(),
             (None, Some(Ok(keys))) => keys,
@@ -267,6 +267,18 @@ impl ServerBuilder {
         })
     }
 
+    /// The dispatcher serving `registry` with these settings: its
+    /// precomputed answers, change announcements and `requestState` keys.
+    pub(crate) fn dispatcher(&self, registry: Registry) -> Result<Dispatcher, BuildError> {
+        let changes = Changes::new(self.bus.clone());
+        Ok(Dispatcher::new(
+            registry,
+            &self.settings,
+            changes,
+            self.sealer()?,
+        ))
+    }
+
     /// Collects the registered handlers, checks them (duplicate names,
     /// schema rules) and precomputes the static answers.
     pub fn build(self) -> Result<Server, BuildError> {
@@ -277,8 +289,7 @@ impl ServerBuilder {
             registry.resources().len() + registry.templates().len(),
             registry.prompts().len(),
         );
-        let changes = Changes::new(self.bus.clone());
-        let dispatcher = Dispatcher::new(registry, &self.settings, changes, self.sealer()?);
+        let dispatcher = self.dispatcher(registry)?;
         // The benchmark reads this line to time the registry build.
         tracing::debug!(
             tools,

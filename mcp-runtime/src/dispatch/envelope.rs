@@ -212,8 +212,8 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::
 
 /// A request read in one pass: the envelope and the members of `params`
 /// together. Anything unusual (a notification, `params` that is not an
-/// object, a duplicate or escaped key, a wrong type) fails it, and the
-/// message takes the two-pass path, which says exactly what is wrong.
+/// object, a duplicate member, a wrong type) fails it, and the message
+/// takes the two-pass path, which says exactly what is wrong.
 #[derive(Deserialize)]
 struct OnePass<'a> {
     #[serde(borrow)]
@@ -474,13 +474,9 @@ mod one_pass {
         );
     }
 
-    /// Whatever path a request takes, its head is the same.
-    fn head_of(body: &str) -> (Option<String>, Vec<Option<String>>) {
-        let Ok(Incoming::Request(request)) = parse(body.to_owned()) else {
-            panic!("not a request: {body}");
-        };
-        let head = request.head();
-        let members = [
+    /// The members `head` located in `request`, in field order.
+    fn members(request: &Request, head: &Head) -> Vec<Option<String>> {
+        [
             &head.meta,
             &head.name,
             &head.uri,
@@ -488,8 +484,17 @@ mod one_pass {
             &head.input_responses,
             &head.request_state,
         ]
-        .map(|range| request.member(range).map(str::to_owned));
-        (request.params().map(str::to_owned), members.to_vec())
+        .map(|range| request.member(range).map(str::to_owned))
+        .to_vec()
+    }
+
+    /// A request's `params` text and members, whichever path it took.
+    fn head_of(body: &str) -> (Option<String>, Vec<Option<String>>) {
+        let Ok(Incoming::Request(request)) = parse(body.to_owned()) else {
+            panic!("not a request: {body}");
+        };
+        let found = members(&request, request.head());
+        (request.params().map(str::to_owned), found)
     }
 
     #[test]
@@ -499,20 +504,10 @@ mod one_pass {
         let request = parse_at_once(body.to_owned()).expect("one pass");
         let one_pass = request.head();
         let two_pass = Head::read(&request.body, request.params_range());
-        let members = |head: &Head| {
-            [
-                &head.meta,
-                &head.name,
-                &head.uri,
-                &head.arguments,
-                &head.input_responses,
-                &head.request_state,
-            ]
-            .map(|range| request.member(range).map(str::to_owned))
-        };
-        assert_eq!(members(one_pass), members(&two_pass));
-        assert_eq!(members(one_pass)[1].as_deref(), Some(r#""a""#));
-        assert_eq!(members(one_pass)[5].as_deref(), Some(r#""s""#));
+        let found = members(&request, one_pass);
+        assert_eq!(found, members(&request, &two_pass));
+        assert_eq!(found[1].as_deref(), Some(r#""a""#));
+        assert_eq!(found[5].as_deref(), Some(r#""s""#));
         // A duplicate member sends the request down the two-pass path,
         // which leaves the members to each stage's own parse (and error).
         let duplicate =

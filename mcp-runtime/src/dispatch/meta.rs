@@ -1,8 +1,7 @@
 //! Reading and checking the per-request `_meta` every modern request carries.
 
-use std::sync::Arc;
-
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -73,6 +72,15 @@ impl<'de> Deserialize<'de> for SharedCapabilities {
                 let Some(caps) = Arc::get_mut(&mut shared) else {
                     unreachable!("a new Arc is unique");
                 };
+                // Exhaustive: a member added to the struct stops this
+                // compiling until it is read here too.
+                let ClientCapabilities {
+                    elicitation,
+                    sampling,
+                    roots,
+                    extensions,
+                    experimental,
+                } = caps;
                 let mut seen = [false; MEMBERS.len()];
                 while let Some(key) = map.next_key::<Cow<'de, str>>()? {
                     let Some(index) = MEMBERS.iter().position(|member| *member == key) else {
@@ -83,11 +91,11 @@ impl<'de> Deserialize<'de> for SharedCapabilities {
                         return Err(de::Error::duplicate_field(MEMBERS[index]));
                     }
                     match index {
-                        0 => caps.elicitation = map.next_value()?,
-                        1 => caps.sampling = map.next_value()?,
-                        2 => caps.roots = map.next_value()?,
-                        3 => caps.extensions = map.next_value()?,
-                        _ => caps.experimental = map.next_value()?,
+                        0 => *elicitation = map.next_value()?,
+                        1 => *sampling = map.next_value()?,
+                        2 => *roots = map.next_value()?,
+                        3 => *extensions = map.next_value()?,
+                        _ => *experimental = map.next_value()?,
                     }
                 }
                 Ok(SharedCapabilities(shared))

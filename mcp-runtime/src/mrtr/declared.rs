@@ -18,7 +18,7 @@ use super::answer::{
     Answer, AskKind, ElicitForm, Elicitation, Root, SamplingRequest, SamplingResult, UrlElicitation,
 };
 use super::form::{Form, form};
-use super::round::{Input, fingerprint};
+use super::round::{Input, Question};
 
 /// A declared ask, as the registry checks it at startup.
 #[derive(Debug)]
@@ -83,7 +83,7 @@ pub struct AskFns<A> {
     kind: AskKind,
     check: fn() -> Result<(), String>,
     form: fn() -> Result<Arc<Form>, String>,
-    consider: fn(&Input, &'static str, &str, &mut dyn FnMut() -> Value),
+    consider: fn(&Input, &'static str, Question<'_>),
     take: for<'a> fn(&'a Input, &'static str) -> AskFuture<'a, A>,
 }
 
@@ -112,15 +112,8 @@ fn check_form<A: FormAsk>() -> Result<(), String> {
     A::form().map(|_| ())
 }
 
-fn consider<A: Answer>(
-    input: &Input,
-    key: &'static str,
-    fingerprint: &str,
-    params: &mut dyn FnMut() -> Value,
-) {
-    input.consider(key, A::KIND, fingerprint, params, |v| {
-        A::from_response(v).map(|_| ())
-    });
+fn consider<A: Answer>(input: &Input, key: &'static str, question: Question<'_>) {
+    input.consider(key, A::KIND, question, |v| A::from_response(v).map(|_| ()));
 }
 
 fn take<'a, A: Answer + 'static>(input: &'a Input, key: &'static str) -> AskFuture<'a, A> {
@@ -173,35 +166,30 @@ impl<A> AskFns<A> {
             Ok(form) => form,
             Err(problem) => return input.refuse(problem),
         };
-        let mut message = Some(message);
-        (self.consider)(input, key, &form.fingerprint, &mut || {
-            let message = message.take().unwrap_or_default();
-            json!({"mode": "form", "message": message, "requestedSchema": form.schema})
-        });
+        (self.consider)(
+            input,
+            key,
+            Question::Form {
+                form: &form,
+                message,
+            },
+        );
     }
 
     /// Considers a URL elicitation.
     pub fn consider_url(&self, input: &Input, key: &'static str, message: String, url: String) {
-        let mut params = Some(json!({"mode": "url", "message": message, "url": url}));
-        self.consider_plain(input, key, &mut params);
+        let params = json!({"mode": "url", "message": message, "url": url});
+        (self.consider)(input, key, Question::Plain(params));
     }
 
     /// Considers a sampling request.
     pub fn consider_sample(&self, input: &Input, key: &'static str, request: SamplingRequest) {
-        self.consider_plain(input, key, &mut Some(request.to_params()));
+        (self.consider)(input, key, Question::Plain(request.to_params()));
     }
 
     /// Considers a roots request.
     pub fn consider_roots(&self, input: &Input, key: &'static str) {
-        self.consider_plain(input, key, &mut None);
-    }
-
-    /// Considers an ask whose question is its kind alone.
-    fn consider_plain(&self, input: &Input, key: &'static str, params: &mut Option<Value>) {
-        let fingerprint = fingerprint(self.kind, None);
-        (self.consider)(input, key, &fingerprint, &mut || {
-            params.take().unwrap_or_default()
-        });
+        (self.consider)(input, key, Question::Plain(Value::Null));
     }
 
     /// The answer, once every declared ask was considered; the round ends

@@ -9,6 +9,7 @@
 //! `input_required`. Answers used this round travel on in the new state,
 //! so later rounds see them without the client re-sending them.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::pin::pin;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -19,6 +20,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::answer::{Answer, AskKind};
+use super::form::Form;
 use crate::protocol::ClientCapabilities;
 
 #[derive(Debug, Default)]
@@ -64,6 +66,35 @@ pub(crate) fn fingerprint(kind: AskKind, schema: Option<&Value>) -> String {
         hasher.update(super::state::canonical_json(schema));
     }
     super::state::hex(&hasher.finalize()[..8])
+}
+
+/// What one ask asks. A form's request carries its whole schema, so it is
+/// built only when the ask must be sent; its fingerprint was computed with
+/// the schema, once per type.
+pub(crate) enum Question<'a> {
+    /// A form elicitation: the prepared form and this round's message.
+    Form { form: &'a Form, message: String },
+    /// Any other ask: its request's params (`null` for none). Its kind
+    /// alone identifies it.
+    Plain(Value),
+}
+
+impl Question<'_> {
+    fn fingerprint(&self, kind: AskKind) -> Cow<'_, str> {
+        match self {
+            Question::Form { form, .. } => Cow::Borrowed(&form.fingerprint),
+            Question::Plain(_) => Cow::Owned(fingerprint(kind, None)),
+        }
+    }
+
+    fn into_params(self) -> Value {
+        match self {
+            Question::Form { form, message } => {
+                json!({"mode": "form", "message": message, "requestedSchema": form.schema})
+            }
+            Question::Plain(params) => params,
+        }
+    }
 }
 
 /// Why a handler stopped before finishing.
@@ -156,11 +187,14 @@ impl Input {
                 return self.fail(problem).await;
             }
         };
-        let mut message = Some(message.into());
-        self.ask(None, &form.fingerprint, &mut || {
-            let message = message.take().unwrap_or_default();
-            json!({"mode": "form", "message": message, "requestedSchema": form.schema})
-        })
+        let message = message.into();
+        self.ask(
+            None,
+            Question::Form {
+                form: &form,
+                message,
+            },
+        )
         .await
     }
 
@@ -173,7 +207,7 @@ impl Input {
         url: impl Into<String>,
     ) -> super::UrlElicitation {
         let request = json!({"mode": "url", "message": message.into(), "url": url.into()});
-        self.ask_plain(request).await
+        self.ask(None, Question::Plain(request)).await
     }
 
     /// Asks the client's model for a completion.
@@ -181,7 +215,7 @@ impl Input {
     /// Sampling is deprecated as of 2026-07-28; prefer calling an LLM
     /// provider directly in new designs.
     pub async fn sample(&self, request: super::SamplingRequest) -> super::SamplingResult {
-        self.ask_plain(request.to_params()).await
+        self.ask(None, Question::Plain(request.to_params())).await
     }
 
     /// Asks the client for its roots.
@@ -189,7 +223,7 @@ impl Input {
     /// Roots are deprecated as of 2026-07-28; prefer taking directories as
     /// tool arguments in new designs.
     pub async fn roots(&self) -> Vec<super::Root> {
-        self.ask_plain(Value::Null).await
+        self.ask(None, Question::Plain(Value::Null)).await
     }
 
     /// Computes a value once per request, however many rounds it takes:
@@ -225,30 +259,13 @@ impl Input {
         format!("{prefix}_{}", round.steps)
     }
 
-    /// An ask whose question is its kind alone.
-    async fn ask_plain<A: Answer>(&self, params: Value) -> A {
-        let mut params = Some(params);
-        self.ask(None, &fingerprint(A::KIND, None), &mut || {
-            params.take().unwrap_or_default()
-        })
-        .await
-    }
-
     /// One ask: its answer if there is one, else the end of this round.
-    /// `params` builds the request, only when it must be sent.
-    pub(crate) async fn ask<A: Answer>(
-        &self,
-        key: Option<&str>,
-        fingerprint: &str,
-        params: &mut dyn FnMut() -> Value,
-    ) -> A {
+    pub(crate) async fn ask<A: Answer>(&self, key: Option<&str>, question: Question<'_>) -> A {
         let key = match key {
             Some(key) => key.to_owned(),
             None => self.next_key(A::KIND.key_prefix()),
         };
-        if self.consider(&key, A::KIND, fingerprint, params, |v| {
-            A::from_response(v).map(|_| ())
-        }) {
+        if self.consider(&key, A::KIND, question, |v| A::from_response(v).map(|_| ())) {
             let answer = self.lock().answer(&key).map(A::from_response);
             if let Some(Ok(answer)) = answer {
                 return answer;
@@ -264,10 +281,11 @@ impl Input {
         &self,
         key: &str,
         kind: AskKind,
-        fingerprint: &str,
-        params: &mut dyn FnMut() -> Value,
+        question: Question<'_>,
         check: impl Fn(&Value) -> Result<(), String>,
     ) -> bool {
+        let fingerprint = question.fingerprint(kind);
+        let fingerprint = fingerprint.as_ref();
         let mut round = self.lock();
         // An answer from an earlier round counts only for the same question:
         // after a redeploy that reorders asks, a stale answer is asked again
@@ -306,7 +324,7 @@ impl Input {
             return false;
         }
         let mut request = json!({"method": kind.method()});
-        let params = params();
+        let params = question.into_params();
         if !params.is_null() {
             request["params"] = params;
         }

@@ -421,8 +421,8 @@ async fn run(
     let timeout = deadline.unwrap_or(Duration::MAX);
     let deadline = deadline.map(|limit| tokio::time::Instant::now() + limit);
     let first = tokio::select! {
-        // The result first: most requests finish on their first poll,
-        // and then no timer is ever registered.
+        // The result first: notifications queued with it go out in the
+        // same response.
         biased;
         finished = &mut running => return finished_at_once(&notifications, accepts, &finished),
         note = notifications.next(), if accepts.sse => note,
