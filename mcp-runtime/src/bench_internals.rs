@@ -27,7 +27,8 @@ pub fn parse_request(server: &Server, message: &str) -> bool {
 #[derive(Debug)]
 pub struct StateBench {
     sealer: StateSealer,
-    binding: Binding,
+    tool: String,
+    arguments: Value,
     steps: Map<String, Value>,
 }
 
@@ -43,7 +44,8 @@ impl StateBench {
                 replay: None,
                 clock: Arc::new(std::time::SystemTime::now),
             },
-            binding: Binding::new("tools/call", tool, arguments, None),
+            tool: tool.to_owned(),
+            arguments: arguments.clone(),
             steps,
         }
     }
@@ -51,14 +53,18 @@ impl StateBench {
     /// Seals the state for round 1.
     pub fn seal(&self) -> String {
         self.sealer
-            .seal(self.binding.clone(), 0, self.steps.clone())
+            .seal(
+                Binding::new("tools/call", &self.tool, &self.arguments, None),
+                0,
+                self.steps.clone(),
+            )
             .expect("seals")
     }
 
     /// Opens a sealed state and checks its binding; `true` when it is valid.
     /// Includes hashing the arguments, as a retry does.
     pub fn open(&self, state: &str, arguments: &Value) -> bool {
-        let expected = Binding::new("tools/call", &self.binding.name, arguments, None);
+        let expected = Binding::new("tools/call", &self.tool, arguments, None);
         self.sealer.open(state, &expected).is_ok()
     }
 }

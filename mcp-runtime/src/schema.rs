@@ -74,9 +74,9 @@ pub(crate) fn header_params(schema: &JsonObject) -> Result<Vec<HeaderParam>, Sch
     Ok(found)
 }
 
-fn collect_headers(
-    schema: &JsonObject,
-    path: &mut Vec<String>,
+fn collect_headers<'a>(
+    schema: &'a JsonObject,
+    path: &mut Vec<&'a str>,
     reachable: bool,
     found: &mut Vec<HeaderParam>,
 ) -> Result<(), SchemaError> {
@@ -105,7 +105,7 @@ fn collect_headers(
         };
         found.push(HeaderParam {
             name: name.to_owned(),
-            path: path.clone(),
+            path: path.iter().map(|&key| key.to_owned()).collect(),
             kind,
         });
     }
@@ -114,7 +114,7 @@ fn collect_headers(
             ("properties", Value::Object(properties)) => {
                 for (name, property) in properties {
                     if let Value::Object(property) = property {
-                        path.push(name.clone());
+                        path.push(name);
                         collect_headers(property, path, reachable, found)?;
                         path.pop();
                     }
@@ -172,22 +172,24 @@ pub(crate) fn finish_input(schema: Schema) -> Result<JsonObject, SchemaError> {
             return Err(SchemaError::RootNotObject(found));
         }
     }
-    let required: Vec<String> = match object.get("required") {
-        Some(Value::Array(names)) => names
-            .iter()
-            .filter_map(|n| n.as_str().map(str::to_owned))
-            .collect(),
-        _ => Vec::new(),
+    // Taken out while `properties` is changed, and put back in its place.
+    let required = object.get_mut("required").map(Value::take);
+    let is_required = |name: &String| match &required {
+        Some(Value::Array(names)) => names.iter().any(|n| n.as_str() == Some(name)),
+        _ => false,
     };
     let properties = object
         .entry("properties")
         .or_insert_with(|| Value::Object(JsonObject::new()));
     if let Value::Object(properties) = properties {
         for (name, property) in properties.iter_mut() {
-            if !required.contains(name) {
+            if !is_required(name) {
                 drop_null_type(property);
             }
         }
+    }
+    if let (Some(slot), Some(required)) = (object.get_mut("required"), required) {
+        *slot = required;
     }
     Ok(object)
 }

@@ -264,7 +264,7 @@ fn state_of(response: &Value) -> String {
     let state = response["result"]["requestState"]
         .as_str()
         .unwrap_or_else(|| panic!("no requestState in {response}"));
-    assert!(state.starts_with("v1."), "{state}");
+    assert!(state.starts_with("v2."), "{state}");
     state.to_owned()
 }
 
@@ -814,12 +814,13 @@ async fn tampered_state_is_refused() {
         forged.push(String::from_utf8(bytes).unwrap());
     }
     forged.push(format!("{state}-TAMPERED"));
-    forged.push(state.replacen("v1.", "v2.", 1));
+    // The same token under the previous format's version.
+    forged.push(state.replacen("v2.", "v1.", 1));
     forged.push(state[..state.len() - 10].to_owned());
     forged.push(String::new());
-    forged.push("v1.".to_owned());
+    forged.push("v2.".to_owned());
     forged.push("not base64 at all!".to_owned());
-    forged.push(format!("v1.{}", "A".repeat(70_000)));
+    forged.push(format!("v2.{}", "A".repeat(70_000)));
     for state in forged {
         let response = retry_with_state(&server, "greet_user", json!({}), &state).await;
         assert_eq!(

@@ -122,66 +122,73 @@ impl Dispatcher {
             ..settings.list_cache
         };
         let info = self.server_info.as_deref();
-        let size = settings.page_size;
-        let pages = match method {
+        let pages = |kind, list_key, names: &mut dyn ExactSizeIterator<Item = &str>| {
+            Pages::new(kind, list_key, names, settings.page_size, cache)
+        };
+        match method {
             Method::ToolsList => {
                 let tools: Vec<_> = registry
                     .tools()
                     .iter()
                     .filter(|t| allowed(t.entry.scopes))
-                    .map(|t| &t.descriptor)
+                    .map(|t| t.descriptor())
                     .collect();
-                let names = tools.iter().map(|t| t.name.clone());
-                Pages::build("tools", "tools", &tools, names, size, cache, info)
+                pages("tools", "tools", &mut tools.iter().map(|t| t.name.as_str())).page(
+                    cursor,
+                    info,
+                    |range| &tools[range],
+                )
             }
             Method::PromptsList => {
                 let prompts: Vec<_> = registry
                     .prompts()
                     .iter()
                     .filter(|p| allowed(p.scopes))
-                    .map(|p| p.to_prompt())
                     .collect();
-                let names = prompts.iter().map(|p| p.name.clone());
-                Pages::build("prompts", "prompts", &prompts, names, size, cache, info)
+                pages("prompts", "prompts", &mut prompts.iter().map(|p| p.name)).page(
+                    cursor,
+                    info,
+                    |range| {
+                        prompts[range]
+                            .iter()
+                            .map(|p| p.to_prompt())
+                            .collect::<Vec<_>>()
+                    },
+                )
             }
             Method::ResourcesList => {
                 let resources: Vec<_> = registry
                     .resources()
                     .iter()
                     .filter(|r| allowed(r.scopes))
-                    .map(|r| r.to_resource())
                     .collect();
-                let names = resources.iter().map(|r| r.uri.clone());
-                Pages::build(
+                pages(
                     "resources",
                     "resources",
-                    &resources,
-                    names,
-                    size,
-                    cache,
-                    info,
+                    &mut resources.iter().map(|r| r.uri),
                 )
+                .page(cursor, info, |range| {
+                    resources[range]
+                        .iter()
+                        .map(|r| r.to_resource())
+                        .collect::<Vec<_>>()
+                })
             }
             Method::ResourcesTemplatesList => {
                 let templates: Vec<_> = registry
                     .templates_by_text()
-                    .iter()
-                    .filter(|r| allowed(r.scopes))
-                    .map(|r| r.to_template())
+                    .into_iter()
+                    .filter(|t| allowed(t.scopes))
                     .collect();
-                let names = templates.iter().map(|t| t.uri_template.clone());
-                Pages::build(
-                    "templates",
-                    "resourceTemplates",
-                    &templates,
-                    names,
-                    size,
-                    cache,
-                    info,
-                )
+                let names = &mut templates.iter().map(|t| t.uri);
+                pages("templates", "resourceTemplates", names).page(cursor, info, |range| {
+                    templates[range]
+                        .iter()
+                        .map(|t| t.to_template())
+                        .collect::<Vec<_>>()
+                })
             }
-            other => return Err(ErrorObject::method_not_found(other.name())),
-        };
-        pages.page(cursor).cloned()
+            other => Err(ErrorObject::method_not_found(other.name())),
+        }
     }
 }

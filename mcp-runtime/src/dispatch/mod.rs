@@ -145,10 +145,10 @@ impl Dispatcher {
         };
         Dispatcher {
             discover: discover::build(&registry, settings, offered, info),
-            tool_pages: tools::pages(&registry, settings, info),
-            resource_pages: resources::resource_pages(&registry, settings, info),
-            template_pages: resources::template_pages(&registry, settings, info),
-            prompt_pages: prompts::pages(&registry, settings, info),
+            tool_pages: tools::pages(&registry, settings),
+            resource_pages: resources::resource_pages(&registry, settings),
+            template_pages: resources::template_pages(&registry, settings),
+            prompt_pages: prompts::pages(&registry, settings),
             registry,
             settings: settings.clone(),
             sealer,
@@ -264,10 +264,10 @@ impl Dispatcher {
         }
         Triage::Answered(match method {
             Method::Discover => Ok(self.discover.clone()),
-            Method::ToolsList => list(&self.tool_pages, params()),
-            Method::ResourcesList => list(&self.resource_pages, params()),
-            Method::ResourcesTemplatesList => list(&self.template_pages, params()),
-            Method::PromptsList => list(&self.prompt_pages, params()),
+            Method::ToolsList
+            | Method::ResourcesList
+            | Method::ResourcesTemplatesList
+            | Method::PromptsList => self.list(method, params()),
             Method::ToolsCall
             | Method::ResourcesRead
             | Method::PromptsGet
@@ -401,13 +401,42 @@ struct ListParams {
     cursor: Option<String>,
 }
 
-/// Answers a paginated `*/list` request from its pre-serialized pages.
-fn list(pages: &Pages, params: Option<&str>) -> Result<Bytes, ErrorObject> {
-    let cursor = match params {
-        Some(params) => self::params::<ListParams>(params)?.cursor,
-        None => None,
-    };
-    pages.page(cursor.as_deref()).cloned()
+impl Dispatcher {
+    /// Answers a paginated `*/list` request from its pages.
+    fn list(&self, method: Method, params: Option<&str>) -> Result<Bytes, ErrorObject> {
+        let cursor = match params {
+            Some(params) => self::params::<ListParams>(params)?.cursor,
+            None => None,
+        };
+        let cursor = cursor.as_deref();
+        let info = self.server_info.as_deref();
+        let registry = &self.registry;
+        match method {
+            Method::ToolsList => self.tool_pages.page(cursor, info, |range| {
+                let tools = &registry.tools()[range];
+                tools.iter().map(|t| t.descriptor()).collect::<Vec<_>>()
+            }),
+            Method::ResourcesList => self.resource_pages.page(cursor, info, |range| {
+                let resources = &registry.resources()[range];
+                resources
+                    .iter()
+                    .map(|r| r.to_resource())
+                    .collect::<Vec<_>>()
+            }),
+            Method::ResourcesTemplatesList => self.template_pages.page(cursor, info, |range| {
+                let templates = &registry.templates_by_text()[range];
+                templates
+                    .iter()
+                    .map(|t| t.to_template())
+                    .collect::<Vec<_>>()
+            }),
+            Method::PromptsList => self.prompt_pages.page(cursor, info, |range| {
+                let prompts = &registry.prompts()[range];
+                prompts.iter().map(|p| p.to_prompt()).collect::<Vec<_>>()
+            }),
+            other => Err(ErrorObject::method_not_found(other.name())),
+        }
+    }
 }
 
 pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {

@@ -86,14 +86,9 @@ pub(super) struct Target<'a> {
 }
 
 impl Target<'_> {
-    fn binding(&self, principal: Option<&str>) -> Binding {
+    fn binding<'b>(&'b self, principal: Option<&'b str>) -> Binding<'b> {
         let arguments = serde_json::from_str(self.arguments).unwrap_or(Value::Null);
-        Binding::new(
-            self.method,
-            self.name,
-            &arguments,
-            principal.map(str::to_owned),
-        )
+        Binding::new(self.method, self.name, &arguments, principal)
     }
 }
 

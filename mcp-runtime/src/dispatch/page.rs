@@ -1,7 +1,11 @@
-//! Pre-serialized pages of list results, addressed by opaque cursors.
+//! Pages of list results, addressed by opaque cursors and serialized once.
 //!
-//! Lists are fixed once the server is built, so every page is serialized
-//! once at startup and a `*/list` request only picks a page by its cursor.
+//! Lists are fixed once the server is built, so each page is serialized
+//! once, the first time it is asked for, and a `*/list` request only picks
+//! a page by its cursor.
+
+use std::ops::Range;
+use std::sync::OnceLock;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -29,65 +33,91 @@ impl CacheHint {
     }
 }
 
+/// A list split into pages addressed by opaque cursors.
+///
+/// The split and the cursors are fixed when the server is built. Each page
+/// is serialized the first time it is asked for and kept: a `*/list`
+/// request then only picks a page by its cursor, and a server with
+/// thousands of tools does not serialize them all before it can answer
+/// its first request.
 #[derive(Debug)]
 pub(crate) struct Pages {
     kind: &'static str,
+    list_key: &'static str,
     fingerprint: u64,
-    pages: Vec<Bytes>,
+    len: usize,
+    page_size: usize,
+    cache: CacheHint,
+    pages: Box<[OnceLock<Bytes>]>,
 }
 
 impl Pages {
-    /// Splits `items` into pages of `page_size` under `list_key`.
-    pub(crate) fn build<T: Serialize>(
+    /// Pages of `page_size` over the items `names` names, in order, under
+    /// `list_key`.
+    pub(crate) fn new<'a>(
         kind: &'static str,
         list_key: &'static str,
-        items: &[T],
-        names: impl Iterator<Item = String>,
+        names: impl ExactSizeIterator<Item = &'a str>,
         page_size: usize,
         cache: CacheHint,
-        server_info: Option<&RawValue>,
     ) -> Pages {
-        let fingerprint = fingerprint(names);
-        let chunks: Vec<&[T]> = if items.is_empty() {
-            vec![&[]]
-        } else {
-            items.chunks(page_size.max(1)).collect()
-        };
-        let count = chunks.len();
-        let pages = chunks
-            .into_iter()
-            .enumerate()
-            .map(|(index, chunk)| {
-                let next = (index + 1 < count).then(|| cursor(kind, index + 1, fingerprint));
-                let page = Page {
-                    list_key,
-                    items: chunk,
-                    next_cursor: next.as_deref(),
-                    cache,
-                    meta: ResultMeta {
-                        server_info,
-                        extra: None,
-                    },
-                };
-                Bytes::from(serde_json::to_vec(&page).expect("list items serialize"))
-            })
-            .collect();
+        let len = names.len();
+        let page_size = page_size.max(1);
+        // An empty list still has its one (empty) page.
+        let count = len.div_ceil(page_size).max(1);
         Pages {
             kind,
-            fingerprint,
-            pages,
+            list_key,
+            fingerprint: fingerprint(names),
+            len,
+            page_size,
+            cache,
+            pages: (0..count).map(|_| OnceLock::new()).collect(),
         }
     }
 
     /// The page a request's `cursor` points at (the first without one).
-    pub(crate) fn page(&self, cursor: Option<&str>) -> Result<&Bytes, ErrorObject> {
+    /// `items` gives the items at a range of positions, for a page not yet
+    /// serialized.
+    pub(crate) fn page<T: Serialize>(
+        &self,
+        cursor: Option<&str>,
+        server_info: Option<&RawValue>,
+        items: impl FnOnce(Range<usize>) -> T,
+    ) -> Result<Bytes, ErrorObject> {
         let index = match cursor {
             None => 0,
             Some(cursor) => self
                 .decode(cursor)
                 .ok_or_else(|| ErrorObject::invalid_params("Invalid cursor"))?,
         };
-        Ok(&self.pages[index])
+        let page = self.pages[index].get_or_init(|| {
+            let start = index * self.page_size;
+            let range = start..self.len.min(start + self.page_size);
+            self.serialize(index, &items(range), server_info)
+        });
+        Ok(page.clone())
+    }
+
+    fn serialize<T: Serialize>(
+        &self,
+        index: usize,
+        items: &T,
+        server_info: Option<&RawValue>,
+    ) -> Bytes {
+        let next =
+            (index + 1 < self.pages.len()).then(|| cursor(self.kind, index + 1, self.fingerprint));
+        let page = Page {
+            list_key: self.list_key,
+            items,
+            next_cursor: next.as_deref(),
+            cache: self.cache,
+            meta: ResultMeta {
+                server_info,
+                extra: None,
+            },
+        };
+        Bytes::from(serde_json::to_vec(&page).expect("list items serialize"))
     }
 
     fn decode(&self, cursor: &str) -> Option<usize> {
@@ -111,7 +141,7 @@ fn cursor(kind: &str, index: usize, fingerprint: u64) -> String {
 
 /// FNV-1a over the item names: stable across processes and builds, so a
 /// cursor minted by one instance is valid on another serving the same list.
-fn fingerprint(names: impl Iterator<Item = String>) -> u64 {
+fn fingerprint<'a>(names: impl Iterator<Item = &'a str>) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for name in names {
         for byte in name.bytes().chain([0]) {
@@ -124,7 +154,7 @@ fn fingerprint(names: impl Iterator<Item = String>) -> u64 {
 
 struct Page<'a, T> {
     list_key: &'static str,
-    items: &'a [T],
+    items: &'a T,
     next_cursor: Option<&'a str>,
     cache: CacheHint,
     meta: ResultMeta<'a>,
@@ -151,17 +181,24 @@ impl<T: Serialize> Serialize for Page<'_, T> {
 mod tests {
     use super::*;
 
-    fn pages(n: usize, size: usize) -> Pages {
+    /// `n` numbers named by their digits, in pages of `size`.
+    struct List {
+        items: Vec<u32>,
+        pages: Pages,
+    }
+
+    impl List {
+        fn page(&self, cursor: Option<&str>) -> Result<Bytes, ErrorObject> {
+            self.pages.page(cursor, None, |range| &self.items[range])
+        }
+    }
+
+    fn pages(n: usize, size: usize) -> List {
         let items: Vec<u32> = (0..u32::try_from(n).unwrap()).collect();
-        Pages::build(
-            "tools",
-            "tools",
-            &items,
-            items.iter().map(ToString::to_string),
-            size,
-            CacheHint::default(),
-            None,
-        )
+        let names: Vec<String> = items.iter().map(ToString::to_string).collect();
+        let names = names.iter().map(String::as_str);
+        let pages = Pages::new("tools", "tools", names, size, CacheHint::default());
+        List { items, pages }
     }
 
     fn json(bytes: &Bytes) -> serde_json::Value {
@@ -174,7 +211,7 @@ mod tests {
         let mut seen = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
-            let page = json(pages.page(cursor.as_deref()).unwrap());
+            let page = json(&pages.page(cursor.as_deref()).unwrap());
             seen.extend(page["tools"].as_array().unwrap().iter().cloned());
             match page.get("nextCursor") {
                 Some(next) => cursor = Some(next.as_str().unwrap().to_owned()),
@@ -191,7 +228,7 @@ mod tests {
     fn foreign_or_forged_cursors_are_invalid() {
         let pages = pages(5, 2);
         let other = self::pages(6, 2);
-        let first = json(other.page(None).unwrap());
+        let first = json(&other.page(None).unwrap());
         let foreign = first["nextCursor"].as_str().unwrap();
         for bad in [
             foreign,
@@ -206,10 +243,32 @@ mod tests {
 
     #[test]
     fn empty_lists_have_one_empty_page() {
-        let page = json(pages(0, 10).page(None).unwrap());
+        let page = json(&pages(0, 10).page(None).unwrap());
         assert_eq!(
             page,
             serde_json::json!({"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "private"})
         );
+    }
+
+    #[test]
+    fn each_page_is_serialized_once_from_its_own_items() {
+        let list = pages(5, 2);
+        let mut asked = Vec::new();
+        let mut page = |cursor: Option<&str>| {
+            list.pages
+                .page(cursor, None, |range| {
+                    asked.push(range.clone());
+                    &list.items[range]
+                })
+                .unwrap()
+        };
+        let first = page(None);
+        assert_eq!(page(None), first);
+        let next = json(&first)["nextCursor"].as_str().unwrap().to_owned();
+        let second = page(Some(&next));
+        let last = json(&second)["nextCursor"].as_str().unwrap().to_owned();
+        assert_eq!(json(&page(Some(&last)))["tools"], serde_json::json!([4]));
+        page(Some(&next));
+        assert_eq!(asked, [0..2, 2..4, 4..5]);
     }
 }

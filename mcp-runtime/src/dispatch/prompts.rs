@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use super::guard::Handler;
 use super::mrtr::{self, Rounds, Target};
@@ -18,20 +17,13 @@ use crate::protocol::result::{COMPLETE, ResultMeta};
 use crate::protocol::{ErrorObject, PromptMessage};
 use crate::registry::{PromptEntry, Registry};
 
-pub(super) fn pages(
-    registry: &Registry,
-    settings: &Settings,
-    server_info: Option<&RawValue>,
-) -> Pages {
-    let prompts: Vec<_> = registry.prompts().iter().map(|p| p.to_prompt()).collect();
-    Pages::build(
+pub(super) fn pages(registry: &Registry, settings: &Settings) -> Pages {
+    Pages::new(
         "prompts",
         "prompts",
-        &prompts,
-        prompts.iter().map(|p| p.name.clone()),
+        registry.prompts().iter().map(|p| p.name),
         settings.page_size,
         settings.list_cache,
-        server_info,
     )
 }
 

@@ -3,7 +3,6 @@
 use bytes::Bytes;
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 
 use super::guard::Handler;
 use super::mrtr::{self, Rounds, Target};
@@ -17,45 +16,23 @@ use crate::registry::{Registry, ResourceEntry};
 use crate::resource::{ReadError, ResourceInvocation};
 use crate::uri_template;
 
-pub(super) fn resource_pages(
-    registry: &Registry,
-    settings: &Settings,
-    server_info: Option<&RawValue>,
-) -> Pages {
-    let resources: Vec<_> = registry
-        .resources()
-        .iter()
-        .map(|r| r.to_resource())
-        .collect();
-    Pages::build(
+pub(super) fn resource_pages(registry: &Registry, settings: &Settings) -> Pages {
+    Pages::new(
         "resources",
         "resources",
-        &resources,
-        resources.iter().map(|r| r.uri.clone()),
+        registry.resources().iter().map(|r| r.uri),
         settings.page_size,
         settings.list_cache,
-        server_info,
     )
 }
 
-pub(super) fn template_pages(
-    registry: &Registry,
-    settings: &Settings,
-    server_info: Option<&RawValue>,
-) -> Pages {
-    let templates: Vec<_> = registry
-        .templates_by_text()
-        .iter()
-        .map(|r| r.to_template())
-        .collect();
-    Pages::build(
+pub(super) fn template_pages(registry: &Registry, settings: &Settings) -> Pages {
+    Pages::new(
         "templates",
         "resourceTemplates",
-        &templates,
-        templates.iter().map(|t| t.uri_template.clone()),
+        registry.templates_by_text().iter().map(|t| t.uri),
         settings.page_size,
         settings.list_cache,
-        server_info,
     )
 }
 

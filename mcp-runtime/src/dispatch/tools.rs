@@ -17,20 +17,13 @@ use crate::protocol::{CallToolResult, ErrorObject};
 use crate::registry::{RegisteredTool, Registry};
 use crate::tool::ToolInvocation;
 
-pub(super) fn pages(
-    registry: &Registry,
-    settings: &Settings,
-    server_info: Option<&RawValue>,
-) -> Pages {
-    let tools: Vec<_> = registry.tools().iter().map(|t| &t.descriptor).collect();
-    Pages::build(
+pub(super) fn pages(registry: &Registry, settings: &Settings) -> Pages {
+    Pages::new(
         "tools",
         "tools",
-        &tools,
-        tools.iter().map(|t| t.name.clone()),
+        registry.tools().iter().map(|t| t.entry.name),
         settings.page_size,
         settings.list_cache,
-        server_info,
     )
 }
 

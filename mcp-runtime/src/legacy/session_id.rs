@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::session::Negotiated;
 use crate::mrtr::KeyRing;
+use crate::mrtr::state::random_hex;
 
 /// How long a session lives after `initialize`; the client then gets 404
 /// and starts a new one, as the legacy transport specifies.
@@ -66,16 +67,6 @@ impl SessionToken {
         let token: SessionToken = serde_json::from_slice(&plaintext).ok()?;
         (token.expires > now_seconds()).then_some(token)
     }
-}
-
-/// 192 random bits as hex, from the AEAD's nonce generator (the OS RNG).
-fn random_hex() -> String {
-    use chacha20poly1305::XNonce;
-    use chacha20poly1305::aead::Generate as _;
-    XNonce::generate()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 #[cfg(test)]

@@ -110,15 +110,15 @@ impl std::error::Error for BuildError {}
 #[derive(Debug)]
 pub(crate) struct Registry {
     tools: Vec<RegisteredTool>,
-    tool_index: HashMap<&'static str, usize>,
+    tool_index: Index,
     /// Static resources, sorted by URI.
     resources: Vec<&'static ResourceEntry>,
-    resource_index: HashMap<&'static str, usize>,
+    resource_index: Index,
     /// Templates, most specific first (the order reads try them in).
     templates: Vec<(&'static ResourceEntry, &'static [TemplatePart])>,
     /// Prompts, sorted by name.
     prompts: Vec<&'static PromptEntry>,
-    prompt_index: HashMap<&'static str, usize>,
+    prompt_index: Index,
 }
 
 impl Registry {
@@ -258,8 +258,15 @@ fn check_asks(
     Ok(())
 }
 
-fn index<T>(items: &[T], key: impl Fn(&T) -> &'static str) -> HashMap<&'static str, usize> {
-    items.iter().enumerate().map(|(i, t)| (key(t), i)).collect()
+/// Position by name. The keys are fixed at startup, so a request's name
+/// cannot grow a chain: a fast hasher is safe here, and it is on every
+/// call's path.
+type Index = HashMap<&'static str, usize, foldhash::fast::RandomState>;
+
+fn index<T>(items: &[T], key: impl Fn(&T) -> &'static str) -> Index {
+    let mut index = Index::with_capacity_and_hasher(items.len(), Default::default());
+    index.extend(items.iter().enumerate().map(|(i, t)| (key(t), i)));
+    index
 }
 
 /// Finds the completer for `argument` among `completers`.

@@ -1,5 +1,7 @@
 //! Registered tools.
 
+use std::sync::OnceLock;
+
 use super::BuildError;
 use super::common::{Location, StaticIcon, icons, parse_static_meta};
 use crate::protocol::{Tool, ToolAnnotations};
@@ -72,12 +74,28 @@ pub struct ToolEntry {
 #[derive(Debug)]
 pub(crate) struct RegisteredTool {
     pub(crate) entry: &'static ToolEntry,
-    pub(crate) descriptor: Tool,
     /// Whether the input schema has required properties; a call without
     /// `arguments` is then malformed rather than `{}`.
     pub(crate) requires_arguments: bool,
     /// Parameters mirrored into `Mcp-Param-*` headers on HTTP.
     pub(crate) header_params: Vec<schema::HeaderParam>,
+    /// The tool as listed, once a list has needed it.
+    descriptor: OnceLock<Tool>,
+}
+
+impl RegisteredTool {
+    /// The tool as `tools/list` shows it.
+    ///
+    /// Startup builds every descriptor to check it and then drops the ones
+    /// it can build again: their schema trees are most of a registry's
+    /// memory (a few KiB a tool), and faulting that memory in was a third
+    /// of the startup time of a server with 10,000 tools. A list builds
+    /// them again on first use, from the same generated code.
+    pub(crate) fn descriptor(&self) -> &Tool {
+        self.descriptor.get_or_init(|| {
+            describe(self.entry).expect("the same schema was built and checked at startup")
+        })
+    }
 }
 
 /// Where a tool's input schema comes from.
@@ -90,36 +108,51 @@ pub enum InputSchema {
 }
 
 pub(super) fn register(entry: &'static ToolEntry) -> Result<RegisteredTool, BuildError> {
-    let schema_error = |error| BuildError::Schema {
-        name: entry.name.to_owned(),
-        location: entry.location,
-        error,
-    };
-    let input_schema = match entry.input_schema {
-        InputSchema::Generated(generate) => schema::finish_input(generate()),
-        InputSchema::Raw(write) => schema::check_raw_input(write()),
-    }
-    .map_err(schema_error)?;
-    let header_params = schema::header_params(&input_schema).map_err(schema_error)?;
-    let output_schema = (entry.output_schema)().map(schema::finish_output);
+    let descriptor = describe(entry)?;
+    let input_schema = &descriptor.input_schema;
+    let header_params =
+        schema::header_params(input_schema).map_err(|error| BuildError::Schema {
+            name: entry.name.to_owned(),
+            location: entry.location,
+            error,
+        })?;
     let requires_arguments = input_schema
         .get("required")
         .and_then(|r| r.as_array())
         .is_some_and(|r| !r.is_empty());
-    let descriptor = Tool {
+    // A hand-written schema is kept: its function runs once, so what is
+    // published is what was checked.
+    let kept = OnceLock::new();
+    if let InputSchema::Raw(_) = entry.input_schema {
+        let _ = kept.set(descriptor);
+    }
+    Ok(RegisteredTool {
+        entry,
+        requires_arguments,
+        header_params,
+        descriptor: kept,
+    })
+}
+
+/// Builds the tool's descriptor, applying and checking the schema rules.
+fn describe(entry: &'static ToolEntry) -> Result<Tool, BuildError> {
+    let input_schema = match entry.input_schema {
+        InputSchema::Generated(generate) => schema::finish_input(generate()),
+        InputSchema::Raw(write) => schema::check_raw_input(write()),
+    }
+    .map_err(|error| BuildError::Schema {
+        name: entry.name.to_owned(),
+        location: entry.location,
+        error,
+    })?;
+    Ok(Tool {
         name: entry.name.to_owned(),
         title: entry.title.map(str::to_owned),
         description: entry.description.map(str::to_owned),
         input_schema,
-        output_schema,
+        output_schema: (entry.output_schema)().map(schema::finish_output),
         annotations: entry.annotations.to_annotations(),
         icons: icons(entry.icons),
         meta: entry.meta.map(parse_static_meta),
-    };
-    Ok(RegisteredTool {
-        entry,
-        descriptor,
-        requires_arguments,
-        header_params,
     })
 }
