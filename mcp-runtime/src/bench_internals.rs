@@ -28,14 +28,14 @@ pub fn parse_request(server: &Server, message: &str) -> bool {
 pub struct StateBench {
     sealer: StateSealer,
     tool: String,
-    arguments: Value,
+    arguments: String,
     steps: Map<String, Value>,
 }
 
 impl StateBench {
-    /// A sealer with a fixed key, bound to `tool` called with `arguments`,
-    /// carrying `steps` (answers from earlier rounds).
-    pub fn new(tool: &str, arguments: &Value, steps: Map<String, Value>) -> StateBench {
+    /// A sealer with a fixed key, bound to `tool` called with `arguments`
+    /// (JSON text), carrying `steps` (answers from earlier rounds).
+    pub fn new(tool: &str, arguments: &str, steps: Map<String, Value>) -> StateBench {
         StateBench {
             sealer: StateSealer {
                 keys: KeyRing::new([7; 32]),
@@ -45,7 +45,7 @@ impl StateBench {
                 clock: Arc::new(std::time::SystemTime::now),
             },
             tool: tool.to_owned(),
-            arguments: arguments.clone(),
+            arguments: arguments.to_owned(),
             steps,
         }
     }
@@ -63,7 +63,7 @@ impl StateBench {
 
     /// Opens a sealed state and checks its binding; `true` when it is valid.
     /// Includes hashing the arguments, as a retry does.
-    pub fn open(&self, state: &str, arguments: &Value) -> bool {
+    pub fn open(&self, state: &str, arguments: &str) -> bool {
         let expected = Binding::new("tools/call", &self.tool, arguments, None);
         self.sealer.open(state, &expected).is_ok()
     }

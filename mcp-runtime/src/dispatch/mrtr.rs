@@ -87,8 +87,7 @@ pub(super) struct Target<'a> {
 
 impl Target<'_> {
     fn binding<'b>(&'b self, principal: Option<&'b str>) -> Binding<'b> {
-        let arguments = serde_json::from_str(self.arguments).unwrap_or(Value::Null);
-        Binding::new(self.method, self.name, &arguments, principal)
+        Binding::new(self.method, self.name, self.arguments, principal)
     }
 }
 

@@ -30,8 +30,9 @@ struct Round {
     recorded: Map<String, Value>,
     /// This request's `inputResponses`.
     responses: Map<String, Value>,
-    /// Responses and remembered values used this round.
-    used: Map<String, Value>,
+    /// Responses and remembered values used this round, by key: few, so
+    /// a list. They are written out as steps only if the round suspends.
+    used: Vec<(String, Step)>,
     /// Asks without an answer: key and `{method, params}`.
     pending: Vec<(String, Value)>,
     /// Capabilities the client would need for the pending asks.
@@ -47,11 +48,34 @@ struct Round {
     number: u32,
 }
 
+/// A value used this round, as the next round's state will carry it.
+#[derive(Debug)]
+enum Step {
+    /// An answer, with the fingerprint of the question it answers.
+    Answer { fingerprint: String, value: Value },
+    /// A remembered value.
+    Memo(Value),
+}
+
+impl Step {
+    /// The step as sealed: `{"f": fingerprint, "v": answer}` or the value.
+    fn sealed(&self) -> Value {
+        match self {
+            Step::Answer { fingerprint, value } => json!({"f": fingerprint, "v": value}),
+            Step::Memo(value) => value.clone(),
+        }
+    }
+}
+
 impl Round {
     /// The answer under `key`, from this round or an earlier one.
     fn answer(&self, key: &str) -> Option<&Value> {
-        let stored = self.used.get(key).or_else(|| self.recorded.get(key))?;
-        stored.get("v")
+        let used = self.used.iter().rev().find(|(k, _)| k == key);
+        match used {
+            Some((_, Step::Answer { value, .. })) => Some(value),
+            Some((_, Step::Memo(_))) => None,
+            None => self.recorded.get(key)?.get("v"),
+        }
     }
 }
 
@@ -244,7 +268,7 @@ impl Input {
         let value = compute().await;
         match serde_json::to_value(&value) {
             Ok(json) => {
-                self.lock().used.insert(key, json);
+                self.lock().used.push((key, Step::Memo(json)));
             }
             Err(error) => {
                 tracing::warn!(%error, "a remembered value cannot be serialized; it will be recomputed")
@@ -300,8 +324,11 @@ impl Input {
         if let Some(response) = round.responses.remove(key) {
             return match check(&response) {
                 Ok(()) => {
-                    let answer = json!({"f": fingerprint, "v": response});
-                    round.used.insert(key.to_owned(), answer);
+                    let answer = Step::Answer {
+                        fingerprint: fingerprint.to_owned(),
+                        value: response,
+                    };
+                    round.used.push((key.to_owned(), answer));
                     true
                 }
                 Err(problem) => {
@@ -388,7 +415,11 @@ impl Input {
     pub(crate) fn carried(&self) -> Map<String, Value> {
         let round = self.lock();
         let mut steps = round.recorded.clone();
-        steps.extend(round.used.clone());
+        let used = round
+            .used
+            .iter()
+            .map(|(key, step)| (key.clone(), step.sealed()));
+        steps.extend(used);
         steps
     }
 }

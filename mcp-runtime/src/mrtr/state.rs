@@ -247,20 +247,16 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     out
 }
 
-/// What a sealed state is bound to.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// What a sealed state is bound to: the request it was sealed for.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Binding<'a> {
     /// The method: `tools/call`, `prompts/get` or `resources/read`.
-    #[serde(rename = "m")]
     pub(crate) method: &'a str,
     /// The tool or prompt name, or the resource URI.
-    #[serde(rename = "n")]
     pub(crate) name: &'a str,
-    /// SHA-256 of the canonical JSON of the arguments, hex.
-    #[serde(rename = "a")]
-    pub(crate) arguments: String,
+    /// The arguments' JSON text, as the request carries it.
+    pub(crate) arguments: &'a str,
     /// The authenticated principal, when there is one.
-    #[serde(rename = "p", skip_serializing_if = "Option::is_none")]
     pub(crate) principal: Option<&'a str>,
 }
 
@@ -268,23 +264,96 @@ impl<'a> Binding<'a> {
     pub(crate) fn new(
         method: &'a str,
         name: &'a str,
-        arguments: &Value,
+        arguments: &'a str,
         principal: Option<&'a str>,
     ) -> Binding<'a> {
         Binding {
             method,
             name,
-            arguments: hex(&Sha256::digest(canonical_json(arguments))),
+            arguments,
             principal,
         }
     }
+
+    fn sealed(&self) -> SealedBinding<'a> {
+        SealedBinding {
+            method: self.method,
+            name: self.name,
+            arguments: canonical_digest(self.arguments),
+            text: HexDigest::of(self.arguments.as_bytes()),
+            principal: self.principal,
+        }
+    }
+
+    /// Whether a state sealed with `sealed` belongs to this request. A
+    /// retry that echoes the arguments verbatim is recognized by one hash
+    /// of their text; any other is parsed and compared canonically.
+    fn matches(&self, sealed: &UnsealedBinding<'_>) -> bool {
+        sealed.method == self.method
+            && sealed.name == self.name
+            && sealed.principal.as_deref() == self.principal
+            && (sealed.text == HexDigest::of(self.arguments.as_bytes()).as_str()
+                || sealed.arguments == canonical_digest(self.arguments).as_str())
+    }
+}
+
+/// A [`Binding`] as sealed. The arguments are digested twice: their text,
+/// which the usual retry (arguments echoed as sent) matches cheaply, and
+/// their canonical JSON, which a retry with equal arguments written
+/// differently (keys in another order, other spacing) matches.
+#[derive(Serialize)]
+struct SealedBinding<'a> {
+    #[serde(rename = "m")]
+    method: &'a str,
+    #[serde(rename = "n")]
+    name: &'a str,
+    /// SHA-256 of the canonical JSON of the arguments.
+    #[serde(rename = "a")]
+    arguments: HexDigest,
+    /// SHA-256 of the arguments' text.
+    #[serde(rename = "t")]
+    text: HexDigest,
+    #[serde(rename = "p", skip_serializing_if = "Option::is_none")]
+    principal: Option<&'a str>,
+}
+
+/// A SHA-256 digest as lowercase hex, on the stack.
+struct HexDigest([u8; 64]);
+
+impl HexDigest {
+    fn of(bytes: &[u8]) -> HexDigest {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut hex = [0; 64];
+        for (pair, byte) in hex.chunks_exact_mut(2).zip(Sha256::digest(bytes)) {
+            pair[0] = DIGITS[usize::from(byte >> 4)];
+            pair[1] = DIGITS[usize::from(byte & 0xf)];
+        }
+        HexDigest(hex)
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl Serialize for HexDigest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// The digest of the arguments' canonical JSON (text that is not JSON
+/// digests as `null`; the dispatcher refuses it before any round).
+fn canonical_digest(arguments: &str) -> HexDigest {
+    let value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+    HexDigest::of(&canonical_json(&value))
 }
 
 /// What travels in `requestState`.
 #[derive(Serialize)]
 struct Sealed<'a> {
     #[serde(rename = "b")]
-    binding: Binding<'a>,
+    binding: SealedBinding<'a>,
     /// Expiry, seconds since the Unix epoch.
     #[serde(rename = "e")]
     expires: u64,
@@ -323,17 +392,10 @@ struct UnsealedBinding<'a> {
     name: Cow<'a, str>,
     #[serde(rename = "a", borrow)]
     arguments: Cow<'a, str>,
+    #[serde(rename = "t", borrow)]
+    text: Cow<'a, str>,
     #[serde(rename = "p", borrow, default)]
     principal: Option<Cow<'a, str>>,
-}
-
-impl UnsealedBinding<'_> {
-    fn is(&self, expected: &Binding<'_>) -> bool {
-        self.method == expected.method
-            && self.name == expected.name
-            && self.arguments == expected.arguments
-            && self.principal.as_deref() == expected.principal
-    }
 }
 
 /// What an opened state carries into the round it starts.
@@ -439,7 +501,7 @@ impl StateSealer {
             )));
         }
         let sealed = Sealed {
-            binding,
+            binding: binding.sealed(),
             expires: seconds((self.clock)() + self.ttl),
             round: round + 1,
             nonce: random_hex(),
@@ -500,7 +562,7 @@ impl StateSealer {
             .map_err(|_| invalid_state())?;
         let sealed: Unsealed<'_> =
             serde_json::from_slice(ciphertext).map_err(|_| invalid_state())?;
-        if !sealed.binding.is(expected) || sealed.expires <= seconds((self.clock)()) {
+        if !expected.matches(&sealed.binding) || sealed.expires <= seconds((self.clock)()) {
             return Err(invalid_state());
         }
         if let Some(guard) = &self.replay {
@@ -581,8 +643,9 @@ mod tests {
         }
     }
 
-    fn binding(name: &str, arguments: Value) -> Binding<'_> {
-        Binding::new("tools/call", name, &arguments, None)
+    fn binding(name: &'static str, arguments: Value) -> Binding<'static> {
+        let text = Box::leak(arguments.to_string().into_boxed_str());
+        Binding::new("tools/call", name, text, None)
     }
 
     #[test]
@@ -591,7 +654,7 @@ mod tests {
         let bound = binding("a", json!({"x": 1, "y": [1, 2]}));
         let mut steps = Map::new();
         steps.insert("k".into(), json!({"v": true}));
-        let text = sealer.seal(bound.clone(), 0, steps.clone()).unwrap();
+        let text = sealer.seal(bound, 0, steps.clone()).unwrap();
         let opened = sealer
             .open(&text, &binding("a", json!({"y": [1, 2], "x": 1})))
             .unwrap();
@@ -607,6 +670,34 @@ mod tests {
                 .open(&text, &binding("a", json!({"x": 2, "y": [1, 2]})))
                 .is_err()
         );
+    }
+
+    #[test]
+    fn arguments_match_by_text_or_canonically() {
+        let sealer = sealer(KeyRing::new([7; 32]), 1_000);
+        let sent = r#"{"x": 1, "y": [1, 2]}"#;
+        let text = sealer
+            .seal(Binding::new("tools/call", "a", sent, None), 0, Map::new())
+            .unwrap();
+        let opens = |arguments: &str| {
+            sealer
+                .open(&text, &Binding::new("tools/call", "a", arguments, None))
+                .is_ok()
+        };
+        // Echoed as sent, or equal but written differently.
+        assert!(opens(sent));
+        assert!(opens(r#"{"y":[1,2],"x":1}"#));
+        // Different values, or not JSON.
+        assert!(!opens(r#"{"x": 1, "y": [2, 1]}"#));
+        assert!(!opens(r#"{"x": 1, "y": [1, 2"#));
+        // The principal is part of the binding.
+        let mine = Binding::new("tools/call", "a", sent, Some("alice"));
+        let text = sealer.seal(mine, 0, Map::new()).unwrap();
+        assert!(sealer.open(&text, &mine).is_ok());
+        let theirs = Binding::new("tools/call", "a", sent, Some("bob"));
+        assert!(sealer.open(&text, &theirs).is_err());
+        let nobody = Binding::new("tools/call", "a", sent, None);
+        assert!(sealer.open(&text, &nobody).is_err());
     }
 
     #[test]
