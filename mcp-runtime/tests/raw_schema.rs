@@ -1,12 +1,22 @@
 //! `#[tool(input_schema = f)]`: a hand-written schema is published exactly
 //! as written, while the parameters still parse (and reject) the call.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::tool;
 use mcp_test_support::assert_valid;
 use serde_json::{Value, json};
 
+/// How many times the server called [`schema`].
+static CALLS: AtomicUsize = AtomicUsize::new(0);
+
 fn schema() -> Value {
+    CALLS.fetch_add(1, Ordering::SeqCst);
+    written()
+}
+
+fn written() -> Value {
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -37,7 +47,10 @@ async fn the_schema_is_published_verbatim_and_arguments_still_parse() {
     let tools = client.list_tools().await;
     let listed = serde_json::to_value(&tools[0]).unwrap();
     assert_valid("Tool", &listed);
-    assert_eq!(listed["inputSchema"], schema());
+    assert_eq!(listed["inputSchema"], written());
+    // Checked at startup and kept: what is listed is what was checked.
+    assert_eq!(client.list_tools().await, tools);
+    assert_eq!(CALLS.load(Ordering::SeqCst), 1);
     client
         .call_tool("shirt", json!({"size": "L", "note": "blue"}))
         .await
