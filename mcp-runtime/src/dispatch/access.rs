@@ -131,12 +131,16 @@ impl Dispatcher {
                     .tools()
                     .iter()
                     .filter(|t| allowed(t.entry.scopes))
-                    .map(|t| t.descriptor())
                     .collect();
-                pages("tools", "tools", &mut tools.iter().map(|t| t.name.as_str())).page(
+                pages("tools", "tools", &mut tools.iter().map(|t| t.entry.name)).page(
                     cursor,
                     info,
-                    |range| &tools[range],
+                    |range| {
+                        tools[range]
+                            .iter()
+                            .map(|t| t.descriptor())
+                            .collect::<Vec<_>>()
+                    },
                 )
             }
             Method::PromptsList => {
