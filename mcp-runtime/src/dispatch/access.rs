@@ -3,14 +3,19 @@
 //! declared in code (for the metadata), and lists filtered to what one
 //! caller may use (when the server hides the rest).
 
+use std::borrow::Borrow;
 use std::collections::BTreeSet;
 
 use bytes::Bytes;
+use serde_json::value::RawValue;
 
 use super::Dispatcher;
 use super::envelope::{Request, json_str};
 use super::method::{Method, MethodName};
-use super::page::{CacheHint, Pages};
+use super::page::{CacheHint, Listing, Pages};
+use super::prompts::Prompts;
+use super::resources::{Resources, Templates};
+use super::tools::Tools;
 use crate::protocol::{CacheScope, ErrorObject};
 use crate::security::Principal;
 use crate::uri_template;
@@ -116,83 +121,54 @@ impl Dispatcher {
     ) -> Result<Bytes, ErrorObject> {
         let allowed = |scopes: &[&str]| principal.has_scopes(scopes);
         let registry = &self.registry;
-        let settings = &self.settings;
-        let cache = CacheHint {
-            scope: CacheScope::Private,
-            ..settings.list_cache
-        };
-        let info = self.server_info.as_deref();
-        let pages = |kind, list_key, names: &mut dyn ExactSizeIterator<Item = &str>| {
-            Pages::new(kind, list_key, names, settings.page_size, cache)
+        let page = Permitted {
+            cursor,
+            server_info: self.server_info.as_deref(),
+            page_size: self.settings.page_size,
+            cache: CacheHint {
+                scope: CacheScope::Private,
+                ..self.settings.list_cache
+            },
         };
         match method {
             Method::ToolsList => {
-                let tools: Vec<_> = registry
-                    .tools()
-                    .iter()
-                    .filter(|t| allowed(t.entry.scopes))
-                    .collect();
-                pages("tools", "tools", &mut tools.iter().map(|t| t.entry.name)).page(
-                    cursor,
-                    info,
-                    |range| {
-                        tools[range]
-                            .iter()
-                            .map(|t| t.descriptor())
-                            .collect::<Vec<_>>()
-                    },
-                )
-            }
-            Method::PromptsList => {
-                let prompts: Vec<_> = registry
-                    .prompts()
-                    .iter()
-                    .filter(|p| allowed(p.scopes))
-                    .collect();
-                pages("prompts", "prompts", &mut prompts.iter().map(|p| p.name)).page(
-                    cursor,
-                    info,
-                    |range| {
-                        prompts[range]
-                            .iter()
-                            .map(|p| p.to_prompt())
-                            .collect::<Vec<_>>()
-                    },
-                )
+                let tools = registry.tools().iter();
+                page.of::<Tools, _>(tools.filter(|t| allowed(t.entry.scopes)))
             }
             Method::ResourcesList => {
-                let resources: Vec<_> = registry
-                    .resources()
-                    .iter()
-                    .filter(|r| allowed(r.scopes))
-                    .collect();
-                pages(
-                    "resources",
-                    "resources",
-                    &mut resources.iter().map(|r| r.uri),
-                )
-                .page(cursor, info, |range| {
-                    resources[range]
-                        .iter()
-                        .map(|r| r.to_resource())
-                        .collect::<Vec<_>>()
-                })
+                let resources = registry.resources().iter().copied();
+                page.of::<Resources, _>(resources.filter(|r| allowed(r.scopes)))
             }
             Method::ResourcesTemplatesList => {
-                let templates: Vec<_> = registry
-                    .templates_by_text()
-                    .into_iter()
-                    .filter(|t| allowed(t.scopes))
-                    .collect();
-                let names = &mut templates.iter().map(|t| t.uri);
-                pages("templates", "resourceTemplates", names).page(cursor, info, |range| {
-                    templates[range]
-                        .iter()
-                        .map(|t| t.to_template())
-                        .collect::<Vec<_>>()
-                })
+                let templates = registry.templates_by_text().iter().copied();
+                page.of::<Templates, _>(templates.filter(|t| allowed(t.scopes)))
+            }
+            Method::PromptsList => {
+                let prompts = registry.prompts().iter().copied();
+                page.of::<Prompts, _>(prompts.filter(|p| allowed(p.scopes)))
             }
             other => Err(ErrorObject::method_not_found(other.name())),
         }
+    }
+}
+
+/// One page of a list filtered for one caller.
+struct Permitted<'a> {
+    cursor: Option<&'a str>,
+    server_info: Option<&'a RawValue>,
+    page_size: usize,
+    cache: CacheHint,
+}
+
+impl Permitted<'_> {
+    /// The page the cursor points at in a list of only `items`: pages of
+    /// their own, whose cursors the fingerprint ties to this caller's list.
+    fn of<L: Listing, I: Borrow<L::Item>>(
+        &self,
+        items: impl Iterator<Item = I>,
+    ) -> Result<Bytes, ErrorObject> {
+        let items: Vec<I> = items.collect();
+        let pages = Pages::<L>::new(&items, self.page_size, self.cache);
+        pages.page(self.cursor, self.server_info, &items)
     }
 }

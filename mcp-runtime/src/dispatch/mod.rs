@@ -35,7 +35,10 @@ use self::meta::MetaError;
 use self::method::{Method, MethodName};
 pub use self::page::CacheHint;
 use self::page::Pages;
+use self::prompts::Prompts;
+use self::resources::{Resources, Templates};
 use self::subscriptions::Offered;
+use self::tools::Tools;
 use crate::changes::Changes;
 use crate::context::{Outbox, Scope};
 use crate::mrtr::state::StateSealer;
@@ -120,10 +123,10 @@ pub(crate) struct Dispatcher {
     offered: Offered,
     server_info: Option<Box<RawValue>>,
     discover: Bytes,
-    tool_pages: Pages,
-    resource_pages: Pages,
-    template_pages: Pages,
-    prompt_pages: Pages,
+    tool_pages: Pages<Tools>,
+    resource_pages: Pages<Resources>,
+    template_pages: Pages<Templates>,
+    prompt_pages: Pages<Prompts>,
 }
 
 impl Dispatcher {
@@ -145,10 +148,18 @@ impl Dispatcher {
         };
         Dispatcher {
             discover: discover::build(&registry, settings, offered, info),
-            tool_pages: tools::pages(&registry, settings),
-            resource_pages: resources::resource_pages(&registry, settings),
-            template_pages: resources::template_pages(&registry, settings),
-            prompt_pages: prompts::pages(&registry, settings),
+            tool_pages: Pages::new(registry.tools(), settings.page_size, settings.list_cache),
+            resource_pages: Pages::new(
+                registry.resources(),
+                settings.page_size,
+                settings.list_cache,
+            ),
+            template_pages: Pages::new(
+                registry.templates_by_text(),
+                settings.page_size,
+                settings.list_cache,
+            ),
+            prompt_pages: Pages::new(registry.prompts(), settings.page_size, settings.list_cache),
             registry,
             settings: settings.clone(),
             sealer,
@@ -412,28 +423,13 @@ impl Dispatcher {
         let info = self.server_info.as_deref();
         let registry = &self.registry;
         match method {
-            Method::ToolsList => self.tool_pages.page(cursor, info, |range| {
-                let tools = &registry.tools()[range];
-                tools.iter().map(|t| t.descriptor()).collect::<Vec<_>>()
-            }),
-            Method::ResourcesList => self.resource_pages.page(cursor, info, |range| {
-                let resources = &registry.resources()[range];
-                resources
-                    .iter()
-                    .map(|r| r.to_resource())
-                    .collect::<Vec<_>>()
-            }),
-            Method::ResourcesTemplatesList => self.template_pages.page(cursor, info, |range| {
-                let templates = &registry.templates_by_text()[range];
-                templates
-                    .iter()
-                    .map(|t| t.to_template())
-                    .collect::<Vec<_>>()
-            }),
-            Method::PromptsList => self.prompt_pages.page(cursor, info, |range| {
-                let prompts = &registry.prompts()[range];
-                prompts.iter().map(|p| p.to_prompt()).collect::<Vec<_>>()
-            }),
+            Method::ToolsList => self.tool_pages.page(cursor, info, registry.tools()),
+            Method::ResourcesList => self.resource_pages.page(cursor, info, registry.resources()),
+            Method::ResourcesTemplatesList => {
+                let templates = registry.templates_by_text();
+                self.template_pages.page(cursor, info, templates)
+            }
+            Method::PromptsList => self.prompt_pages.page(cursor, info, registry.prompts()),
             other => Err(ErrorObject::method_not_found(other.name())),
         }
     }

@@ -4,7 +4,9 @@
 //! once, the first time it is asked for, and a `*/list` request only picks
 //! a page by its cursor.
 
-use std::ops::Range;
+use std::borrow::Borrow;
+use std::fmt;
+use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use base64::Engine as _;
@@ -33,6 +35,20 @@ impl CacheHint {
     }
 }
 
+/// One kind of `*/list`: what its cursors are minted for, the result
+/// member its items go under, and how an item is named (for the cursor
+/// fingerprint) and shown.
+pub(crate) trait Listing {
+    /// The kind a cursor carries, so that one list's cursor is refused by
+    /// another.
+    const KIND: &'static str;
+    /// The result member holding the items.
+    const KEY: &'static str;
+    type Item: ?Sized;
+    fn name(item: &Self::Item) -> &str;
+    fn show(item: &Self::Item) -> impl Serialize + '_;
+}
+
 /// A list split into pages addressed by opaque cursors.
 ///
 /// The split and the cursors are fixed when the server is built. Each page
@@ -40,50 +56,48 @@ impl CacheHint {
 /// request then only picks a page by its cursor, and a server with
 /// thousands of tools does not serialize them all before it can answer
 /// its first request.
-#[derive(Debug)]
-pub(crate) struct Pages {
-    kind: &'static str,
-    list_key: &'static str,
+pub(crate) struct Pages<L> {
     fingerprint: u64,
     len: usize,
     page_size: usize,
     cache: CacheHint,
     pages: Box<[OnceLock<Bytes>]>,
+    listing: PhantomData<L>,
 }
 
-impl Pages {
-    /// Pages of `page_size` over the items `names` names, in order, under
-    /// `list_key`.
-    pub(crate) fn new<'a>(
-        kind: &'static str,
-        list_key: &'static str,
-        names: impl ExactSizeIterator<Item = &'a str>,
-        page_size: usize,
-        cache: CacheHint,
-    ) -> Pages {
-        let len = names.len();
+impl<L> fmt::Debug for Pages<L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pages")
+            .field("items", &self.len)
+            .field("pages", &self.pages.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<L: Listing> Pages<L> {
+    /// Pages of `page_size` over `items`, in order.
+    pub(crate) fn new<I: Borrow<L::Item>>(items: &[I], page_size: usize, cache: CacheHint) -> Self {
         let page_size = page_size.max(1);
-        // An empty list still has its one (empty) page.
-        let count = len.div_ceil(page_size).max(1);
         Pages {
-            kind,
-            list_key,
-            fingerprint: fingerprint(names),
-            len,
+            fingerprint: fingerprint(items.iter().map(|item| L::name(item.borrow()))),
+            len: items.len(),
             page_size,
             cache,
-            pages: (0..count).map(|_| OnceLock::new()).collect(),
+            // An empty list still has its one (empty) page.
+            pages: (0..items.len().div_ceil(page_size).max(1))
+                .map(|_| OnceLock::new())
+                .collect(),
+            listing: PhantomData,
         }
     }
 
-    /// The page a request's `cursor` points at (the first without one).
-    /// `items` gives the items at a range of positions, for a page not yet
-    /// serialized.
-    pub(crate) fn page<T: Serialize>(
+    /// The page a request's `cursor` points at (the first without one), out
+    /// of the same `items` the pages were built over.
+    pub(crate) fn page<I: Borrow<L::Item>>(
         &self,
         cursor: Option<&str>,
         server_info: Option<&RawValue>,
-        items: impl FnOnce(Range<usize>) -> T,
+        items: &[I],
     ) -> Result<Bytes, ErrorObject> {
         let index = match cursor {
             None => 0,
@@ -93,8 +107,11 @@ impl Pages {
         };
         let page = self.pages[index].get_or_init(|| {
             let start = index * self.page_size;
-            let range = start..self.len.min(start + self.page_size);
-            self.serialize(index, &items(range), server_info)
+            let shown: Vec<_> = items[start..self.len.min(start + self.page_size)]
+                .iter()
+                .map(|item| L::show(item.borrow()))
+                .collect();
+            self.serialize(index, &shown, server_info)
         });
         Ok(page.clone())
     }
@@ -106,9 +123,9 @@ impl Pages {
         server_info: Option<&RawValue>,
     ) -> Bytes {
         let next =
-            (index + 1 < self.pages.len()).then(|| cursor(self.kind, index + 1, self.fingerprint));
+            (index + 1 < self.pages.len()).then(|| cursor(L::KIND, index + 1, self.fingerprint));
         let page = Page {
-            list_key: self.list_key,
+            list_key: L::KEY,
             items,
             next_cursor: next.as_deref(),
             cache: self.cache,
@@ -127,7 +144,7 @@ impl Pages {
         let (kind, index, fingerprint) = (parts.next()?, parts.next()?, parts.next()?);
         let index: usize = index.parse().ok()?;
         let valid = parts.next().is_none()
-            && kind == self.kind
+            && kind == L::KIND
             && u64::from_str_radix(fingerprint, 16).ok()? == self.fingerprint
             && index > 0
             && index < self.pages.len();
@@ -181,23 +198,44 @@ impl<T: Serialize> Serialize for Page<'_, T> {
 mod tests {
     use super::*;
 
-    /// `n` numbers named by their digits, in pages of `size`.
+    /// Numbers named by their digits, listed as `tools`.
+    struct Numbers;
+
+    thread_local! {
+        /// Every number shown so far on this thread, in order.
+        static SHOWN: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    impl Listing for Numbers {
+        const KIND: &'static str = "tools";
+        const KEY: &'static str = "tools";
+        type Item = (String, u32);
+        fn name(item: &(String, u32)) -> &str {
+            &item.0
+        }
+        fn show(item: &(String, u32)) -> impl Serialize + '_ {
+            SHOWN.with(|shown| shown.borrow_mut().push(item.1));
+            item.1
+        }
+    }
+
+    /// `n` numbers in pages of `size`.
     struct List {
-        items: Vec<u32>,
-        pages: Pages,
+        items: Vec<(String, u32)>,
+        pages: Pages<Numbers>,
     }
 
     impl List {
         fn page(&self, cursor: Option<&str>) -> Result<Bytes, ErrorObject> {
-            self.pages.page(cursor, None, |range| &self.items[range])
+            self.pages.page(cursor, None, &self.items)
         }
     }
 
     fn pages(n: usize, size: usize) -> List {
-        let items: Vec<u32> = (0..u32::try_from(n).unwrap()).collect();
-        let names: Vec<String> = items.iter().map(ToString::to_string).collect();
-        let names = names.iter().map(String::as_str);
-        let pages = Pages::new("tools", "tools", names, size, CacheHint::default());
+        let items: Vec<_> = (0..u32::try_from(n).unwrap())
+            .map(|i| (i.to_string(), i))
+            .collect();
+        let pages = Pages::new(&items, size, CacheHint::default());
         List { items, pages }
     }
 
@@ -253,15 +291,8 @@ mod tests {
     #[test]
     fn each_page_is_serialized_once_from_its_own_items() {
         let list = pages(5, 2);
-        let mut asked = Vec::new();
-        let mut page = |cursor: Option<&str>| {
-            list.pages
-                .page(cursor, None, |range| {
-                    asked.push(range.clone());
-                    &list.items[range]
-                })
-                .unwrap()
-        };
+        let page = |cursor: Option<&str>| list.page(cursor).unwrap();
+        SHOWN.with(|shown| shown.borrow_mut().clear());
         let first = page(None);
         assert_eq!(page(None), first);
         let next = json(&first)["nextCursor"].as_str().unwrap().to_owned();
@@ -269,6 +300,6 @@ mod tests {
         let last = json(&second)["nextCursor"].as_str().unwrap().to_owned();
         assert_eq!(json(&page(Some(&last)))["tools"], serde_json::json!([4]));
         page(Some(&next));
-        assert_eq!(asked, [0..2, 2..4, 4..5]);
+        assert_eq!(SHOWN.with(|shown| shown.take()), [0, 1, 2, 3, 4]);
     }
 }

@@ -6,10 +6,10 @@ use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::Dispatcher;
 use super::guard::Handler;
 use super::mrtr::{self, Rounds, Target};
-use super::page::Pages;
-use super::{Dispatcher, Settings};
+use super::page::Listing;
 use crate::context::{Context, Scope};
 use crate::mrtr::run_round;
 use crate::prompt::{PromptError, PromptInvocation};
@@ -17,14 +17,19 @@ use crate::protocol::result::{COMPLETE, ResultMeta};
 use crate::protocol::{ErrorObject, PromptMessage};
 use crate::registry::{PromptEntry, Registry};
 
-pub(super) fn pages(registry: &Registry, settings: &Settings) -> Pages {
-    Pages::new(
-        "prompts",
-        "prompts",
-        registry.prompts().iter().map(|p| p.name),
-        settings.page_size,
-        settings.list_cache,
-    )
+/// `prompts/list`.
+pub(super) struct Prompts;
+
+impl Listing for Prompts {
+    const KIND: &'static str = "prompts";
+    const KEY: &'static str = "prompts";
+    type Item = PromptEntry;
+    fn name(prompt: &PromptEntry) -> &str {
+        prompt.name
+    }
+    fn show(prompt: &PromptEntry) -> impl Serialize + '_ {
+        prompt.to_prompt()
+    }
 }
 
 #[derive(Deserialize)]

@@ -4,10 +4,10 @@ use bytes::Bytes;
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
+use super::Dispatcher;
 use super::guard::Handler;
 use super::mrtr::{self, Rounds, Target};
-use super::page::{CacheHint, Pages};
-use super::{Dispatcher, Settings};
+use super::page::{CacheHint, Listing};
 use crate::context::{Context, Scope};
 use crate::mrtr::{Input, run_round};
 use crate::protocol::result::{COMPLETE, ResultMeta};
@@ -16,24 +16,34 @@ use crate::registry::{Registry, ResourceEntry};
 use crate::resource::{ReadError, ResourceInvocation};
 use crate::uri_template;
 
-pub(super) fn resource_pages(registry: &Registry, settings: &Settings) -> Pages {
-    Pages::new(
-        "resources",
-        "resources",
-        registry.resources().iter().map(|r| r.uri),
-        settings.page_size,
-        settings.list_cache,
-    )
+/// `resources/list`: the static resources.
+pub(super) struct Resources;
+
+impl Listing for Resources {
+    const KIND: &'static str = "resources";
+    const KEY: &'static str = "resources";
+    type Item = ResourceEntry;
+    fn name(resource: &ResourceEntry) -> &str {
+        resource.uri
+    }
+    fn show(resource: &ResourceEntry) -> impl Serialize + '_ {
+        resource.to_resource()
+    }
 }
 
-pub(super) fn template_pages(registry: &Registry, settings: &Settings) -> Pages {
-    Pages::new(
-        "templates",
-        "resourceTemplates",
-        registry.templates_by_text().iter().map(|t| t.uri),
-        settings.page_size,
-        settings.list_cache,
-    )
+/// `resources/templates/list`.
+pub(super) struct Templates;
+
+impl Listing for Templates {
+    const KIND: &'static str = "templates";
+    const KEY: &'static str = "resourceTemplates";
+    type Item = ResourceEntry;
+    fn name(template: &ResourceEntry) -> &str {
+        template.uri
+    }
+    fn show(template: &ResourceEntry) -> impl Serialize + '_ {
+        template.to_template()
+    }
 }
 
 #[derive(Deserialize)]

@@ -3,28 +3,33 @@
 use std::borrow::Cow;
 
 use bytes::Bytes;
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
+use super::Dispatcher;
 use super::envelope::{Request, json_str};
 use super::guard::Handler;
 use super::mrtr::{self, Rounds, Target};
-use super::page::Pages;
-use super::{Dispatcher, Settings};
+use super::page::Listing;
 use crate::context::{Context, Scope};
 use crate::mrtr::{Input, run_round};
 use crate::protocol::{CallToolResult, ErrorObject};
-use crate::registry::{RegisteredTool, Registry};
+use crate::registry::RegisteredTool;
 use crate::tool::ToolInvocation;
 
-pub(super) fn pages(registry: &Registry, settings: &Settings) -> Pages {
-    Pages::new(
-        "tools",
-        "tools",
-        registry.tools().iter().map(|t| t.entry.name),
-        settings.page_size,
-        settings.list_cache,
-    )
+/// `tools/list`.
+pub(super) struct Tools;
+
+impl Listing for Tools {
+    const KIND: &'static str = "tools";
+    const KEY: &'static str = "tools";
+    type Item = RegisteredTool;
+    fn name(tool: &RegisteredTool) -> &str {
+        tool.entry.name
+    }
+    fn show(tool: &RegisteredTool) -> impl Serialize + '_ {
+        tool.descriptor()
+    }
 }
 
 #[derive(Deserialize)]

@@ -9,10 +9,9 @@
 //! `input_required`. Answers used this round travel on in the new state,
 //! so later rounds see them without the client re-sending them.
 
-use std::borrow::Cow;
 use std::future::Future;
 use std::pin::pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::task::Poll;
 
 use serde::Serialize;
@@ -104,10 +103,20 @@ pub(crate) enum Question<'a> {
 }
 
 impl Question<'_> {
-    fn fingerprint(&self, kind: AskKind) -> Cow<'_, str> {
+    fn fingerprint(&self, kind: AskKind) -> &str {
         match self {
-            Question::Form { form, .. } => Cow::Borrowed(&form.fingerprint),
-            Question::Plain(_) => Cow::Owned(fingerprint(kind, None)),
+            Question::Form { form, .. } => &form.fingerprint,
+            Question::Plain(_) => {
+                // Constant per kind: hashed once.
+                static KINDS: [OnceLock<String>; 4] = [const { OnceLock::new() }; 4];
+                let slot = match kind {
+                    AskKind::ElicitForm => 0,
+                    AskKind::ElicitUrl => 1,
+                    AskKind::Sampling => 2,
+                    AskKind::Roots => 3,
+                };
+                KINDS[slot].get_or_init(|| fingerprint(kind, None))
+            }
         }
     }
 
@@ -309,7 +318,6 @@ impl Input {
         check: impl Fn(&Value) -> Result<(), String>,
     ) -> bool {
         let fingerprint = question.fingerprint(kind);
-        let fingerprint = fingerprint.as_ref();
         let mut round = self.lock();
         // An answer from an earlier round counts only for the same question:
         // after a redeploy that reorders asks, a stale answer is asked again

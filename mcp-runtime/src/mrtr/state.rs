@@ -238,13 +238,18 @@ pub(crate) fn random_hex() -> String {
 }
 
 pub(crate) fn hex(bytes: &[u8]) -> String {
+    let mut out = vec![0; bytes.len() * 2];
+    write_hex(bytes, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Lowercase hex of `bytes` into `out`, two digits a byte.
+fn write_hex(bytes: &[u8], out: &mut [u8]) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        out.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        out.push(char::from(DIGITS[usize::from(byte & 0xf)]));
+    for (pair, byte) in out.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = DIGITS[usize::from(byte >> 4)];
+        pair[1] = DIGITS[usize::from(byte & 0xf)];
     }
-    out
 }
 
 /// What a sealed state is bound to: the request it was sealed for.
@@ -322,12 +327,8 @@ struct HexDigest([u8; 64]);
 
 impl HexDigest {
     fn of(bytes: &[u8]) -> HexDigest {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
         let mut hex = [0; 64];
-        for (pair, byte) in hex.chunks_exact_mut(2).zip(Sha256::digest(bytes)) {
-            pair[0] = DIGITS[usize::from(byte >> 4)];
-            pair[1] = DIGITS[usize::from(byte & 0xf)];
-        }
+        write_hex(&Sha256::digest(bytes), &mut hex);
         HexDigest(hex)
     }
 

@@ -116,6 +116,8 @@ pub(crate) struct Registry {
     resource_index: Index,
     /// Templates, most specific first (the order reads try them in).
     templates: Vec<(&'static ResourceEntry, &'static [TemplatePart])>,
+    /// The same templates sorted by their text (the listing order).
+    templates_by_text: Vec<&'static ResourceEntry>,
     /// Prompts, sorted by name.
     prompts: Vec<&'static PromptEntry>,
     prompt_index: Index,
@@ -160,6 +162,7 @@ impl Registry {
         check_unique("resource URI", &statics, |e| (e.uri, e.location))?;
         templates.sort_by(|a, b| a.uri.cmp(b.uri));
         check_unique("resource template", &templates, |e| (e.uri, e.location))?;
+        let templates_by_text = templates.clone();
         let mut templates: Vec<_> = templates
             .into_iter()
             .filter_map(|e| e.template.map(|parts| (e, parts)))
@@ -175,6 +178,7 @@ impl Registry {
             resource_index: index(&statics, |r| r.uri),
             resources: statics,
             templates,
+            templates_by_text,
             prompt_index: index(&prompts, |p| p.name),
             prompts,
         })
@@ -204,10 +208,8 @@ impl Registry {
     }
 
     /// Templates sorted by their template text (the listing order).
-    pub(crate) fn templates_by_text(&self) -> Vec<&'static ResourceEntry> {
-        let mut list: Vec<_> = self.templates.iter().map(|(e, _)| *e).collect();
-        list.sort_by(|a, b| a.uri.cmp(b.uri));
-        list
+    pub(crate) fn templates_by_text(&self) -> &[&'static ResourceEntry] {
+        &self.templates_by_text
     }
 
     pub(crate) fn has_resources(&self) -> bool {

@@ -110,12 +110,7 @@ pub enum InputSchema {
 pub(super) fn register(entry: &'static ToolEntry) -> Result<RegisteredTool, BuildError> {
     let descriptor = describe(entry)?;
     let input_schema = &descriptor.input_schema;
-    let header_params =
-        schema::header_params(input_schema).map_err(|error| BuildError::Schema {
-            name: entry.name.to_owned(),
-            location: entry.location,
-            error,
-        })?;
+    let header_params = schema::header_params(input_schema).map_err(schema_error(entry))?;
     let requires_arguments = input_schema
         .get("required")
         .and_then(|r| r.as_array())
@@ -134,17 +129,21 @@ pub(super) fn register(entry: &'static ToolEntry) -> Result<RegisteredTool, Buil
     })
 }
 
+fn schema_error(entry: &'static ToolEntry) -> impl FnOnce(schema::SchemaError) -> BuildError {
+    |error| BuildError::Schema {
+        name: entry.name.to_owned(),
+        location: entry.location,
+        error,
+    }
+}
+
 /// Builds the tool's descriptor, applying and checking the schema rules.
 fn describe(entry: &'static ToolEntry) -> Result<Tool, BuildError> {
     let input_schema = match entry.input_schema {
         InputSchema::Generated(generate) => schema::finish_input(generate()),
         InputSchema::Raw(write) => schema::check_raw_input(write()),
     }
-    .map_err(|error| BuildError::Schema {
-        name: entry.name.to_owned(),
-        location: entry.location,
-        error,
-    })?;
+    .map_err(schema_error(entry))?;
     Ok(Tool {
         name: entry.name.to_owned(),
         title: entry.title.map(str::to_owned),
