@@ -357,7 +357,7 @@ impl Server {
                 Ok(prepared) => {
                     let never = tokio_util::sync::CancellationToken::new();
                     self.dispatcher
-                        .run(prepared, Outbox::new(sender), &never)
+                        .run(prepared, Outbox::new(sender), never)
                         .await
                 }
             }),

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::ops::Range;
 
+use bytestring::ByteString;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::error::Category;
@@ -19,7 +20,9 @@ use crate::protocol::{ErrorObject, RequestId};
 pub(crate) struct Request {
     pub(crate) id: RequestId,
     pub(crate) method: MethodName,
-    body: String,
+    /// The message as received: shared with the transport's buffer, not
+    /// copied out of it.
+    body: ByteString,
     /// Where `params` is. The one-pass parse locates only its members, so
     /// this is found on first use (most methods never need the whole text).
     params: OnceCell<Option<Range<usize>>>,
@@ -174,6 +177,10 @@ pub(crate) enum Notification {
 }
 
 #[derive(Debug)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "requests are the common case: boxing them would add an allocation to each"
+)]
 pub(crate) enum Incoming {
     Request(Request),
     Notification(Notification),
@@ -231,7 +238,7 @@ fn present_members<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Members<'de
 }
 
 /// The common case: a well-formed request, read in one pass.
-fn parse_at_once(body: String) -> Result<Request, String> {
+fn parse_at_once(body: ByteString) -> Result<Request, ByteString> {
     let Ok(parsed) = serde_json::from_str::<OnePass<'_>>(&body) else {
         return Err(body);
     };
@@ -258,7 +265,8 @@ fn parse_at_once(body: String) -> Result<Request, String> {
 }
 
 /// Parses one message. `body` must be the whole message and valid UTF-8.
-pub(crate) fn parse(body: String) -> Result<Incoming, Box<Rejection>> {
+pub(crate) fn parse(body: impl Into<ByteString>) -> Result<Incoming, Box<Rejection>> {
+    let body = body.into();
     let first = body.trim_start().as_bytes().first().copied();
     if first != Some(b'{') {
         return Err(reject_non_object(&body, first));
@@ -397,7 +405,7 @@ mod tests {
     #[test]
     fn requests_keep_params_in_place() {
         let Ok(Incoming::Request(req)) =
-            parse(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"a":1}}"#.into())
+            parse(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"a":1}}"#)
         else {
             panic!()
         };
@@ -441,14 +449,13 @@ mod tests {
     #[test]
     fn notifications_are_recognised() {
         let Ok(Incoming::Notification(n)) = parse(
-            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#
-                .into(),
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#,
         ) else {
             panic!()
         };
         assert_eq!(n, Notification::Cancelled(RequestId::from("a")));
         let Ok(Incoming::Notification(n)) =
-            parse(r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#.into())
+            parse(r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#)
         else {
             panic!()
         };
@@ -463,7 +470,7 @@ mod one_pass {
     #[test]
     fn a_well_formed_request_is_read_in_one_pass() {
         let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-        let request = parse_at_once(body.to_owned()).expect("one pass");
+        let request = parse_at_once(body.into()).expect("one pass");
         assert!(request.params.get().is_none(), "params located lazily");
         let head = request.head();
         assert_eq!(request.member(&head.name), Some(r#""echo""#));
@@ -501,7 +508,7 @@ mod one_pass {
     fn both_paths_find_the_same_members() {
         // Escaped keys are read by value (`\u0065` is `e`).
         let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a","arguments":{"k":[1]},"requestStat\u0065":"s","inputResponses":{},"_meta":{"m":1},"other":[{"name":1}]}}"#;
-        let request = parse_at_once(body.to_owned()).expect("one pass");
+        let request = parse_at_once(body.into()).expect("one pass");
         let one_pass = request.head();
         let two_pass = Head::read(&request.body, request.params_range());
         let found = members(&request, one_pass);
@@ -512,7 +519,7 @@ mod one_pass {
         // which leaves the members to each stage's own parse (and error).
         let duplicate =
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a","name":"b"}}"#;
-        assert!(parse_at_once(duplicate.to_owned()).is_err());
+        assert!(parse_at_once(duplicate.into()).is_err());
         let (_, members) = head_of(duplicate);
         assert!(members.iter().all(Option::is_none));
     }

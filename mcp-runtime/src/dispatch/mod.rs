@@ -200,33 +200,34 @@ impl Dispatcher {
     /// Answers a prepared request. Notifications the handler sends before
     /// its result go to `outbox`; `shutdown` ends long-lived requests
     /// (`subscriptions/listen`) gracefully.
-    pub(crate) async fn run(
-        &self,
+    ///
+    /// Composed from combinators rather than written as an `async fn`: an
+    /// async wrapper would keep a second copy of its arguments next to the
+    /// inner future's. This future is boxed for every request that runs a
+    /// handler, and kept under 1 KiB it stays in the allocator's fast
+    /// per-thread cache.
+    pub(crate) fn run(
+        self: &Arc<Self>,
         prepared: Prepared,
         outbox: Outbox,
-        shutdown: &CancellationToken,
-    ) -> Reply {
-        let Prepared {
-            request,
-            meta,
-            http,
-        } = prepared;
-        let id = request.id.clone();
-        let span = request_span(&request, &meta);
-        let answer = AssertUnwindSafe(
-            self.answer(request, meta, http, outbox, shutdown)
+        shutdown: CancellationToken,
+    ) -> impl Future<Output = Reply> + 'static {
+        let id = prepared.request.id.clone();
+        let span = request_span(&prepared.request, &prepared.meta);
+        AssertUnwindSafe(
+            self.clone()
+                .answer(prepared, outbox, shutdown)
                 .instrument(span),
         )
         .catch_unwind()
-        .await;
-        match answer {
+        .map(move |answer| match answer {
             Ok(Ok(result)) => Reply::result(&id, &result),
             Ok(Err(error)) => Reply::error(Some(&id), &error),
             Err(panic) => {
                 tracing::error!(panic = panic_message(&*panic), "request handler panicked");
                 Reply::error(Some(&id), &ErrorObject::internal_error())
             }
-        }
+        })
     }
 
     /// Answers at once what needs no handler: version and method errors,
@@ -288,27 +289,32 @@ impl Dispatcher {
     }
 
     async fn answer(
-        &self,
-        request: Request,
-        meta: Box<RequestMeta>,
-        http: Option<Arc<HttpRequest>>,
+        self: Arc<Self>,
+        prepared: Prepared,
         outbox: Outbox,
-        shutdown: &CancellationToken,
+        shutdown: CancellationToken,
     ) -> Result<Bytes, ErrorObject> {
+        let Prepared {
+            request,
+            meta,
+            http,
+        } = prepared;
         let list_filter = http.as_deref().and_then(HttpRequest::list_filter);
         let method = match self.triage(&request, &meta, list_filter) {
             Triage::Answered(answer) => return answer,
             Triage::Run(method) => method,
         };
         match method {
-            Method::SubscriptionsListen => subscriptions::listen(
+            // Boxed: a stream's state is large, and inline it would be
+            // copied with every other request's future.
+            Method::SubscriptionsListen => Box::pin(subscriptions::listen(
                 &request,
                 self.offered,
                 &self.changes,
                 &outbox,
-                shutdown,
+                &shutdown,
                 self.server_info.as_deref(),
-            )
+            ))
             .await
             .map(Bytes::from),
             _ => {

@@ -44,7 +44,10 @@ pub(crate) struct Offer {
 }
 
 impl Offer {
-    pub(crate) fn read(dispatcher: &Dispatcher, info: &crate::protocol::Implementation) -> Offer {
+    pub(crate) fn read(
+        dispatcher: &Arc<Dispatcher>,
+        info: &crate::protocol::Implementation,
+    ) -> Offer {
         let body = r#"{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
         let reply = match envelope::parse(body.to_owned()) {
             Ok(Incoming::Request(request)) => match dispatcher.prepare(request) {
@@ -54,7 +57,7 @@ impl Offer {
                     // server/discover answers from a precomputed value, so
                     // its future is ready on the first poll.
                     dispatcher
-                        .run(prepared, Outbox::new(sender), &never)
+                        .run(prepared, Outbox::new(sender), never)
                         .now_or_never()
                 }
                 Err(reply) => Some(reply),
@@ -103,7 +106,7 @@ impl Offer {
 
 /// Everything one legacy request is answered with.
 pub(crate) struct Call<'a> {
-    pub(crate) dispatcher: &'a Dispatcher,
+    pub(crate) dispatcher: &'a Arc<Dispatcher>,
     pub(crate) offer: &'a Offer,
     pub(crate) negotiated: &'a Negotiated,
     pub(crate) live: &'a SharedLive,
@@ -243,6 +246,8 @@ impl Call<'_> {
         // Handler notifications (log messages, progress) have the same
         // shape in both eras: they go to the client as they are.
         let outbox = Outbox::new(self.peer.outbox.clone());
-        self.dispatcher.run(prepared, outbox, self.shutdown).await
+        self.dispatcher
+            .run(prepared, outbox, self.shutdown.clone())
+            .await
     }
 }

@@ -22,7 +22,7 @@ use super::answer::{Answer, AskKind};
 use super::form::Form;
 use crate::protocol::ClientCapabilities;
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Round {
     capabilities: Arc<ClientCapabilities>,
     /// Values from earlier rounds (sealed state), by key.
@@ -66,7 +66,40 @@ impl Step {
     }
 }
 
+/// The input of a method that cannot ask (completion).
+impl Default for Round {
+    fn default() -> Self {
+        Round {
+            askable: false,
+            ..Round::new(Arc::default(), 0, Map::new(), Map::new())
+        }
+    }
+}
+
 impl Round {
+    /// Every field written out: `..Round::default()` would build (and
+    /// drop) a capabilities allocation on every request.
+    fn new(
+        capabilities: Arc<ClientCapabilities>,
+        number: u32,
+        recorded: Map<String, Value>,
+        responses: Map<String, Value>,
+    ) -> Round {
+        Round {
+            capabilities,
+            recorded,
+            responses,
+            used: Vec::new(),
+            pending: Vec::new(),
+            missing: None,
+            invalid: None,
+            steps: 0,
+            suspended: false,
+            askable: true,
+            number,
+        }
+    }
+
     /// The answer under `key`, from this round or an earlier one.
     fn answer(&self, key: &str) -> Option<&Value> {
         let used = self.used.iter().rev().find(|(k, _)| k == key);
@@ -163,14 +196,12 @@ impl Input {
         responses: Map<String, Value>,
     ) -> Self {
         Input {
-            round: Arc::new(Mutex::new(Round {
+            round: Arc::new(Mutex::new(Round::new(
                 capabilities,
                 number,
                 recorded,
                 responses,
-                askable: true,
-                ..Round::default()
-            })),
+            ))),
         }
     }
 

@@ -166,15 +166,8 @@ async fn read_requests<R: AsyncRead + Unpin>(
             continue;
         }
         let id = prepared.request.id.clone();
-        let mut running = {
-            let (dispatcher, frames, end_of_input) =
-                (dispatcher.clone(), frames.clone(), end_of_input.clone());
-            Box::pin(async move {
-                dispatcher
-                    .run(prepared, Outbox::new(frames), &end_of_input)
-                    .await
-            })
-        };
+        let mut running =
+            Box::pin(dispatcher.run(prepared, Outbox::new(frames.clone()), end_of_input.clone()));
         // Most handlers finish on their first poll: those are answered
         // without a task. A pending one moves into a task, whose first poll
         // registers the wakers this one did not keep.

@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use bytestring::ByteString;
 use http::request::Parts;
 use http::{HeaderValue, StatusCode};
 use serde_json::Value;
@@ -48,7 +49,7 @@ pub(crate) fn claims(parts: &Parts, body: &str) -> bool {
 pub(crate) async fn post(
     shared: &Arc<Shared>,
     mut parts: Parts,
-    body: String,
+    body: ByteString,
     sse: bool,
     permit: OwnedSemaphorePermit,
     peer: Option<SocketAddr>,

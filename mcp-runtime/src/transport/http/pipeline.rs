@@ -24,6 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use bytestring::ByteString;
 use futures_util::FutureExt as _;
 use http::header::{
     ACCEPT, ALLOW, AUTHORIZATION, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN,
@@ -212,7 +213,9 @@ where
         }
         Ok(Ok(collected)) => collected.to_bytes(),
     };
-    let Ok(text) = String::from_utf8(Vec::from(bytes)) else {
+    // Kept as received (no copy): the request's text shares the body's
+    // buffer.
+    let Ok(text) = ByteString::try_from(bytes) else {
         return reply(&Reply::error(
             None,
             &ErrorObject::parse_error("the body is not valid UTF-8"),
@@ -221,7 +224,16 @@ where
     // Legacy era: sessions, `initialize`, and the client's answers.
     #[cfg(feature = "legacy")]
     if crate::legacy::http::claims(&parts, &text) {
-        return crate::legacy::http::post(&shared, parts, text, accepts.sse, permit, peer).await;
+        // Boxed: kept out of the state of every modern request's future.
+        return Box::pin(crate::legacy::http::post(
+            &shared,
+            parts,
+            text,
+            accepts.sse,
+            permit,
+            peer,
+        ))
+        .await;
     }
     let request = match envelope::parse(text) {
         Err(rejection) => return reply(&Reply::from(rejection)),
@@ -405,9 +417,11 @@ async fn run(
     let id = prepared.request.id.clone();
     let notifications = Arc::new(NoteQueue::default());
     let outbox = Outbox::Queue(notifications.clone());
-    let dispatcher = shared.dispatcher().clone();
-    let shutdown = shared.shutdown.clone();
-    let mut running = Box::pin(async move { dispatcher.run(prepared, outbox, &shutdown).await });
+    let mut running = Box::pin(
+        shared
+            .dispatcher()
+            .run(prepared, outbox, shared.shutdown.clone()),
+    );
     let Limits {
         permit,
         deadline,
