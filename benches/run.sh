@@ -41,8 +41,10 @@ taskset -c 1 "$target/release/bench" "$target/release" "$scale_target/scale" "$r
     echo "# Benchmark results"
     echo
     echo "Reproduce with \`benches/run.sh\` on a 2-core Linux machine (it installs wrk and builds everything)."
-    echo "Each server is pinned to core 0 (\`taskset\`), the load generator to core 1; servers alternate"
-    echo "ours / floor in ${BENCH_ROUNDS:-3} rounds of ${BENCH_SECONDS:-3} s per measurement, and medians are shown."
+    echo "Each server is pinned to core 0 (\`taskset\`), the load generator to core 1. In each of ${BENCH_ROUNDS:-3} rounds"
+    echo "both servers are started and, for each load, ours and the floor run back to back (${BENCH_SECONDS:-3} s each),"
+    echo "in an order that alternates from round to round. Req/s and latencies are each side's medians; the ratios"
+    echo "are the medians of the per-round ratios (ours / floor), which a machine whose speed drifts does not skew."
     echo "The floor is hyper 1.x + serde_json (\`benches/src/bin/floor-http.rs\`) or a bare stdio loop"
     echo "(\`floor-stdio.rs\`) answering the same bytes as our server, captured and checked before each run."
     echo "Rate limiting is off (\`--rate-limit 0\`) so that every request runs the tool."

@@ -143,20 +143,29 @@ fn main() {
         let lua = paths.results.join(format!("{}.lua", slug(workload.name)));
         std::fs::write(&lua, wrk_script(workload)).expect("lua");
         for round in 0..rounds() {
-            for side in [Side::Ours, Side::Floor] {
-                let mut server = match side {
-                    Side::Ours => Server::ours(&paths, workload.server),
-                    Side::Floor => Server::floor_http(&paths, &answers),
-                };
-                server.check(workload, &expected);
-                for connections in CONNECTIONS {
+            // Both servers are up for the whole round (the idle one costs
+            // nothing), so that for each load ours and the floor run back
+            // to back, in an order that alternates from round to round:
+            // the machine's drift then shifts both sides of a pair alike.
+            let mut ours = Server::ours(&paths, workload.server);
+            let mut floor = Server::floor_http(&paths, &answers);
+            ours.check(workload, &expected);
+            floor.check(workload, &expected);
+            for connections in CONNECTIONS {
+                for side in Side::order(round) {
+                    let server = match side {
+                        Side::Ours => &ours,
+                        Side::Floor => &floor,
+                    };
                     let run = wrk(&server.url(), &lua, connections);
                     eprintln!("   round {round} {side:?} c={connections}: {run:?}");
                     report.http(workload.name, side, connections, run);
                 }
-                report.rss(workload.name, side, server.peak_rss());
-                server.stop();
             }
+            report.rss(workload.name, Side::Ours, ours.peak_rss());
+            report.rss(workload.name, Side::Floor, floor.peak_rss());
+            ours.stop();
+            floor.stop();
         }
     }
 
@@ -169,8 +178,8 @@ fn main() {
     )
     .expect("answers");
     for round in 0..rounds() {
-        for side in [Side::Ours, Side::Floor] {
-            for depth in DEPTHS {
+        for depth in DEPTHS {
+            for side in Side::order(round) {
                 let run = match side {
                     Side::Ours => stdio_load(
                         &paths.release.join("quickstart"),
@@ -305,6 +314,18 @@ fn wrk_script(workload: &Workload) -> String {
 enum Side {
     Ours,
     Floor,
+}
+
+impl Side {
+    /// Who runs first in `round`: alternating, so that neither side always
+    /// gets the machine's first (or last) seconds of a pair.
+    fn order(round: usize) -> [Side; 2] {
+        if round.is_multiple_of(2) {
+            [Side::Ours, Side::Floor]
+        } else {
+            [Side::Floor, Side::Ours]
+        }
+    }
 }
 
 struct Server {
@@ -758,6 +779,26 @@ struct Report {
     scale: Option<Scale>,
 }
 
+/// Ours against the floor, pair by pair (the runs of one round were back to
+/// back): the medians of the per-round ratios of throughput and of p50.
+/// Robust to a machine whose speed drifts between rounds, which a ratio of
+/// the two sides' medians is not.
+#[derive(Debug, Clone, Copy)]
+struct Paired {
+    rate: f64,
+    p50: f64,
+}
+
+fn paired(ours: &[Run], floor: &[Run]) -> Paired {
+    let pairs = || ours.iter().zip(floor);
+    let mut rates: Vec<f64> = pairs().map(|(o, f)| o.rate / f.rate).collect();
+    let mut p50: Vec<f64> = pairs().map(|(o, f)| o.p50_us / f.p50_us).collect();
+    Paired {
+        rate: median(&mut rates),
+        p50: median(&mut p50),
+    }
+}
+
 fn median_run(runs: &[Run]) -> Run {
     let mut rates: Vec<f64> = runs.iter().map(|r| r.rate).collect();
     let mut p50: Vec<f64> = runs.iter().map(|r| r.p50_us).collect();
@@ -790,25 +831,24 @@ impl Report {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "| workload | load | ours req/s | floor req/s | ratio | ours p50 / p99 (µs) | floor p50 / p99 (µs) |"
+            "| workload | load | ours req/s | floor req/s | ratio | ours p50 / p99 (µs) | floor p50 / p99 (µs) | p50 ratio |"
         );
-        let _ = writeln!(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+        let _ = writeln!(
+            out,
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+        );
         let mut names: Vec<&String> = self.http.keys().map(|(n, ..)| n).collect();
         names.dedup();
         for name in names {
             for connections in CONNECTIONS {
-                let get = |side| {
-                    self.http
-                        .get(&(name.clone(), connections, side))
-                        .map(|r| median_run(r))
-                };
+                let get = |side| self.http.get(&(name.clone(), connections, side));
                 if let (Some(ours), Some(floor)) = (get(Side::Ours), get(Side::Floor)) {
                     comparison_row(&mut out, name, &format!("{connections} conn"), ours, floor);
                 }
             }
         }
         for depth in DEPTHS {
-            let get = |side| self.stdio.get(&(depth, side)).map(|r| median_run(r));
+            let get = |side| self.stdio.get(&(depth, side));
             if let (Some(ours), Some(floor)) = (get(Side::Ours), get(Side::Floor)) {
                 comparison_row(
                     &mut out,
@@ -885,18 +925,22 @@ impl Report {
     }
 }
 
-/// One row of the ours-against-floor table.
-fn comparison_row(out: &mut String, workload: &str, load: &str, ours: Run, floor: Run) {
+/// One row of the ours-against-floor table: each side's medians, and the
+/// paired ratios.
+fn comparison_row(out: &mut String, workload: &str, load: &str, ours: &[Run], floor: &[Run]) {
+    let ratio = paired(ours, floor);
+    let (ours, floor) = (median_run(ours), median_run(floor));
     let _ = writeln!(
         out,
-        "| {workload} | {load} | {:.0} | {:.0} | {:.2}x | {:.0} / {:.0} | {:.0} / {:.0} |",
+        "| {workload} | {load} | {:.0} | {:.0} | {:.2}x | {:.0} / {:.0} | {:.0} / {:.0} | {:.2}x |",
         ours.rate,
         floor.rate,
-        ours.rate / floor.rate,
+        ratio.rate,
         ours.p50_us,
         ours.p99_us,
         floor.p50_us,
-        floor.p99_us
+        floor.p99_us,
+        ratio.p50
     );
 }
 

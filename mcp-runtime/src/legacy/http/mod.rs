@@ -19,6 +19,7 @@ mod streams;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use http::HeaderName;
 use http::request::Parts;
 use tokio_util::sync::CancellationToken;
 
@@ -32,8 +33,10 @@ use crate::transport::http::pipeline::Shared;
 pub(crate) use self::post::{claims, post};
 pub(crate) use self::streams::other_method;
 
-const SESSION_ID: &str = "mcp-session-id";
-const VERSION_HEADER: &str = "mcp-protocol-version";
+// Header names parsed once: a lookup by `&str` parses the name every time,
+// and every modern POST asks for both.
+const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+const VERSION_HEADER: HeaderName = crate::transport::http::headers::PROTOCOL_VERSION;
 
 type HttpResponse = http::Response<crate::McpBody>;
 
@@ -124,6 +127,6 @@ fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn header<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
+fn header(parts: &Parts, name: HeaderName) -> Option<&str> {
     parts.headers.get(name).and_then(|v| v.to_str().ok())
 }

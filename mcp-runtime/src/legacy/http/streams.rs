@@ -35,7 +35,7 @@ pub(crate) fn other_method(shared: &Arc<Shared>, parts: &Parts) -> Option<HttpRe
     let Ok((_, local)) = legacy.session(shared, id) else {
         return Some(session_not_found());
     };
-    if !header(parts, "accept").is_some_and(|a| a.contains("text/event-stream")) {
+    if !header(parts, http::header::ACCEPT).is_some_and(|a| a.contains("text/event-stream")) {
         return Some(plain(
             StatusCode::NOT_ACCEPTABLE,
             "the notification stream is text/event-stream: accept it",

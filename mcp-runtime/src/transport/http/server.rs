@@ -1,5 +1,6 @@
 //! Listening: worker threads, each with a single-threaded runtime, accepting
-//! from one socket; graceful shutdown on SIGINT/SIGTERM.
+//! from one socket (with one worker, the calling thread serves); graceful
+//! shutdown on SIGINT/SIGTERM.
 //!
 //! One runtime per core keeps each request on the thread that accepted it,
 //! which is what lets handlers be `!Send`, and avoids cross-thread wake-ups.
@@ -24,7 +25,8 @@ impl Server {
     /// Serves Streamable HTTP on `options`' address until SIGINT or SIGTERM,
     /// then stops accepting, closes subscriptions and lets requests in
     /// flight finish (up to the shutdown grace period). Blocks the calling
-    /// thread; runs its own runtimes.
+    /// thread; runs its own runtimes (one per available core, on worker
+    /// threads; with a single core, on the calling thread).
     pub fn run_http(&self, options: HttpOptions) -> io::Result<()> {
         let listener = std::net::TcpListener::bind(options.bind)?;
         listener.set_nonblocking(true)?;
@@ -36,6 +38,9 @@ impl Server {
             n => n,
         };
         let shared = Arc::new(Shared::new(self.clone(), options)?);
+        if workers == 1 {
+            return serve_on_this_thread(listener, shared);
+        }
         let mut threads = Vec::with_capacity(workers);
         for index in 0..workers {
             let listener = listener.try_clone()?;
@@ -80,6 +85,26 @@ impl Server {
             })
             .await
     }
+}
+
+/// One worker: it runs on the calling thread and watches for the shutdown
+/// signals itself, so the process has a single thread (which also spares
+/// the kernel the file reference counting it does on every socket call of
+/// a multi-threaded process).
+fn serve_on_this_thread(listener: std::net::TcpListener, shared: Arc<Shared>) -> io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    LocalSet::new().block_on(&runtime, async move {
+        let listener = TcpListener::from_std(listener)?;
+        let stop = shared.shutdown.clone();
+        tokio::task::spawn_local(async move {
+            shutdown_signal().await;
+            tracing::info!("shutting down: no new connections, draining requests in flight");
+            stop.cancel();
+        });
+        accept_loop(listener, shared).await
+    })
 }
 
 fn worker(listener: std::net::TcpListener, shared: Arc<Shared>) -> io::Result<()> {
