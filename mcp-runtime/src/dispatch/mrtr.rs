@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use super::envelope::json_str;
 use crate::context::Scope;
 use crate::mrtr::state::{Binding, StateSealer};
-use crate::mrtr::{Input, Stop};
+use crate::mrtr::{Input, Responses, Stop};
 use crate::protocol::ErrorObject;
 use crate::protocol::result::ResultMeta;
 use crate::security::Principal;
@@ -40,7 +40,7 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::
 /// back as it was sent).
 #[derive(Debug, Default)]
 pub(super) struct Retry<'a> {
-    responses: Map<String, Value>,
+    responses: Responses,
     state: Option<Cow<'a, str>>,
 }
 
@@ -61,8 +61,8 @@ pub(super) fn read_retry_members<'a>(
     state: Option<&'a str>,
 ) -> Result<Retry<'a>, ErrorObject> {
     let responses = match responses {
-        None => Map::new(),
-        Some(json) => serde_json::from_str::<Map<String, Value>>(json).map_err(|_| {
+        None => Responses::new(),
+        Some(json) => serde_json::from_str::<Responses>(json).map_err(|_| {
             ErrorObject::invalid_params("Invalid params: `inputResponses` must be an object mapping request keys to responses")
         })?,
     };

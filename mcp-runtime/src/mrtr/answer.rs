@@ -5,6 +5,7 @@
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::protocol::{AudioContent, ImageContent, JsonObject, Role, TextContent};
@@ -76,6 +77,31 @@ pub trait Answer: Sized {
     const KIND: AskKind;
     /// Reads the answer; `Err` explains what does not fit.
     fn from_response(response: &Value) -> Result<Self, String>;
+    /// Reads the answer from the response's JSON text, as this round's
+    /// `inputResponses` carry it. The default builds the tree and calls
+    /// [`from_response`](Self::from_response); an override reads the text
+    /// directly and must agree with it.
+    fn from_json(text: &str) -> Result<Self, String> {
+        let tree: Value =
+            serde_json::from_str(text).map_err(|e| format!("not a JSON response: {e}"))?;
+        Self::from_response(&tree)
+    }
+}
+
+/// A client's response to one ask: the JSON text of this round's
+/// `inputResponses` entry, or a value carried over in the sealed state.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Response<'a> {
+    Text(&'a RawValue),
+    Tree(&'a Value),
+}
+
+/// Reads `response` as `A`.
+pub(crate) fn read_answer<A: Answer>(response: Response<'_>) -> Result<A, String> {
+    match response {
+        Response::Text(text) => A::from_json(text.get()),
+        Response::Tree(tree) => A::from_response(tree),
+    }
 }
 
 /// Reads a client's response as `T`, which is always a JSON object.
@@ -184,6 +210,39 @@ impl<T: ElicitForm> Answer for Elicitation<T> {
             }
             Action::Decline => Ok(Elicitation::Declined),
             Action::Cancel => Ok(Elicitation::Cancelled),
+        }
+    }
+
+    /// Straight from the text, without a tree: a fitting answer (what
+    /// clients send) is read once. Anything else goes through
+    /// [`from_response`](Answer::from_response), for the same result and
+    /// the same error message.
+    fn from_json(text: &str) -> Result<Self, String> {
+        #[derive(Deserialize)]
+        struct Raw<'a> {
+            action: Action,
+            #[serde(borrow, default)]
+            content: Option<&'a RawValue>,
+        }
+        // `read` takes objects only; a struct would also accept an array.
+        let fast = Some(text)
+            .filter(|t| t.trim_start().starts_with('{'))
+            .and_then(|t| serde_json::from_str::<Raw<'_>>(t).ok())
+            .and_then(|raw| match raw.action {
+                Action::Accept => raw
+                    .content
+                    .and_then(|content| crate::tool::parse_arguments(content.get()).ok())
+                    .map(Elicitation::Accepted),
+                Action::Decline => Some(Elicitation::Declined),
+                Action::Cancel => Some(Elicitation::Cancelled),
+            });
+        match fast {
+            Some(answer) => Ok(answer),
+            None => {
+                let tree: Value =
+                    serde_json::from_str(text).map_err(|e| format!("not a JSON response: {e}"))?;
+                Self::from_response(&tree)
+            }
         }
     }
 }
@@ -401,5 +460,53 @@ impl SamplingRequest {
 
     pub(crate) fn to_params(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+    struct Confirm {
+        confirm: bool,
+        #[serde(default)]
+        note: Option<String>,
+    }
+    impl ElicitForm for Confirm {}
+
+    /// A form answer read from its text (this round's `inputResponses`) is
+    /// the one read from its tree (a carried state): same answers, same
+    /// error messages.
+    #[test]
+    fn form_answers_from_text_and_from_tree_agree() {
+        let cases = [
+            r#"{"action":"accept","content":{"confirm":true}}"#,
+            r#"{"action":"accept","content":{"confirm":true,"note":"ok"}}"#,
+            r#"  {"content":{"confirm":false},"action":"accept"}"#,
+            r#"{"action":"accept","content":{"confirm":"yes"}}"#,
+            r#"{"action":"accept","content":{}}"#,
+            r#"{"action":"accept","content":{"confirm":true,"extra":1}}"#,
+            r#"{"action":"accept"}"#,
+            r#"{"action":"accept","content":null}"#,
+            r#"{"action":"decline"}"#,
+            r#"{"action":"cancel","content":{"confirm":true}}"#,
+            r#"{"action":"maybe"}"#,
+            r#"["accept",{"confirm":true}]"#,
+            r#"42"#,
+        ];
+        for text in cases {
+            let tree: Value = serde_json::from_str(text).unwrap();
+            let from_text = Elicitation::<Confirm>::from_json(text);
+            let from_tree = Elicitation::<Confirm>::from_response(&tree);
+            assert_eq!(from_text, from_tree, "{text}");
+        }
+        assert_eq!(
+            Elicitation::<Confirm>::from_json(r#"{"action":"accept","content":{"confirm":true}}"#),
+            Ok(Elicitation::Accepted(Confirm {
+                confirm: true,
+                note: None
+            }))
+        );
     }
 }

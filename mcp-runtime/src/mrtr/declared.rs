@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 
 use super::answer::{
     Answer, AskKind, ElicitForm, Elicitation, Root, SamplingRequest, SamplingResult, UrlElicitation,
+    read_answer,
 };
 use super::form::{Form, form};
 use super::round::{Input, Question};
@@ -113,7 +114,7 @@ fn check_form<A: FormAsk>() -> Result<(), String> {
 }
 
 fn consider<A: Answer>(input: &Input, key: &'static str, question: Question<'_>) {
-    input.consider(key, A::KIND, question, |v| A::from_response(v).map(|_| ()));
+    input.consider(key, A::KIND, question, |r| read_answer::<A>(r).map(|_| ()));
 }
 
 fn take<'a, A: Answer + 'static>(input: &'a Input, key: &'static str) -> AskFuture<'a, A> {

@@ -21,7 +21,7 @@ pub use self::declared::{
     sample_ask, url_ask,
 };
 pub use self::round::Input;
-pub(crate) use self::round::{Stop, run_round};
+pub(crate) use self::round::{Responses, Stop, run_round};
 pub use self::state::{
     Clock, InMemoryReplayGuard, KeyError, KeyRing, MAX_STATE_BYTES, ReplayGuard, STATE_KEY_ENV,
     STATE_VERIFY_KEYS_ENV,

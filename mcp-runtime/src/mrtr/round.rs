@@ -9,6 +9,7 @@
 //! `input_required`. Answers used this round travel on in the new state,
 //! so later rounds see them without the client re-sending them.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::pin;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -16,9 +17,14 @@ use std::task::Poll;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::answer::{Answer, AskKind};
+/// This round's `inputResponses`, by key, each kept as its JSON text: an
+/// answer is read from the text once, straight into its type.
+pub(crate) type Responses = BTreeMap<String, Box<RawValue>>;
+
+use super::answer::{Answer, AskKind, Response, read_answer};
 use super::form::Form;
 use crate::protocol::ClientCapabilities;
 
@@ -28,7 +34,7 @@ struct Round {
     /// Values from earlier rounds (sealed state), by key.
     recorded: Map<String, Value>,
     /// This request's `inputResponses`.
-    responses: Map<String, Value>,
+    responses: Responses,
     /// Responses and remembered values used this round, by key: few, so
     /// a list. They are written out as steps only if the round suspends.
     used: Vec<(String, Step)>,
@@ -51,7 +57,10 @@ struct Round {
 #[derive(Debug)]
 enum Step {
     /// An answer, with the fingerprint of the question it answers.
-    Answer { fingerprint: String, value: Value },
+    Answer {
+        fingerprint: String,
+        value: Box<RawValue>,
+    },
     /// A remembered value.
     Memo(Value),
 }
@@ -71,7 +80,7 @@ impl Default for Round {
     fn default() -> Self {
         Round {
             askable: false,
-            ..Round::new(Arc::default(), 0, Map::new(), Map::new())
+            ..Round::new(Arc::default(), 0, Map::new(), Responses::new())
         }
     }
 }
@@ -83,7 +92,7 @@ impl Round {
         capabilities: Arc<ClientCapabilities>,
         number: u32,
         recorded: Map<String, Value>,
-        responses: Map<String, Value>,
+        responses: Responses,
     ) -> Round {
         Round {
             capabilities,
@@ -101,12 +110,12 @@ impl Round {
     }
 
     /// The answer under `key`, from this round or an earlier one.
-    fn answer(&self, key: &str) -> Option<&Value> {
+    fn answer(&self, key: &str) -> Option<Response<'_>> {
         let used = self.used.iter().rev().find(|(k, _)| k == key);
         match used {
-            Some((_, Step::Answer { value, .. })) => Some(value),
+            Some((_, Step::Answer { value, .. })) => Some(Response::Text(value)),
             Some((_, Step::Memo(_))) => None,
-            None => self.recorded.get(key)?.get("v"),
+            None => self.recorded.get(key)?.get("v").map(Response::Tree),
         }
     }
 }
@@ -193,7 +202,7 @@ impl Input {
         capabilities: Arc<ClientCapabilities>,
         number: u32,
         recorded: Map<String, Value>,
-        responses: Map<String, Value>,
+        responses: Responses,
     ) -> Self {
         Input {
             round: Arc::new(Mutex::new(Round::new(
@@ -329,8 +338,8 @@ impl Input {
             Some(key) => key.to_owned(),
             None => self.next_key(A::KIND.key_prefix()),
         };
-        if self.consider(&key, A::KIND, question, |v| A::from_response(v).map(|_| ())) {
-            let answer = self.lock().answer(&key).map(A::from_response);
+        if self.consider(&key, A::KIND, question, |r| read_answer::<A>(r).map(|_| ())) {
+            let answer = self.lock().answer(&key).map(read_answer::<A>);
             if let Some(Ok(answer)) = answer {
                 return answer;
             }
@@ -346,7 +355,7 @@ impl Input {
         key: &str,
         kind: AskKind,
         question: Question<'_>,
-        check: impl Fn(&Value) -> Result<(), String>,
+        check: impl Fn(Response<'_>) -> Result<(), String>,
     ) -> bool {
         let fingerprint = question.fingerprint(kind);
         let mut round = self.lock();
@@ -354,14 +363,14 @@ impl Input {
         // after a redeploy that reorders asks, a stale answer is asked again
         // rather than misread.
         if let Some(recorded) = round.recorded.get(key) {
-            if recorded["f"] == fingerprint && check(&recorded["v"]).is_ok() {
+            if recorded["f"] == fingerprint && check(Response::Tree(&recorded["v"])).is_ok() {
                 return true;
             }
             round.recorded.remove(key);
         }
         // Each key is considered once per round, so its response moves.
         if let Some(response) = round.responses.remove(key) {
-            return match check(&response) {
+            return match check(Response::Text(&response)) {
                 Ok(()) => {
                     let answer = Step::Answer {
                         fingerprint: fingerprint.to_owned(),
@@ -403,7 +412,7 @@ impl Input {
         let value = {
             let round = self.lock();
             if round.pending.is_empty() && round.missing.is_none() && round.invalid.is_none() {
-                round.answer(key).map(A::from_response)
+                round.answer(key).map(read_answer::<A>)
             } else {
                 None
             }
