@@ -15,8 +15,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::answer::{
-    Answer, AskKind, ElicitForm, Elicitation, Root, SamplingRequest, SamplingResult, UrlElicitation,
-    read_answer,
+    Answer, AskKind, ElicitForm, Elicitation, Root, SamplingRequest, SamplingResult,
+    UrlElicitation, read_answer,
 };
 use super::form::{Form, form};
 use super::round::{Input, Question};

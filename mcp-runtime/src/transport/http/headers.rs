@@ -10,8 +10,8 @@ use std::borrow::Cow;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use http::HeaderMap;
 use http::header::HeaderName;
+use http::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
 use crate::dispatch::Prepared;
@@ -51,12 +51,66 @@ fn single<'a>(
     Ok(Some(text.trim()))
 }
 
-fn required<'a>(
-    headers: &'a HeaderMap,
-    name: HeaderName,
-    display: &str,
-) -> Result<&'a str, ErrorObject> {
-    single(headers, name, display)?.ok_or_else(|| mismatch(format!("missing {display} header")))
+/// The values of one header seen while scanning the map: the first, and
+/// whether there were more.
+#[derive(Default)]
+struct Seen<'a> {
+    first: Option<&'a HeaderValue>,
+    repeated: bool,
+}
+
+impl<'a> Seen<'a> {
+    fn add(&mut self, value: &'a HeaderValue) {
+        match self.first {
+            None => self.first = Some(value),
+            Some(_) => self.repeated = true,
+        }
+    }
+
+    /// What [`single`] answers for the same header, as required.
+    fn required(&self, display: &str) -> Result<&'a str, ErrorObject> {
+        let value = self
+            .first
+            .ok_or_else(|| mismatch(format!("missing {display} header")))?;
+        if self.repeated {
+            return Err(mismatch(format!(
+                "{display} header is given more than once"
+            )));
+        }
+        let text = value
+            .to_str()
+            .map_err(|_| mismatch(format!("{display} header contains invalid characters")))?;
+        Ok(text.trim())
+    }
+}
+
+/// The three mirrored headers every request may need, found in one pass
+/// over the map (a request carries a handful of headers; three hashed
+/// lookups cost more than walking them once).
+#[derive(Default)]
+struct Mirrored<'a> {
+    version: Seen<'a>,
+    method: Seen<'a>,
+    name: Seen<'a>,
+}
+
+impl<'a> Mirrored<'a> {
+    fn scan(headers: &'a HeaderMap) -> Mirrored<'a> {
+        let mut mirrored = Mirrored::default();
+        for (name, value) in headers {
+            let seen = if *name == PROTOCOL_VERSION {
+                &mut mirrored.version
+            } else if *name == MCP_METHOD {
+                &mut mirrored.method
+            } else if *name == MCP_NAME {
+                &mut mirrored.name
+            } else {
+                continue;
+            };
+            seen.add(value);
+        }
+        mirrored
+    }
 }
 
 /// Decodes the `=?base64?...?=` sentinel form; other values are literal.
@@ -81,14 +135,15 @@ pub(crate) fn check<'p>(
     headers: &HeaderMap,
     header_params: impl Fn(&str) -> Option<&'p [HeaderParam]>,
 ) -> Result<(), ErrorObject> {
-    let version = required(headers, PROTOCOL_VERSION, "MCP-Protocol-Version")?;
+    let mirrored = Mirrored::scan(headers);
+    let version = mirrored.version.required("MCP-Protocol-Version")?;
     let body_version = &prepared.meta.protocol_version;
     if version != body_version {
         return Err(mismatch(format!(
             "MCP-Protocol-Version header value '{version}' does not match body value '{body_version}'"
         )));
     }
-    let method = required(headers, MCP_METHOD, "Mcp-Method")?;
+    let method = mirrored.method.required("Mcp-Method")?;
     let body_method = prepared.request.method.as_str();
     if method != body_method {
         return Err(mismatch(format!(
@@ -111,7 +166,7 @@ pub(crate) fn check<'p>(
     let Some(target) = target.and_then(json_str) else {
         return Ok(());
     };
-    let header = required(headers, MCP_NAME, "Mcp-Name")?;
+    let header = mirrored.name.required("Mcp-Name")?;
     let header = decode(header, "Mcp-Name")?;
     if header != target {
         return Err(mismatch(format!(
