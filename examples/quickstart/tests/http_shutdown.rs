@@ -2,21 +2,17 @@
 //! when it serves from the calling thread (one core available: pinned with
 //! `taskset`) and when it runs a worker thread per core.
 
-use std::io::{Read as _, Write as _};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-fn free_address() -> SocketAddr {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("a free port")
-}
-
-fn serve(address: SocketAddr, one_core: bool) -> Child {
+/// Starts the server on a port of its own choosing (no race for a port
+/// picked beforehand) and reads the address it logs.
+fn serve(one_core: bool) -> (Child, SocketAddr) {
     let binary = env!("CARGO_BIN_EXE_quickstart");
     let mut command = if one_core {
         // `taskset` execs the server, so the child's pid is the server's.
@@ -26,12 +22,29 @@ fn serve(address: SocketAddr, one_core: bool) -> Child {
     } else {
         Command::new(binary)
     };
-    command
-        .args(["--http", &address.to_string()])
+    let mut server = command
+        .args(["--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "info")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
-        .expect("the server starts")
+        .expect("the server starts");
+    let mut log = BufReader::new(server.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    let address = loop {
+        line.clear();
+        assert!(
+            log.read_line(&mut line).expect("reads the log") > 0,
+            "the server exited before listening"
+        );
+        if let Some(rest) = line.split("address=").nth(1) {
+            let text = rest.split_whitespace().next().unwrap_or_default();
+            break text.parse().expect("a socket address");
+        }
+    };
+    // Keep draining the log so that the server never blocks on it.
+    std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
+    (server, address)
 }
 
 /// A `server/discover` over a fresh connection: the HTTP status line.
@@ -47,14 +60,6 @@ fn discover(address: SocketAddr) -> String {
     let mut response = String::new();
     stream.read_to_string(&mut response).expect("reads");
     response.lines().next().unwrap_or_default().to_owned()
-}
-
-fn wait_until_listening(address: SocketAddr) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(address).is_err() {
-        assert!(Instant::now() < deadline, "{address} never listened");
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }
 
 fn terminate_and_wait(server: &mut Child) -> std::process::ExitStatus {
@@ -74,9 +79,7 @@ fn terminate_and_wait(server: &mut Child) -> std::process::ExitStatus {
 }
 
 fn serves_then_stops_on_sigterm(one_core: bool) {
-    let address = free_address();
-    let mut server = serve(address, one_core);
-    wait_until_listening(address);
+    let (mut server, address) = serve(one_core);
     assert_eq!(discover(address), "HTTP/1.1 200 OK");
     if one_core {
         let threads = std::fs::read_dir(format!("/proc/{}/task", server.id()))

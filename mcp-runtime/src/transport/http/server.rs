@@ -32,14 +32,24 @@ impl Server {
         listener.set_nonblocking(true)?;
         let address = listener.local_addr()?;
         warn_if_exposed(address, &options);
-        tracing::info!(%address, path = %options.path, "serving MCP over HTTP");
         let workers = match options.workers {
             0 => std::thread::available_parallelism().map_or(1, usize::from),
             n => n,
         };
         let shared = Arc::new(Shared::new(self.clone(), options)?);
+        // The signal handlers are installed before anything is served (and
+        // before the line that says so): a SIGTERM sent as soon as the
+        // server answers must drain it, not kill it.
+        let signals = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let shutdown = {
+            let _context = signals.enter();
+            ShutdownSignals::install()?
+        };
+        tracing::info!(%address, path = %shared.options.path, "serving MCP over HTTP");
         if workers == 1 {
-            return serve_on_this_thread(listener, shared);
+            return serve_on_this_thread(&signals, listener, shared, shutdown);
         }
         let mut threads = Vec::with_capacity(workers);
         for index in 0..workers {
@@ -51,10 +61,7 @@ impl Server {
                     .spawn(move || worker(listener, shared))?,
             );
         }
-        let signals = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        signals.block_on(shutdown_signal());
+        signals.block_on(shutdown.received());
         tracing::info!("shutting down: no new connections, draining requests in flight");
         shared.shutdown.cancel();
         for thread in threads {
@@ -91,15 +98,17 @@ impl Server {
 /// signals itself, so the process has a single thread (which also spares
 /// the kernel the file reference counting it does on every socket call of
 /// a multi-threaded process).
-fn serve_on_this_thread(listener: std::net::TcpListener, shared: Arc<Shared>) -> io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    LocalSet::new().block_on(&runtime, async move {
+fn serve_on_this_thread(
+    runtime: &tokio::runtime::Runtime,
+    listener: std::net::TcpListener,
+    shared: Arc<Shared>,
+    shutdown: ShutdownSignals,
+) -> io::Result<()> {
+    LocalSet::new().block_on(runtime, async move {
         let listener = TcpListener::from_std(listener)?;
         let stop = shared.shutdown.clone();
         tokio::task::spawn_local(async move {
-            shutdown_signal().await;
+            shutdown.received().await;
             tracing::info!("shutting down: no new connections, draining requests in flight");
             stop.cancel();
         });
@@ -171,28 +180,40 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) -> io::Result<(
     Ok(())
 }
 
-async fn shutdown_signal() {
+/// SIGINT and SIGTERM, listened for from the moment they are installed
+/// (installing needs a runtime context; waiting can happen later).
+struct ShutdownSignals {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        ) {
-            (Ok(mut interrupt), Ok(mut terminate)) => {
-                tokio::select! {
-                    _ = interrupt.recv() => {}
-                    _ = terminate.recv() => {}
-                }
-            }
-            _ => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl ShutdownSignals {
+    fn install() -> io::Result<ShutdownSignals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(ShutdownSignals {
+                interrupt: signal(SignalKind::interrupt())?,
+                terminate: signal(SignalKind::terminate())?,
+            })
         }
+        #[cfg(not(unix))]
+        Ok(ShutdownSignals {})
     }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
+
+    async fn received(mut self) {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = &mut self;
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
