@@ -82,10 +82,15 @@ pub trait Answer: Sized {
     /// [`from_response`](Self::from_response); an override reads the text
     /// directly and must agree with it.
     fn from_json(text: &str) -> Result<Self, String> {
-        let tree: Value =
-            serde_json::from_str(text).map_err(|e| format!("not a JSON response: {e}"))?;
-        Self::from_response(&tree)
+        from_tree(text)
     }
+}
+
+/// [`Answer::from_json`] by way of a tree.
+fn from_tree<A: Answer>(text: &str) -> Result<A, String> {
+    let tree: Value =
+        serde_json::from_str(text).map_err(|e| format!("not a JSON response: {e}"))?;
+    A::from_response(&tree)
 }
 
 /// A client's response to one ask: the JSON text of this round's
@@ -236,14 +241,7 @@ impl<T: ElicitForm> Answer for Elicitation<T> {
                 Action::Decline => Some(Elicitation::Declined),
                 Action::Cancel => Some(Elicitation::Cancelled),
             });
-        match fast {
-            Some(answer) => Ok(answer),
-            None => {
-                let tree: Value =
-                    serde_json::from_str(text).map_err(|e| format!("not a JSON response: {e}"))?;
-                Self::from_response(&tree)
-            }
-        }
+        fast.map_or_else(|| from_tree(text), Ok)
     }
 }
 

@@ -36,19 +36,12 @@ fn single<'a>(
     name: impl http::header::AsHeaderName,
     display: &str,
 ) -> Result<Option<&'a str>, ErrorObject> {
-    let mut values = headers.get_all(name).iter();
-    let Some(value) = values.next() else {
-        return Ok(None);
-    };
-    if values.next().is_some() {
-        return Err(mismatch(format!(
-            "{display} header is given more than once"
-        )));
-    }
-    let text = value
-        .to_str()
-        .map_err(|_| mismatch(format!("{display} header contains invalid characters")))?;
-    Ok(Some(text.trim()))
+    let mut seen = Seen::default();
+    headers
+        .get_all(name)
+        .iter()
+        .for_each(|value| seen.add(value));
+    seen.single(display)
 }
 
 /// The values of one header seen while scanning the map: the first, and
@@ -67,11 +60,11 @@ impl<'a> Seen<'a> {
         }
     }
 
-    /// What [`single`] answers for the same header, as required.
-    fn required(&self, display: &str) -> Result<&'a str, ErrorObject> {
-        let value = self
-            .first
-            .ok_or_else(|| mismatch(format!("missing {display} header")))?;
+    /// The single value, as visible ASCII; `Ok(None)` if absent.
+    fn single(&self, display: &str) -> Result<Option<&'a str>, ErrorObject> {
+        let Some(value) = self.first else {
+            return Ok(None);
+        };
         if self.repeated {
             return Err(mismatch(format!(
                 "{display} header is given more than once"
@@ -80,7 +73,12 @@ impl<'a> Seen<'a> {
         let text = value
             .to_str()
             .map_err(|_| mismatch(format!("{display} header contains invalid characters")))?;
-        Ok(text.trim())
+        Ok(Some(text.trim()))
+    }
+
+    fn required(&self, display: &str) -> Result<&'a str, ErrorObject> {
+        self.single(display)?
+            .ok_or_else(|| mismatch(format!("missing {display} header")))
     }
 }
 

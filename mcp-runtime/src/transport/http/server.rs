@@ -49,7 +49,11 @@ impl Server {
         };
         tracing::info!(%address, path = %shared.options.path, "serving MCP over HTTP");
         if workers == 1 {
-            return serve_on_this_thread(&signals, listener, shared, shutdown);
+            // One worker: the calling thread serves and watches the signals
+            // itself, so the process has a single thread (which also spares
+            // the kernel the file reference counting it does on every
+            // socket call of a multi-threaded process).
+            return serve(&signals, listener, shared, Some(shutdown));
         }
         let mut threads = Vec::with_capacity(workers);
         for index in 0..workers {
@@ -62,7 +66,6 @@ impl Server {
             );
         }
         signals.block_on(shutdown.received());
-        tracing::info!("shutting down: no new connections, draining requests in flight");
         shared.shutdown.cancel();
         for thread in threads {
             if let Ok(Err(error)) = thread.join() {
@@ -94,34 +97,30 @@ impl Server {
     }
 }
 
-/// One worker: it runs on the calling thread and watches for the shutdown
-/// signals itself, so the process has a single thread (which also spares
-/// the kernel the file reference counting it does on every socket call of
-/// a multi-threaded process).
-fn serve_on_this_thread(
-    runtime: &tokio::runtime::Runtime,
-    listener: std::net::TcpListener,
-    shared: Arc<Shared>,
-    shutdown: ShutdownSignals,
-) -> io::Result<()> {
-    LocalSet::new().block_on(runtime, async move {
-        let listener = TcpListener::from_std(listener)?;
-        let stop = shared.shutdown.clone();
-        tokio::task::spawn_local(async move {
-            shutdown.received().await;
-            tracing::info!("shutting down: no new connections, draining requests in flight");
-            stop.cancel();
-        });
-        accept_loop(listener, shared).await
-    })
-}
-
 fn worker(listener: std::net::TcpListener, shared: Arc<Shared>) -> io::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    LocalSet::new().block_on(&runtime, async move {
+    serve(&runtime, listener, shared, None)
+}
+
+/// Serves `listener` on `runtime` until shutdown; with `signals`, this
+/// thread also turns SIGINT/SIGTERM into that shutdown.
+fn serve(
+    runtime: &tokio::runtime::Runtime,
+    listener: std::net::TcpListener,
+    shared: Arc<Shared>,
+    signals: Option<ShutdownSignals>,
+) -> io::Result<()> {
+    LocalSet::new().block_on(runtime, async move {
         let listener = TcpListener::from_std(listener)?;
+        if let Some(signals) = signals {
+            let stop = shared.shutdown.clone();
+            tokio::task::spawn_local(async move {
+                signals.received().await;
+                stop.cancel();
+            });
+        }
         accept_loop(listener, shared).await
     })
 }
@@ -203,6 +202,7 @@ impl ShutdownSignals {
         Ok(ShutdownSignals {})
     }
 
+    /// Waits for either signal, then says what happens next.
     async fn received(mut self) {
         #[cfg(unix)]
         tokio::select! {
@@ -214,6 +214,7 @@ impl ShutdownSignals {
             let _ = &mut self;
             let _ = tokio::signal::ctrl_c().await;
         }
+        tracing::info!("shutting down: no new connections, draining requests in flight");
     }
 }
 
