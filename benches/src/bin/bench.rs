@@ -709,6 +709,8 @@ struct Scale {
     startup_ms: f64,
     echo_50: f64,
     echo_10k: f64,
+    /// Median of the per-round ratios 10,000 / 50 tools.
+    ratio: f64,
     first_page_tools: usize,
     largest_page_bytes: usize,
     pages: usize,
@@ -724,17 +726,31 @@ fn scale(paths: &Paths, echo: &Workload) -> Scale {
         startup_ms: startup.as_secs_f64() * 1e3,
         ..Scale::default()
     };
-    let best = |binary: &str| -> f64 {
-        let mut rates = Vec::new();
-        for _ in 0..rounds() {
-            let mut server = Server::ours_at(&paths.scale.join(binary));
-            rates.push(wrk(&server.url(), &lua, 16).rate);
-            server.stop();
-        }
-        median(&mut rates)
+    // Paired like the HTTP table: in each round both servers run back to
+    // back, in an order that alternates, and the ratio is the median of
+    // the per-round ratios (the machine's speed drifts between rounds).
+    let run = |binary: &str| -> f64 {
+        let mut server = Server::ours_at(&paths.scale.join(binary));
+        let rate = wrk(&server.url(), &lua, 16).rate;
+        server.stop();
+        rate
     };
-    result.echo_50 = best("bench-tools");
-    result.echo_10k = best("bench-scale");
+    let (mut rates_50, mut rates_10k, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds() {
+        let (echo_50, echo_10k) = if round % 2 == 0 {
+            let echo_50 = run("bench-tools");
+            (echo_50, run("bench-scale"))
+        } else {
+            let echo_10k = run("bench-scale");
+            (run("bench-tools"), echo_10k)
+        };
+        rates_50.push(echo_50);
+        rates_10k.push(echo_10k);
+        ratios.push(echo_10k / echo_50);
+    }
+    result.echo_50 = median(&mut rates_50);
+    result.echo_10k = median(&mut rates_10k);
+    result.ratio = median(&mut ratios);
     let mut server = Server::ours_at(&paths.scale.join("bench-scale"));
     let mut cursor: Option<String> = None;
     loop {
@@ -910,10 +926,8 @@ impl Report {
             );
             let _ = writeln!(
                 out,
-                "| 10,000 tools: tools/call echo, 16 conn (vs 51 tools) | {:.0} req/s ({:.2}x of {:.0}) | |",
-                scale.echo_10k,
-                scale.echo_10k / scale.echo_50,
-                scale.echo_50
+                "| 10,000 tools: tools/call echo, 16 conn (vs 51 tools, paired rounds) | {:.0} req/s ({:.2}x of {:.0}) | |",
+                scale.echo_10k, scale.ratio, scale.echo_50
             );
             let _ = writeln!(
                 out,

@@ -68,6 +68,14 @@ impl<'de> Deserialize<'de> for SharedCapabilities {
             }
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let Some(mut key) = map.next_key::<Cow<'de, str>>()? else {
+                    // `{}`, what most clients send: one shared value per
+                    // thread, no allocation.
+                    thread_local! {
+                        static NONE: Arc<ClientCapabilities> = Arc::default();
+                    }
+                    return Ok(SharedCapabilities(NONE.with(Arc::clone)));
+                };
                 let mut shared = Arc::new(ClientCapabilities::default());
                 let Some(caps) = Arc::get_mut(&mut shared) else {
                     unreachable!("a new Arc is unique");
@@ -82,20 +90,23 @@ impl<'de> Deserialize<'de> for SharedCapabilities {
                     experimental,
                 } = caps;
                 let mut seen = [false; MEMBERS.len()];
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    let Some(index) = MEMBERS.iter().position(|member| *member == key) else {
-                        map.next_value::<IgnoredAny>()?;
-                        continue;
-                    };
-                    if std::mem::replace(&mut seen[index], true) {
-                        return Err(de::Error::duplicate_field(MEMBERS[index]));
+                loop {
+                    match MEMBERS.iter().position(|member| *member == key) {
+                        None => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                        Some(index) if std::mem::replace(&mut seen[index], true) => {
+                            return Err(de::Error::duplicate_field(MEMBERS[index]));
+                        }
+                        Some(0) => *elicitation = map.next_value()?,
+                        Some(1) => *sampling = map.next_value()?,
+                        Some(2) => *roots = map.next_value()?,
+                        Some(3) => *extensions = map.next_value()?,
+                        Some(_) => *experimental = map.next_value()?,
                     }
-                    match index {
-                        0 => *elicitation = map.next_value()?,
-                        1 => *sampling = map.next_value()?,
-                        2 => *roots = map.next_value()?,
-                        3 => *extensions = map.next_value()?,
-                        _ => *experimental = map.next_value()?,
+                    match map.next_key::<Cow<'de, str>>()? {
+                        Some(next) => key = next,
+                        None => break,
                     }
                 }
                 Ok(SharedCapabilities(shared))
@@ -228,6 +239,26 @@ mod tests {
         };
         assert!(parsed.client_capabilities.supports_elicitation_url());
         assert!(!parsed.client_capabilities.supports_sampling());
+    }
+
+    #[test]
+    fn empty_capabilities_are_shared_and_others_are_not() {
+        let caps = |caps: &str| {
+            let params = format!(
+                r#"{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{caps}}}}}"#
+            );
+            match parse(Some(&params), "tools/list") {
+                Ok(meta) => meta.client_capabilities,
+                Err(error) => panic!("{caps}: {error:?}"),
+            }
+        };
+        let (a, b) = (caps("{}"), caps(" { } "));
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(*a, ClientCapabilities::default());
+        let c = caps(r#"{"other":1}"#);
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!(*c, ClientCapabilities::default());
+        assert!(caps(r#"{"other":1,"sampling":{}}"#).supports_sampling());
     }
 
     #[test]

@@ -30,13 +30,13 @@ use super::session_id::{SessionToken, now_seconds};
 use crate::protocol::RequestId;
 use crate::transport::http::pipeline::Shared;
 
-pub(crate) use self::post::{claims, post};
+pub(crate) use self::post::{EraMarks, claims, post};
 pub(crate) use self::streams::other_method;
 
 // Header names parsed once: a lookup by `&str` parses the name every time,
 // and every modern POST asks for both.
 const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
-const VERSION_HEADER: HeaderName = crate::transport::http::headers::PROTOCOL_VERSION;
+const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
 type HttpResponse = http::Response<crate::McpBody>;
 

@@ -25,20 +25,41 @@ use crate::transport::http::HttpRequest;
 use crate::transport::http::pipeline::Shared;
 use crate::transport::http::pipeline::authorize;
 
+/// What a POST's headers say about its era, read with the endpoint's
+/// other headers (before authorization edits them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EraMarks {
+    /// The modern `MCP-Protocol-Version`: never legacy.
+    Modern,
+    /// A legacy `MCP-Protocol-Version`, or an `Mcp-Session-Id`.
+    Legacy,
+    /// Some other version: not legacy (the modern path refuses it).
+    Unknown,
+    /// No version header and no session.
+    Unmarked,
+}
+
+impl EraMarks {
+    pub(crate) fn read(version: Option<&str>, session_id: Option<&str>) -> EraMarks {
+        match version {
+            Some(PROTOCOL_VERSION) => EraMarks::Modern,
+            _ if version.is_some_and(is_legacy_version) || session_id.is_some() => EraMarks::Legacy,
+            Some(_) => EraMarks::Unknown,
+            None => EraMarks::Unmarked,
+        }
+    }
+}
+
 /// Whether a POST is legacy-era traffic: a legacy `MCP-Protocol-Version`,
 /// an `Mcp-Session-Id` (unless the version header is the modern one, which
 /// wins), or an `initialize`; never a body with modern `_meta`, which is
 /// served statelessly whatever its headers say. A modern request with its
-/// version header costs one comparison.
-pub(crate) fn claims(parts: &Parts, body: &str) -> bool {
-    let version = header(parts, VERSION_HEADER);
-    match version {
-        Some(PROTOCOL_VERSION) => false,
-        _ if version.is_some_and(is_legacy_version) || header(parts, SESSION_ID).is_some() => {
-            !probe(body).modern
-        }
-        Some(_) => false,
-        None => {
+/// version header is decided without looking at the body.
+pub(crate) fn claims(marks: EraMarks, body: &str) -> bool {
+    match marks {
+        EraMarks::Modern | EraMarks::Unknown => false,
+        EraMarks::Legacy => !probe(body).modern,
+        EraMarks::Unmarked => {
             let probe = probe(body);
             probe.initialize && !probe.modern
         }
@@ -254,5 +275,26 @@ mod tests {
         assert!(!progress.initialize && !progress.modern);
         let garbage = probe("not json");
         assert!(!garbage.initialize && !garbage.modern);
+    }
+
+    #[test]
+    fn the_era_is_decided_by_headers_then_body() {
+        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
+        let modern = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        let era = EraMarks::read;
+        assert_eq!(era(Some("2026-07-28"), Some("s")), EraMarks::Modern);
+        assert_eq!(era(Some("2025-11-25"), None), EraMarks::Legacy);
+        assert_eq!(era(None, Some("s")), EraMarks::Legacy);
+        assert_eq!(era(Some("1999-01-01"), None), EraMarks::Unknown);
+        assert_eq!(era(None, None), EraMarks::Unmarked);
+        for body in [initialize, modern, call] {
+            assert!(!claims(EraMarks::Modern, body));
+            assert!(!claims(EraMarks::Unknown, body));
+        }
+        assert!(claims(EraMarks::Legacy, call));
+        assert!(!claims(EraMarks::Legacy, modern), "modern `_meta` wins");
+        assert!(claims(EraMarks::Unmarked, initialize));
+        assert!(!claims(EraMarks::Unmarked, call));
     }
 }

@@ -3,7 +3,10 @@
 /// Whether `Content-Type` names JSON (`application/json`, parameters such as
 /// `charset=utf-8` allowed).
 pub(crate) fn is_json(content_type: Option<&str>) -> bool {
-    content_type.is_some_and(|value| media_type(value).eq_ignore_ascii_case("application/json"))
+    content_type.is_some_and(|value| {
+        // What clients send, answered without parsing.
+        value == "application/json" || media_type(value).eq_ignore_ascii_case("application/json")
+    })
 }
 
 /// What a client's `Accept` header lets the server send.

@@ -19,20 +19,19 @@
 //! (once the body is read, before the envelope is parsed; the adapter
 //! authorizes each message with [`authorize`]).
 
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 use bytestring::ByteString;
 use futures_util::FutureExt as _;
-use http::header::{
-    ACCEPT, ALLOW, AUTHORIZATION, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN,
-    RETRY_AFTER,
-};
+use http::header::{ALLOW, AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE, RETRY_AFTER};
 use http::{HeaderValue, Method as HttpMethod, Request, Response, StatusCode};
 use http_body::Body;
-use http_body_util::{BodyExt as _, Limited};
+use http_body_util::{BodyExt as _, Collected, Limited};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use super::HttpOptions;
@@ -108,6 +107,7 @@ impl Shared {
 }
 
 type HttpResponse = Response<McpBody>;
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 pub(crate) async fn handle<B>(
     shared: Arc<Shared>,
@@ -116,7 +116,7 @@ pub(crate) async fn handle<B>(
 ) -> HttpResponse
 where
     B: Body<Data = Bytes>,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B::Error: Into<BoxError>,
 {
     let (mut parts, request_body) = request.into_parts();
     if let Some(gate) = &shared.gate
@@ -128,16 +128,30 @@ where
     if shared.check_path && parts.uri.path() != shared.options.path {
         return plain(StatusCode::NOT_FOUND, "not found");
     }
-    let header = |name| header_text(&parts, name);
     let policy = &shared.options.origins;
-    if !policy.host_allowed(header(HOST).or_else(|| parts.uri.authority().map(|a| a.as_str()))) {
-        tracing::warn!(host = ?header(HOST), ?peer, "refused a request for a host that is not allowed");
+    // Everything read from the headers before authorization (which edits
+    // them), in one pass.
+    let seen = headers::Endpoint::scan(&parts.headers);
+    let host = seen
+        .host()
+        .or_else(|| parts.uri.authority().map(|a| a.as_str()));
+    if !policy.host_allowed(host) {
+        tracing::warn!(
+            ?host,
+            ?peer,
+            "refused a request for a host that is not allowed"
+        );
         return forbidden("Host not allowed");
     }
-    if !policy.origin_allowed(header(ORIGIN)) {
-        tracing::warn!(origin = ?header(ORIGIN), ?peer, "refused a request from an origin that is not allowed");
+    if !policy.origin_allowed(seen.origin()) {
+        tracing::warn!(origin = ?seen.origin(), ?peer, "refused a request from an origin that is not allowed");
         return forbidden("Origin not allowed");
     }
+    let is_json = accept::is_json(seen.content_type());
+    let accepts = accept::accepts(seen.accept());
+    let declared = seen.content_length().and_then(|l| l.parse::<u64>().ok());
+    #[cfg(feature = "legacy")]
+    let era = crate::legacy::http::EraMarks::read(seen.protocol_version(), seen.session_id());
     if let Some(gate) = &shared.gate
         && let Err(refusal) = gate.check_query(&parts.uri)
     {
@@ -154,8 +168,6 @@ where
             return response;
         }
     }
-    // Again: the legacy hook above may have borrowed `parts` mutably.
-    let header = |name| header_text(&parts, name);
     if parts.method != HttpMethod::POST {
         let mut response = plain(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -166,13 +178,12 @@ where
             .insert(ALLOW, HeaderValue::from_static("POST"));
         return response;
     }
-    if !accept::is_json(header(CONTENT_TYPE)) {
+    if !is_json {
         return plain(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "send JSON-RPC as Content-Type: application/json",
         );
     }
-    let accepts = accept::accepts(header(ACCEPT));
     if !accepts.json && !accepts.sse {
         return plain(
             StatusCode::NOT_ACCEPTABLE,
@@ -182,19 +193,15 @@ where
     let Ok(permit) = shared.in_flight.clone().try_acquire_owned() else {
         return busy();
     };
-    let declared = header(CONTENT_LENGTH).and_then(|l| l.parse::<u64>().ok());
     let limit = shared.options.max_body_bytes;
     if declared.is_some_and(|length| length > limit as u64) {
         return too_large(limit);
     }
     // Most bodies arrive with their head: only a body still on its way
-    // needs a clock reading and a timer.
-    let mut collect = std::pin::pin!(Limited::new(request_body, limit).collect());
-    let collected = match collect.as_mut().now_or_never() {
-        Some(collected) => Ok(collected),
-        None => tokio::time::timeout(shared.options.body_timeout, collect).await,
-    };
-    let bytes = match collected {
+    // needs a clock reading and a timer (boxed, like every rare path
+    // below: this future is moved into hyper's task for every request, so
+    // what it holds across its awaits is copied each time).
+    let bytes = match read_body(request_body, limit, shared.options.body_timeout).await {
         Err(_) => {
             return plain(
                 StatusCode::REQUEST_TIMEOUT,
@@ -223,7 +230,7 @@ where
     };
     // Legacy era: sessions, `initialize`, and the client's answers.
     #[cfg(feature = "legacy")]
-    if crate::legacy::http::claims(&parts, &text) {
+    if crate::legacy::http::claims(era, &text) {
         // Boxed: kept out of the state of every modern request's future.
         return Box::pin(crate::legacy::http::post(
             &shared,
@@ -305,7 +312,27 @@ where
     };
     let mut prepared = prepared;
     prepared.http = Some(Arc::new(HttpRequest::new(parts, peer)));
-    run(&shared, prepared, accepts, limits).await
+    match run(&shared, prepared, accepts, limits) {
+        Running::Finished(response) => response,
+        Running::Streaming(stream) => stream.await,
+    }
+}
+
+/// The body, up to `limit` bytes; `Err` when it took longer than `timeout`.
+async fn read_body<B>(
+    body: B,
+    limit: usize,
+    timeout: Duration,
+) -> Result<Result<Collected<Bytes>, BoxError>, tokio::time::error::Elapsed>
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    let mut collect = std::pin::pin!(Limited::new(body, limit).collect());
+    match collect.as_mut().now_or_never() {
+        Some(collected) => Ok(collected),
+        None => Box::pin(tokio::time::timeout(timeout, collect)).await,
+    }
 }
 
 /// The answer to a request authorization did not admit.
@@ -357,11 +384,6 @@ fn deny(gate: &Gate, denied: &Denied, required: &[&str]) -> HttpResponse {
     }
 }
 
-/// A header's value, when present and visible ASCII.
-fn header_text(parts: &http::request::Parts, name: http::header::HeaderName) -> Option<&str> {
-    parts.headers.get(name).and_then(|v| v.to_str().ok())
-}
-
 /// An IP address as text, formatted on the stack: the rate limiter's key
 /// for every tool call, without an allocation.
 struct IpText {
@@ -406,14 +428,23 @@ struct Limits {
     keep_alive: Option<Duration>,
 }
 
+/// A request that [`run`] started.
+enum Running<S> {
+    /// It finished on its first poll, as most do.
+    Finished(HttpResponse),
+    /// It is still running: awaiting this answers it (boxed, so that the
+    /// pipeline's future does not carry its state).
+    Streaming(Pin<Box<S>>),
+}
+
 /// Runs the request; answers with JSON, or switches to SSE as soon as the
 /// handler sends a notification (when the client accepts SSE).
-async fn run(
+fn run(
     shared: &Arc<Shared>,
     prepared: Prepared,
     accepts: Accepts,
     limits: Limits,
-) -> HttpResponse {
+) -> Running<impl Future<Output = HttpResponse> + 'static> {
     let id = prepared.request.id.clone();
     let notifications = Arc::new(NoteQueue::default());
     let outbox = Outbox::Queue(notifications.clone());
@@ -422,66 +453,69 @@ async fn run(
             .dispatcher()
             .run(prepared, outbox, shared.shutdown.clone()),
     );
-    let Limits {
-        permit,
-        deadline,
-        keep_alive,
-    } = limits;
     // Most handlers finish on their first poll: they are answered without
     // reading the clock for a deadline.
     if let Some(finished) = running.as_mut().now_or_never() {
-        return finished_at_once(&notifications, accepts, &finished);
+        return Running::Finished(finished_at_once(&notifications, accepts, &finished));
     }
-    let timeout = deadline.unwrap_or(Duration::MAX);
-    let deadline = deadline.map(|limit| tokio::time::Instant::now() + limit);
-    let first = tokio::select! {
-        // The result first: notifications queued with it go out in the
-        // same response.
-        biased;
-        finished = &mut running => return finished_at_once(&notifications, accepts, &finished),
-        note = notifications.next(), if accepts.sse => note,
-        () = sleep_until(deadline) => return reply(&timed_out(&id, timeout)),
-    };
-    let mut deadline = Box::pin(sleep_until(deadline));
-    let (events, stream) = mpsc::channel(64);
-    tokio::task::spawn_local(async move {
-        let _permit = permit;
-        let mut keep_alive = keep_alive.map(|every| {
-            let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            ticks
-        });
-        let _ = events.send(body::event(&first)).await;
-        loop {
-            tokio::select! {
-                finished = &mut running => {
-                    for note in notifications.drain() {
-                        let _ = events.send(body::event(&note)).await;
-                    }
-                    let _ = events.send(body::event(&finished.frame)).await;
-                    break;
-                }
-                note = notifications.next() => {
-                    if events.send(body::event(&note)).await.is_err() {
+    Running::Streaming(Box::pin(async move {
+        let Limits {
+            permit,
+            deadline,
+            keep_alive,
+        } = limits;
+        let timeout = deadline.unwrap_or(Duration::MAX);
+        let deadline = deadline.map(|limit| tokio::time::Instant::now() + limit);
+        let first = tokio::select! {
+            // The result first: notifications queued with it go out in the
+            // same response.
+            biased;
+            finished = &mut running => return finished_at_once(&notifications, accepts, &finished),
+            note = notifications.next(), if accepts.sse => note,
+            () = sleep_until(deadline) => return reply(&timed_out(&id, timeout)),
+        };
+        let mut deadline = Box::pin(sleep_until(deadline));
+        let (events, stream) = mpsc::channel(64);
+        tokio::task::spawn_local(async move {
+            let _permit = permit;
+            let mut keep_alive = keep_alive.map(|every| {
+                let mut ticks =
+                    tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+                ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                ticks
+            });
+            let _ = events.send(body::event(&first)).await;
+            loop {
+                tokio::select! {
+                    finished = &mut running => {
+                        for note in notifications.drain() {
+                            let _ = events.send(body::event(&note)).await;
+                        }
+                        let _ = events.send(body::event(&finished.frame)).await;
                         break;
                     }
-                }
-                // The client closed the stream: that cancels the request,
-                // and dropping `running` cancels the handler.
-                () = events.closed() => break,
-                () = &mut deadline => {
-                    let _ = events.send(body::event(&timed_out(&id, timeout).frame)).await;
-                    break;
-                }
-                _ = tick(&mut keep_alive) => {
-                    if events.send(body::KEEP_ALIVE).await.is_err() {
+                    note = notifications.next() => {
+                        if events.send(body::event(&note)).await.is_err() {
+                            break;
+                        }
+                    }
+                    // The client closed the stream: that cancels the request,
+                    // and dropping `running` cancels the handler.
+                    () = events.closed() => break,
+                    () = &mut deadline => {
+                        let _ = events.send(body::event(&timed_out(&id, timeout).frame)).await;
                         break;
+                    }
+                    _ = tick(&mut keep_alive) => {
+                        if events.send(body::KEEP_ALIVE).await.is_err() {
+                            break;
+                        }
                     }
                 }
             }
-        }
-    });
-    sse(stream)
+        });
+        sse(stream)
+    }))
 }
 
 /// The response to a request that finished before any notification was
