@@ -349,6 +349,44 @@ async fn slow_requests_time_out() {
 }
 
 #[tokio::test]
+async fn a_head_sent_too_slowly_closes_the_connection_and_the_server_serves_on() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let options = HttpOptions::new().header_timeout(Duration::from_millis(300));
+    with_http(options, |address, _| async move {
+        // Half a head, then nothing: the server must hang up on its own.
+        let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+        stream
+            .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: app")
+            .await
+            .unwrap();
+        let started = std::time::Instant::now();
+        let mut buffer = Vec::new();
+        // Closed, or reset: either way the read ends.
+        let _closed =
+            tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut buffer))
+                .await
+                .expect("the server closes a connection whose head never completes");
+        assert!(
+            started.elapsed() >= Duration::from_millis(250),
+            "closed before the timeout: {:?}",
+            started.elapsed()
+        );
+        // An idle keep-alive connection is closed the same way.
+        let mut idle = tokio::net::TcpStream::connect(address).await.unwrap();
+        let mut byte = [0u8; 1];
+        let read = tokio::time::timeout(Duration::from_secs(10), idle.read(&mut byte)).await;
+        assert!(
+            matches!(read, Ok(Ok(0) | Err(_))),
+            "idle connection still open"
+        );
+        // Nothing else is affected.
+        let reply = http::post(address, &request(5, "tools/list", json!({}))).await;
+        assert_eq!(reply.status.as_u16(), 200, "{}", reply.body);
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn concurrency_and_rate_limits() {
     let options = HttpOptions::new().max_in_flight(1).rate_limit(0.5, 3);
     with_http(options, |address, _| async move {

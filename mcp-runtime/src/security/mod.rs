@@ -2,7 +2,7 @@
 //! (`Host`/`Origin` allow-lists), rate limiting and the request's
 //! [`Principal`]. Body-size limits,
 //! timeouts and concurrency caps are applied in one place, the HTTP
-//! request pipeline (`transport::http::pipeline`), from [`HttpOptions`]
+//! request pipeline (`transport::http::pipeline`), from [`HttpOptions`](crate::HttpOptions)
 //! (crate::HttpOptions).
 
 pub(crate) mod origin;

@@ -144,6 +144,20 @@ impl HttpOptions {
         self
     }
 
+    /// How long a client may take to send a request's head, counted from
+    /// when the server starts waiting for it, which on a keep-alive
+    /// connection is the end of the previous response (default 10 s). A
+    /// connection past it is closed: the guard against clients that trickle
+    /// headers to hold connections open, and the idle limit of keep-alive
+    /// connections. Applies to [`Server::run_http`](crate::Server::run_http)
+    /// and [`Server::serve_http`](crate::Server::serve_http); behind your
+    /// own router, your HTTP server's settings apply.
+    #[must_use]
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
+        self
+    }
+
     /// How many requests may run at once (default 1024); more are 503.
     #[must_use]
     pub fn max_in_flight(mut self, requests: usize) -> Self {
