@@ -33,8 +33,9 @@ use crate::transport::http::pipeline::Shared;
 pub(crate) use self::post::{EraMarks, claims, post};
 pub(crate) use self::streams::other_method;
 
-// Header names parsed once: a lookup by `&str` parses the name every time,
-// and every modern POST asks for both.
+// Header names parsed once: a lookup by `&str` parses the name every time.
+// (Modern POSTs do not look them up: the endpoint's one-pass header scan
+// reads both for `EraMarks`.)
 const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 

@@ -29,12 +29,11 @@ use crate::transport::http::pipeline::authorize;
 /// other headers (before authorization edits them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum EraMarks {
-    /// The modern `MCP-Protocol-Version`: never legacy.
-    Modern,
+    /// The modern `MCP-Protocol-Version`, or one of no era (which the
+    /// modern path refuses): never legacy.
+    NotLegacy,
     /// A legacy `MCP-Protocol-Version`, or an `Mcp-Session-Id`.
     Legacy,
-    /// Some other version: not legacy (the modern path refuses it).
-    Unknown,
     /// No version header and no session.
     Unmarked,
 }
@@ -42,9 +41,9 @@ pub(crate) enum EraMarks {
 impl EraMarks {
     pub(crate) fn read(version: Option<&str>, session_id: Option<&str>) -> EraMarks {
         match version {
-            Some(PROTOCOL_VERSION) => EraMarks::Modern,
+            Some(PROTOCOL_VERSION) => EraMarks::NotLegacy,
             _ if version.is_some_and(is_legacy_version) || session_id.is_some() => EraMarks::Legacy,
-            Some(_) => EraMarks::Unknown,
+            Some(_) => EraMarks::NotLegacy,
             None => EraMarks::Unmarked,
         }
     }
@@ -57,7 +56,7 @@ impl EraMarks {
 /// version header is decided without looking at the body.
 pub(crate) fn claims(marks: EraMarks, body: &str) -> bool {
     match marks {
-        EraMarks::Modern | EraMarks::Unknown => false,
+        EraMarks::NotLegacy => false,
         EraMarks::Legacy => !probe(body).modern,
         EraMarks::Unmarked => {
             let probe = probe(body);
@@ -283,14 +282,13 @@ mod tests {
         let modern = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
         let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
         let era = EraMarks::read;
-        assert_eq!(era(Some("2026-07-28"), Some("s")), EraMarks::Modern);
+        assert_eq!(era(Some("2026-07-28"), Some("s")), EraMarks::NotLegacy);
         assert_eq!(era(Some("2025-11-25"), None), EraMarks::Legacy);
         assert_eq!(era(None, Some("s")), EraMarks::Legacy);
-        assert_eq!(era(Some("1999-01-01"), None), EraMarks::Unknown);
+        assert_eq!(era(Some("1999-01-01"), None), EraMarks::NotLegacy);
         assert_eq!(era(None, None), EraMarks::Unmarked);
         for body in [initialize, modern, call] {
-            assert!(!claims(EraMarks::Modern, body));
-            assert!(!claims(EraMarks::Unknown, body));
+            assert!(!claims(EraMarks::NotLegacy, body));
         }
         assert!(claims(EraMarks::Legacy, call));
         assert!(!claims(EraMarks::Legacy, modern), "modern `_meta` wins");

@@ -75,9 +75,7 @@ impl<'a> Seen<'a> {
         self.single(display)?
             .ok_or_else(|| mismatch(format!("missing {display} header")))
     }
-}
 
-impl<'a> Seen<'a> {
     /// The first value as visible ASCII, as `HeaderMap::get` would give it.
     fn first_text(&self) -> Option<&'a str> {
         self.first.and_then(|value| value.to_str().ok())

@@ -107,7 +107,7 @@ impl Shared {
 }
 
 type HttpResponse = Response<McpBody>;
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 pub(crate) async fn handle<B>(
     shared: Arc<Shared>,

@@ -23,10 +23,9 @@ use tokio::task::LocalSet;
 
 use super::HttpOptions;
 use super::body::McpBody;
-use super::pipeline::{self, Shared};
+use super::pipeline::{self, BoxError, Shared};
 use crate::server::Server;
 
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
 type Job = (
     Request<UnsyncBoxBody<Bytes, BoxError>>,
     oneshot::Sender<Response<McpBody>>,
