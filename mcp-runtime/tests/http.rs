@@ -379,9 +379,13 @@ async fn a_head_sent_too_slowly_closes_the_connection_and_the_server_serves_on()
             matches!(read, Ok(Ok(0) | Err(_))),
             "idle connection still open"
         );
-        // Nothing else is affected.
+        // Nothing else is affected, and the limit is on waiting for a
+        // request, not on running one: a call longer than it completes.
         let reply = http::post(address, &request(5, "tools/list", json!({}))).await;
         assert_eq!(reply.status.as_u16(), 200, "{}", reply.body);
+        let slow = http::post(address, &call_tool(6, "slow", json!({"millis": 900}))).await;
+        assert_eq!(slow.status.as_u16(), 200, "{}", slow.body);
+        assert!(slow.body.contains("slept 900"), "{}", slow.body);
     })
     .await;
 }

@@ -5,6 +5,7 @@
 mod accept;
 mod body;
 pub(crate) mod headers;
+mod idle;
 pub(crate) mod pipeline;
 mod request;
 mod server;
@@ -147,7 +148,8 @@ impl HttpOptions {
     /// How long a client may take to send a request's head, counted from
     /// when the server starts waiting for it, which on a keep-alive
     /// connection is the end of the previous response (default 10 s). A
-    /// connection past it is closed: the guard against clients that trickle
+    /// connection past it is closed (it is checked eight times per limit, so
+    /// within an eighth of it): the guard against clients that trickle
     /// headers to hold connections open, and the idle limit of keep-alive
     /// connections. Applies to [`Server::run_http`](crate::Server::run_http)
     /// and [`Server::serve_http`](crate::Server::serve_http); behind your

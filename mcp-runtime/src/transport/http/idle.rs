@@ -1,0 +1,251 @@
+//! The head timeout: a connection that holds a worker without a request
+//! in progress (a head trickled in byte by byte, or an idle keep-alive
+//! connection) is closed once it has been idle for the limit.
+//!
+//! Hyper has this built in (`header_read_timeout`), but it arms a timer and
+//! polls the socket once more for every request: about 1,500 instructions,
+//! 2 to 3 % of the throughput of a small answer. Here a request costs two
+//! `Cell` updates, and one task per worker sweeps its connections eight
+//! times per limit.
+//!
+//! A connection is idle from its accept, and from the end of each response
+//! body, until hyper hands over the next request. Everything is per worker
+//! thread (`Rc`, `Cell`): a connection never leaves the thread that
+//! accepted it.
+
+use std::cell::{Cell, RefCell};
+use std::pin::Pin;
+use std::rc::{Rc, Weak};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use http_body::{Body, Frame, SizeHint};
+use tokio::task::AbortHandle;
+use tokio::time::MissedTickBehavior;
+
+/// How many sweeps a limit spans: a connection is closed between the limit
+/// and an eighth of it later.
+const SWEEPS_PER_LIMIT: u32 = 8;
+const MIN_PERIOD: Duration = Duration::from_millis(5);
+const MAX_PERIOD: Duration = Duration::from_secs(3600);
+
+/// One worker's connections, and its clock: the number of sweeps so far.
+pub(super) struct IdleWatch {
+    sweeps: Cell<u64>,
+    /// Whole sweeps an idle connection may last.
+    limit: u64,
+    period: Duration,
+    connections: RefCell<Vec<Watched>>,
+}
+
+struct Watched {
+    activity: Weak<Activity>,
+    abort: AbortHandle,
+}
+
+/// What one connection is doing.
+pub(super) struct Activity {
+    watch: Rc<IdleWatch>,
+    /// Requests handed over by hyper whose response body is not done.
+    requests: Cell<u32>,
+    /// The sweep count when `requests` last fell to 0 (or at accept).
+    idle_since: Cell<u64>,
+}
+
+impl IdleWatch {
+    /// A watch closing connections idle for `limit`, and its sweeper task
+    /// (spawned on the current `LocalSet`; it ends with it).
+    pub(super) fn start(limit: Duration) -> Rc<IdleWatch> {
+        let watch = Rc::new(IdleWatch::new(limit));
+        let (sweeper, period) = (Rc::downgrade(&watch), watch.period);
+        tokio::task::spawn_local(async move {
+            let mut ticks = tokio::time::interval(period);
+            // Consecutive sweeps at least `period` apart, however late the
+            // thread gets to them: counting sweeps never undercounts time.
+            ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                let Some(watch) = sweeper.upgrade() else {
+                    return;
+                };
+                watch.sweep();
+            }
+        });
+        watch
+    }
+
+    fn new(limit: Duration) -> IdleWatch {
+        // Bounded both ways: no busy sweeping for tiny limits, and no
+        // overflowing clock for "never" (`Duration::MAX`).
+        let period = (limit / SWEEPS_PER_LIMIT).clamp(MIN_PERIOD, MAX_PERIOD);
+        IdleWatch {
+            sweeps: Cell::new(0),
+            limit: u64::try_from(limit.as_nanos().div_ceil(period.as_nanos())).unwrap_or(u64::MAX),
+            period,
+            connections: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// A new connection's activity: idle from now.
+    pub(super) fn connection(self: &Rc<IdleWatch>) -> Rc<Activity> {
+        Rc::new(Activity {
+            watch: self.clone(),
+            requests: Cell::new(0),
+            idle_since: Cell::new(self.sweeps.get()),
+        })
+    }
+
+    /// Watches the connection `activity` describes, whose task `abort`
+    /// stops.
+    pub(super) fn watch(&self, activity: &Rc<Activity>, abort: AbortHandle) {
+        self.connections.borrow_mut().push(Watched {
+            activity: Rc::downgrade(activity),
+            abort,
+        });
+    }
+
+    fn sweep(&self) {
+        let now = self.sweeps.get() + 1;
+        self.sweeps.set(now);
+        self.connections.borrow_mut().retain(|watched| {
+            let Some(activity) = watched.activity.upgrade() else {
+                // The connection ended.
+                return false;
+            };
+            // Idle since some time after sweep `idle_since`: at least
+            // `now - idle_since - 1` periods ago.
+            let expired =
+                activity.requests.get() == 0 && now - activity.idle_since.get() > self.limit;
+            if expired {
+                tracing::debug!("closing a connection idle past the head timeout");
+                watched.abort.abort();
+            }
+            !expired
+        });
+    }
+}
+
+impl Activity {
+    /// A request arrived; it is in progress until the returned guard (kept
+    /// by its response body) drops.
+    pub(super) fn begin(self: &Rc<Activity>) -> InProgress {
+        self.requests.set(self.requests.get() + 1);
+        InProgress(self.clone())
+    }
+}
+
+/// A request in progress on its connection.
+pub(super) struct InProgress(Rc<Activity>);
+
+impl Drop for InProgress {
+    fn drop(&mut self) {
+        let activity = &self.0;
+        let left = activity.requests.get() - 1;
+        activity.requests.set(left);
+        if left == 0 {
+            activity.idle_since.set(activity.watch.sweeps.get());
+        }
+    }
+}
+
+/// A response body that keeps its request in progress until it is done
+/// (hyper drops a body once it has taken all of it).
+pub(super) struct Tracked<B> {
+    pub(super) body: B,
+    pub(super) _request: InProgress,
+}
+
+impl<B: Body + Unpin> Body for Tracked<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A watch without its sweeper task, swept by hand.
+    fn watch(limit: Duration) -> Rc<IdleWatch> {
+        Rc::new(IdleWatch::new(limit))
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn only_connections_idle_for_the_whole_limit_are_closed() {
+        tokio::task::LocalSet::new()
+            .run_until(async {
+                let watch = watch(Duration::from_secs(8));
+                assert_eq!(watch.limit, 8);
+                let connection = || tokio::task::spawn_local(std::future::pending::<()>());
+                let (idle, busy) = (connection(), connection());
+                let (idle_activity, busy_activity) = (watch.connection(), watch.connection());
+                watch.watch(&idle_activity, idle.abort_handle());
+                watch.watch(&busy_activity, busy.abort_handle());
+                let request = busy_activity.begin();
+                // Idle since sweep 0: 8 sweeps may have taken barely more
+                // than 7 periods, so the 9th closes it, and only it.
+                for _ in 0..8 {
+                    watch.sweep();
+                }
+                assert!(!idle.is_finished());
+                watch.sweep();
+                assert!(idle.await.unwrap_err().is_cancelled());
+                assert_eq!(watch.connections.borrow().len(), 1);
+                drop(idle_activity);
+                // The request's end starts its idle time.
+                drop(request);
+                for _ in 0..8 {
+                    watch.sweep();
+                }
+                assert!(!busy.is_finished());
+                // A new request stops the clock; its end restarts it.
+                let again = busy_activity.begin();
+                for _ in 0..20 {
+                    watch.sweep();
+                }
+                assert!(!busy.is_finished());
+                drop(again);
+                for _ in 0..9 {
+                    watch.sweep();
+                }
+                assert!(busy.await.unwrap_err().is_cancelled());
+                assert!(watch.connections.borrow().is_empty());
+            })
+            .await;
+    }
+
+    #[test]
+    fn ended_connections_are_forgotten_and_short_limits_get_short_periods() {
+        let watch = watch(Duration::from_millis(300));
+        assert_eq!(watch.period, Duration::from_micros(37_500));
+        assert_eq!(watch.limit, 8);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let local = tokio::task::LocalSet::new();
+        local.block_on(&runtime, async {
+            let task = tokio::task::spawn_local(async {});
+            watch.watch(&watch.connection(), task.abort_handle());
+            watch.sweep();
+            assert!(watch.connections.borrow().is_empty());
+        });
+        assert_eq!(self::watch(Duration::ZERO).limit, 0);
+        let never = self::watch(Duration::MAX);
+        assert_eq!(never.period, MAX_PERIOD);
+        assert!(never.limit > 1 << 40);
+    }
+}
