@@ -56,7 +56,7 @@ pub use resource::{IntoResourceContents, ReadError, TemplateVariable};
 pub use server::{Exchange, Server, ServerBuilder};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{ArgumentError, HeaderValue, IntoToolResult, Json, Structured};
-pub use transport::http::{HttpOptions, HttpRequest, McpBody, McpService, PeerAddr};
+pub use transport::http::{HttpOptions, HttpRequest, McpBody, McpBodyPieces, McpService, PeerAddr};
 
 /// Items used by macro-generated code. Not a public API: anything here may
 /// change in any release (the macros and this crate are released in

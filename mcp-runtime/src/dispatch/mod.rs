@@ -98,6 +98,14 @@ impl From<Box<Rejection>> for Reply {
     }
 }
 
+/// An answer known without running a handler.
+pub(crate) enum Immediate {
+    /// The result's JSON, to be framed with the request's id.
+    Result(Bytes),
+    /// A complete error frame.
+    Error(Reply),
+}
+
 /// What a request needs: an answer known at once, or its handler run.
 enum Triage {
     Answered(Result<Bytes, ErrorObject>),
@@ -242,10 +250,29 @@ impl Dispatcher {
         prepared: &Prepared,
         list_filter: Option<&Principal>,
     ) -> Option<Reply> {
+        self.immediate(prepared, list_filter)
+            .map(|immediate| match immediate {
+                Immediate::Result(result) => Reply::result(&prepared.request.id, &result),
+                Immediate::Error(reply) => reply,
+            })
+    }
+
+    /// Like [`answer_at_once`](Self::answer_at_once), with a result left
+    /// as the shared bytes it was serialized into once (discover, list
+    /// pages), for a transport that can send it without copying it into
+    /// a frame.
+    pub(crate) fn immediate(
+        &self,
+        prepared: &Prepared,
+        list_filter: Option<&Principal>,
+    ) -> Option<Immediate> {
         match self.triage(&prepared.request, &prepared.meta, list_filter) {
             Triage::Run(_) => None,
-            Triage::Answered(Ok(result)) => Some(Reply::result(&prepared.request.id, &result)),
-            Triage::Answered(Err(error)) => Some(Reply::error(Some(&prepared.request.id), &error)),
+            Triage::Answered(Ok(result)) => Some(Immediate::Result(result)),
+            Triage::Answered(Err(error)) => Some(Immediate::Error(Reply::error(
+                Some(&prepared.request.id),
+                &error,
+            ))),
         }
     }
 

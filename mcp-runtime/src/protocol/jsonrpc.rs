@@ -201,14 +201,25 @@ fn push_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
 
 /// `{"jsonrpc":"2.0","id":ID,"result":RESULT}` where `result` is already JSON.
 pub(crate) fn result_frame(id: &RequestId, result: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(result.len() + 48);
+    let mut out = result_head(id, result.len() + 1);
+    out.extend_from_slice(result);
+    out.extend_from_slice(RESULT_END);
+    out
+}
+
+/// A result frame up to its result, `{"jsonrpc":"2.0","id":ID,"result":`,
+/// with room for `more` bytes: a frame is this, the result's JSON, and
+/// [`RESULT_END`].
+pub(crate) fn result_head(id: &RequestId, more: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(more + 48);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     push_json(&mut out, id);
     out.extend_from_slice(br#","result":"#);
-    out.extend_from_slice(result);
-    out.push(b'}');
     out
 }
+
+/// What closes a result frame after its result.
+pub(crate) const RESULT_END: &[u8] = b"}";
 
 /// `{"jsonrpc":"2.0","id":ID,"error":{...}}`, without `id` when the
 /// request's id could not be read: MCP's schema allows only a string or an

@@ -9,6 +9,9 @@ use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use tokio::sync::mpsc;
 
+use crate::protocol::RequestId;
+use crate::protocol::jsonrpc::{RESULT_END, result_head};
+
 /// The body of every response the MCP endpoint sends.
 #[derive(Debug)]
 pub enum McpBody {
@@ -16,6 +19,39 @@ pub enum McpBody {
     Full(Option<Bytes>),
     /// Server-sent events, each already framed.
     Stream(mpsc::Receiver<Bytes>),
+    /// One JSON object sent in pieces, so that a result shared by many
+    /// responses is written out without being copied into each.
+    Pieces(McpBodyPieces),
+}
+
+/// The pieces of a [`McpBody::Pieces`]: the frame's head, the shared
+/// result, then the frame's end. Each is sent once, in order (an empty
+/// piece is one already sent: neither is ever empty to begin with).
+#[derive(Debug)]
+pub struct McpBodyPieces {
+    head: Bytes,
+    result: Bytes,
+    ended: bool,
+}
+
+impl McpBodyPieces {
+    fn next(&mut self) -> Option<Bytes> {
+        if !self.head.is_empty() {
+            Some(std::mem::take(&mut self.head))
+        } else if !self.result.is_empty() {
+            Some(std::mem::take(&mut self.result))
+        } else if !self.ended {
+            self.ended = true;
+            Some(Bytes::from_static(RESULT_END))
+        } else {
+            None
+        }
+    }
+
+    fn remaining(&self) -> u64 {
+        let end = if self.ended { 0 } else { RESULT_END.len() };
+        (self.head.len() + self.result.len() + end) as u64
+    }
 }
 
 impl McpBody {
@@ -25,6 +61,15 @@ impl McpBody {
 
     pub(crate) fn full(bytes: impl Into<Bytes>) -> McpBody {
         McpBody::Full(Some(bytes.into()))
+    }
+
+    /// A JSON-RPC response carrying `result`, which stays shared.
+    pub(crate) fn result(id: &RequestId, result: Bytes) -> McpBody {
+        McpBody::Pieces(McpBodyPieces {
+            head: Bytes::from(result_head(id, 0)),
+            result,
+            ended: false,
+        })
     }
 }
 
@@ -39,11 +84,16 @@ impl Body for McpBody {
         match self.get_mut() {
             McpBody::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
             McpBody::Stream(events) => events.poll_recv(cx).map(|e| e.map(|b| Ok(Frame::data(b)))),
+            McpBody::Pieces(pieces) => Poll::Ready(pieces.next().map(|b| Ok(Frame::data(b)))),
         }
     }
 
     fn is_end_stream(&self) -> bool {
-        matches!(self, McpBody::Full(None))
+        match self {
+            McpBody::Full(bytes) => bytes.is_none(),
+            McpBody::Stream(_) => false,
+            McpBody::Pieces(pieces) => pieces.remaining() == 0,
+        }
     }
 
     fn size_hint(&self) -> SizeHint {
@@ -51,6 +101,7 @@ impl Body for McpBody {
             McpBody::Full(Some(bytes)) => SizeHint::with_exact(bytes.len() as u64),
             McpBody::Full(None) => SizeHint::with_exact(0),
             McpBody::Stream(_) => SizeHint::default(),
+            McpBody::Pieces(pieces) => SizeHint::with_exact(pieces.remaining()),
         }
     }
 }
@@ -66,3 +117,27 @@ pub(crate) fn event(message: &[u8]) -> Bytes {
 
 /// An SSE comment, ignored by clients, that keeps idle streams open.
 pub(crate) const KEEP_ALIVE: Bytes = Bytes::from_static(b":\n\n");
+
+#[cfg(test)]
+mod tests {
+    use http_body_util::BodyExt as _;
+
+    use super::*;
+    use crate::protocol::jsonrpc::result_frame;
+
+    #[tokio::test]
+    async fn a_result_in_pieces_is_the_frame_with_its_exact_length() {
+        let id = RequestId::String("a\"b".into());
+        let result = Bytes::from_static(br#"{"resultType":"complete"}"#);
+        let body = McpBody::result(&id, result.clone());
+        let frame = result_frame(&id, &result);
+        assert_eq!(body.size_hint().exact(), Some(frame.len() as u64));
+        assert!(!body.is_end_stream());
+        let sent = body.collect().await.unwrap().to_bytes();
+        assert_eq!(sent, frame);
+        assert_eq!(
+            &sent[..],
+            br#"{"jsonrpc":"2.0","id":"a\"b","result":{"resultType":"complete"}}"#
+        );
+    }
+}

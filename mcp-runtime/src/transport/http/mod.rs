@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use self::body::McpBody;
+pub use self::body::{McpBody, McpBodyPieces};
 pub use self::request::HttpRequest;
 pub use self::service::{McpService, PeerAddr};
 use crate::auth::Authorization;

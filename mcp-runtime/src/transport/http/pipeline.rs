@@ -43,7 +43,7 @@ use crate::auth::gate::{Denied, Gate};
 use crate::context::{NoteQueue, Outbox};
 use crate::dispatch::envelope::{self, Incoming};
 use crate::dispatch::method::{Method, MethodName};
-use crate::dispatch::{Dispatcher, Prepared, Reply};
+use crate::dispatch::{Dispatcher, Immediate, Prepared, Reply};
 use crate::protocol::{ErrorObject, RequestId, error_code};
 use crate::security::RateLimiter;
 use crate::server::Server;
@@ -269,8 +269,12 @@ where
         return reply(&Reply::error(Some(&id), &error));
     }
     let list_filter = request::list_filter(&parts.extensions);
-    if let Some(answer) = dispatcher.answer_at_once(&prepared, list_filter) {
-        return reply(&answer);
+    match dispatcher.immediate(&prepared, list_filter) {
+        Some(Immediate::Result(result)) => {
+            return json(StatusCode::OK, McpBody::result(&id, result));
+        }
+        Some(Immediate::Error(answer)) => return reply(&answer),
+        None => {}
     }
     let limits = match &prepared.request.method {
         MethodName::Known(Method::SubscriptionsListen) => {
@@ -582,8 +586,15 @@ fn status_for(code: Option<i32>) -> StatusCode {
 }
 
 pub(crate) fn reply(reply: &Reply) -> HttpResponse {
-    let mut response = Response::new(McpBody::full(reply.frame.clone()));
-    *response.status_mut() = status_for(reply.error_code);
+    json(
+        status_for(reply.error_code),
+        McpBody::full(reply.frame.clone()),
+    )
+}
+
+fn json(status: StatusCode, body: McpBody) -> HttpResponse {
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
     response
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
