@@ -503,6 +503,53 @@ async fn subscriptions_stream_only_what_was_asked() {
 }
 
 #[tokio::test]
+async fn shutdown_lets_a_request_in_flight_finish_and_closes_idle_connections() {
+    use tokio::io::AsyncReadExt as _;
+    let server = server();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serve = server.serve_http(listener, HttpOptions::new(), async {
+        let _ = stopped.await;
+    });
+    let client = async move {
+        // A connection that has sent nothing yet, and a call in flight.
+        let mut idle = tokio::net::TcpStream::connect(address).await.unwrap();
+        let call = call_tool(7, "slow", json!({"millis": 800}));
+        let slow = http::post(address, &call);
+        let stopping = async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let _ = stop.send(());
+            let started = std::time::Instant::now();
+            let mut byte = [0u8; 1];
+            let read = tokio::time::timeout(Duration::from_secs(5), idle.read(&mut byte)).await;
+            assert!(
+                matches!(read, Ok(Ok(0) | Err(_))),
+                "the idle connection is closed at shutdown"
+            );
+            started.elapsed()
+        };
+        let (slow, closed_after) = tokio::join!(slow, stopping);
+        assert!(
+            closed_after < Duration::from_millis(500),
+            "the idle connection waited {closed_after:?} for the request in flight"
+        );
+        assert_eq!(slow.status.as_u16(), 200, "{}", slow.body);
+        assert!(slow.body.contains("slept 800"), "{}", slow.body);
+    };
+    let started = std::time::Instant::now();
+    let (served, ()) = tokio::join!(
+        async { tokio::time::timeout(Duration::from_secs(10), serve).await },
+        client
+    );
+    served.expect("the server drains").unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_millis(800),
+        "stopped before the request in flight finished"
+    );
+}
+
+#[tokio::test]
 async fn shutdown_closes_subscriptions_with_a_result() {
     let server = server();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

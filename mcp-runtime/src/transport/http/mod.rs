@@ -4,8 +4,8 @@
 
 mod accept;
 mod body;
+mod connections;
 pub(crate) mod headers;
-mod idle;
 pub(crate) mod pipeline;
 mod request;
 mod server;

@@ -13,12 +13,11 @@ use std::sync::Arc;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio::task::LocalSet;
 
 use super::HttpOptions;
-use super::idle::{IdleWatch, Tracked};
+use super::connections::{Connections, Tracked};
 use super::pipeline::{self, Shared};
 use crate::server::Server;
 
@@ -89,8 +88,9 @@ impl Server {
         let stop = shared.shutdown.clone();
         LocalSet::new()
             .run_until(async move {
+                let accepting = spawn_accept_loop(listener, shared);
                 tokio::select! {
-                    result = accept_loop(listener, shared.clone()) => result,
+                    result = accepting => result,
                     () = async { shutdown.await; stop.cancel(); std::future::pending().await } => Ok(()),
                 }
             })
@@ -122,17 +122,27 @@ fn serve(
                 stop.cancel();
             });
         }
-        accept_loop(listener, shared).await
+        spawn_accept_loop(listener, shared).await
     })
+}
+
+/// Runs [`accept_loop`] as a task of the current `LocalSet`. The future a
+/// `LocalSet` runs until is polled again whenever any of its tasks wakes,
+/// that is for every request: a join handle costs little to poll, the
+/// accept loop's `select!` hundreds of instructions.
+async fn spawn_accept_loop(listener: TcpListener, shared: Arc<Shared>) -> io::Result<()> {
+    tokio::task::spawn_local(accept_loop(listener, shared))
+        .await
+        .unwrap_or_else(|failed| Err(io::Error::other(failed)))
 }
 
 /// Accepts connections until shutdown, then waits (up to the grace period)
 /// for the connections to finish what they are doing.
 async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) -> io::Result<()> {
-    let graceful = GracefulShutdown::new();
-    // The head timeout is ours (see `idle`), not hyper's: hyper gets no
-    // timer, which also keeps it from applying its own default one.
-    let idle = IdleWatch::start(shared.options.header_timeout);
+    // The head timeout and graceful shutdown are ours (see `connections`),
+    // not hyper's: hyper gets no timer, which also keeps it from applying
+    // its own default head timeout.
+    let connections = Connections::start(shared.options.header_timeout);
     let mut http = http1::Builder::new();
     http.keep_alive(true)
         // Head and body in one buffer, sent with one `write`: the kernel
@@ -156,7 +166,7 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) -> io::Result<(
                 };
                 let _ = stream.set_nodelay(true);
                 let shared = shared.clone();
-                let activity = idle.connection();
+                let activity = connections.connection();
                 let service = service_fn({
                     let activity = activity.clone();
                     move |request| {
@@ -171,18 +181,21 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) -> io::Result<(
                         }
                     }
                 });
-                let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
-                let task = tokio::task::spawn_local(async move {
-                    if let Err(error) = connection.await {
-                        tracing::debug!(%error, %peer, "connection ended with an error");
+                let connection = http.serve_connection(TokioIo::new(stream), service);
+                let task = tokio::task::spawn_local({
+                    let activity = activity.clone();
+                    async move {
+                        if let Err(error) = activity.serve(connection).await {
+                            tracing::debug!(%error, %peer, "connection ended with an error");
+                        }
                     }
                 });
-                idle.watch(&activity, task.abort_handle());
+                connections.watch(&activity, task.abort_handle());
             }
         }
     }
     let grace = shared.options.shutdown_grace;
-    if tokio::time::timeout(grace, graceful.shutdown())
+    if tokio::time::timeout(grace, connections.drain())
         .await
         .is_err()
     {

@@ -1,25 +1,32 @@
-//! The head timeout: a connection that holds a worker without a request
-//! in progress (a head trickled in byte by byte, or an idle keep-alive
-//! connection) is closed once it has been idle for the limit.
+//! One worker's connections: the head timeout, and graceful shutdown.
 //!
-//! Hyper has this built in (`header_read_timeout`), but it arms a timer and
-//! polls the socket once more for every request: about 1,500 instructions,
-//! 2 to 3 % of the throughput of a small answer. Here a request costs two
-//! `Cell` updates, and one task per worker sweeps its connections eight
-//! times per limit.
+//! **Head timeout.** A connection that holds a worker without a request in
+//! progress (a head trickled in byte by byte, or an idle keep-alive
+//! connection) is closed once it has been idle for the limit. Hyper has
+//! this built in (`header_read_timeout`), but it arms a timer and polls the
+//! socket once more for every request: about 1,500 instructions, 2 to 3 %
+//! of the throughput of a small answer. Here a request costs two `Cell`
+//! updates, and one task per worker sweeps its connections eight times per
+//! limit. A connection is idle from its accept, and from the end of each
+//! response body, until hyper hands over the next request.
 //!
-//! A connection is idle from its accept, and from the end of each response
-//! body, until hyper hands over the next request. Everything is per worker
-//! thread (`Rc`, `Cell`): a connection never leaves the thread that
-//! accepted it.
+//! **Graceful shutdown.** Each connection is told to finish what is in
+//! flight and close, and shutdown waits until every one has. Hyper-util's
+//! `GracefulShutdown` does the same with a watch channel that every
+//! connection polls each time it runs (~170 instructions per request);
+//! here a connection reads a `Cell` and is woken once, at shutdown.
+//!
+//! Everything is per worker thread (`Rc`, `Cell`): a connection never
+//! leaves the thread that accepted it.
 
 use std::cell::{Cell, RefCell};
 use std::pin::Pin;
 use std::rc::{Rc, Weak};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use http_body::{Body, Frame, SizeHint};
+use hyper_util::server::graceful::GracefulConnection;
 use tokio::task::AbortHandle;
 use tokio::time::MissedTickBehavior;
 
@@ -30,12 +37,18 @@ const MIN_PERIOD: Duration = Duration::from_millis(5);
 const MAX_PERIOD: Duration = Duration::from_secs(3600);
 
 /// One worker's connections, and its clock: the number of sweeps so far.
-pub(super) struct IdleWatch {
+pub(super) struct Connections {
     sweeps: Cell<u64>,
     /// Whole sweeps an idle connection may last.
     limit: u64,
     period: Duration,
-    connections: RefCell<Vec<Watched>>,
+    watched: RefCell<Vec<Watched>>,
+    /// Connections not yet ended.
+    open: Cell<usize>,
+    /// Set when shutdown begins.
+    draining: Cell<bool>,
+    /// Who waits for the last connection to end.
+    drained: RefCell<Option<Waker>>,
 }
 
 struct Watched {
@@ -45,19 +58,21 @@ struct Watched {
 
 /// What one connection is doing.
 pub(super) struct Activity {
-    watch: Rc<IdleWatch>,
+    connections: Rc<Connections>,
     /// Requests handed over by hyper whose response body is not done.
     requests: Cell<u32>,
     /// The sweep count when `requests` last fell to 0 (or at accept).
     idle_since: Cell<u64>,
+    /// The connection's task, to wake at shutdown.
+    task: RefCell<Option<Waker>>,
 }
 
-impl IdleWatch {
-    /// A watch closing connections idle for `limit`, and its sweeper task
+impl Connections {
+    /// Connections closed when idle for `limit`, with their sweeper task
     /// (spawned on the current `LocalSet`; it ends with it).
-    pub(super) fn start(limit: Duration) -> Rc<IdleWatch> {
-        let watch = Rc::new(IdleWatch::new(limit));
-        let (sweeper, period) = (Rc::downgrade(&watch), watch.period);
+    pub(super) fn start(limit: Duration) -> Rc<Connections> {
+        let connections = Rc::new(Connections::new(limit));
+        let (sweeper, period) = (Rc::downgrade(&connections), connections.period);
         tokio::task::spawn_local(async move {
             let mut ticks = tokio::time::interval(period);
             // Consecutive sweeps at least `period` apart, however late the
@@ -65,49 +80,75 @@ impl IdleWatch {
             ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
             loop {
                 ticks.tick().await;
-                let Some(watch) = sweeper.upgrade() else {
+                let Some(connections) = sweeper.upgrade() else {
                     return;
                 };
-                watch.sweep();
+                connections.sweep();
             }
         });
-        watch
+        connections
     }
 
-    fn new(limit: Duration) -> IdleWatch {
+    fn new(limit: Duration) -> Connections {
         // Bounded both ways: no busy sweeping for tiny limits, and no
         // overflowing clock for "never" (`Duration::MAX`).
         let period = (limit / SWEEPS_PER_LIMIT).clamp(MIN_PERIOD, MAX_PERIOD);
-        IdleWatch {
+        Connections {
             sweeps: Cell::new(0),
             limit: u64::try_from(limit.as_nanos().div_ceil(period.as_nanos())).unwrap_or(u64::MAX),
             period,
-            connections: RefCell::new(Vec::new()),
+            watched: RefCell::new(Vec::new()),
+            open: Cell::new(0),
+            draining: Cell::new(false),
+            drained: RefCell::new(None),
         }
     }
 
     /// A new connection's activity: idle from now.
-    pub(super) fn connection(self: &Rc<IdleWatch>) -> Rc<Activity> {
+    pub(super) fn connection(self: &Rc<Connections>) -> Rc<Activity> {
+        self.open.set(self.open.get() + 1);
         Rc::new(Activity {
-            watch: self.clone(),
+            connections: self.clone(),
             requests: Cell::new(0),
             idle_since: Cell::new(self.sweeps.get()),
+            task: RefCell::new(None),
         })
     }
 
     /// Watches the connection `activity` describes, whose task `abort`
     /// stops.
     pub(super) fn watch(&self, activity: &Rc<Activity>, abort: AbortHandle) {
-        self.connections.borrow_mut().push(Watched {
+        self.watched.borrow_mut().push(Watched {
             activity: Rc::downgrade(activity),
             abort,
         });
     }
 
+    /// Tells every connection to finish what it is doing and close, then
+    /// waits until all have ended.
+    pub(super) async fn drain(&self) {
+        self.draining.set(true);
+        for watched in self.watched.borrow().iter() {
+            if let Some(activity) = watched.activity.upgrade()
+                && let Some(task) = activity.task.borrow().as_ref()
+            {
+                task.wake_by_ref();
+            }
+        }
+        std::future::poll_fn(|cx| {
+            if self.open.get() == 0 {
+                return Poll::Ready(());
+            }
+            *self.drained.borrow_mut() = Some(cx.waker().clone());
+            Poll::Pending
+        })
+        .await;
+    }
+
     fn sweep(&self) {
         let now = self.sweeps.get() + 1;
         self.sweeps.set(now);
-        self.connections.borrow_mut().retain(|watched| {
+        self.watched.borrow_mut().retain(|watched| {
             let Some(activity) = watched.activity.upgrade() else {
                 // The connection ended.
                 return false;
@@ -132,6 +173,42 @@ impl Activity {
         self.requests.set(self.requests.get() + 1);
         InProgress(self.clone())
     }
+
+    /// Serves `connection` until it ends, shutting it down gracefully when
+    /// the worker drains.
+    pub(super) async fn serve<C: GracefulConnection>(&self, connection: C) -> C::Output {
+        let mut connection = std::pin::pin!(connection);
+        let mut told = false;
+        std::future::poll_fn(|cx| {
+            if !told && self.connections.draining.get() {
+                told = true;
+                connection.as_mut().graceful_shutdown();
+            }
+            let mut task = self.task.borrow_mut();
+            if !task
+                .as_ref()
+                .is_some_and(|known| known.will_wake(cx.waker()))
+            {
+                *task = Some(cx.waker().clone());
+            }
+            drop(task);
+            connection.as_mut().poll(cx)
+        })
+        .await
+    }
+}
+
+impl Drop for Activity {
+    fn drop(&mut self) {
+        let connections = &self.connections;
+        let open = connections.open.get() - 1;
+        connections.open.set(open);
+        if open == 0
+            && let Some(waiting) = connections.drained.borrow_mut().take()
+        {
+            waiting.wake();
+        }
+    }
 }
 
 /// A request in progress on its connection.
@@ -143,7 +220,7 @@ impl Drop for InProgress {
         let left = activity.requests.get() - 1;
         activity.requests.set(left);
         if left == 0 {
-            activity.idle_since.set(activity.watch.sweeps.get());
+            activity.idle_since.set(activity.connections.sweeps.get());
         }
     }
 }
@@ -180,8 +257,8 @@ mod tests {
     use super::*;
 
     /// A watch without its sweeper task, swept by hand.
-    fn watch(limit: Duration) -> Rc<IdleWatch> {
-        Rc::new(IdleWatch::new(limit))
+    fn watch(limit: Duration) -> Rc<Connections> {
+        Rc::new(Connections::new(limit))
     }
 
     #[tokio::test(flavor = "current_thread")]
@@ -204,7 +281,7 @@ mod tests {
                 assert!(!idle.is_finished());
                 watch.sweep();
                 assert!(idle.await.unwrap_err().is_cancelled());
-                assert_eq!(watch.connections.borrow().len(), 1);
+                assert_eq!(watch.watched.borrow().len(), 1);
                 drop(idle_activity);
                 // The request's end starts its idle time.
                 drop(request);
@@ -223,7 +300,7 @@ mod tests {
                     watch.sweep();
                 }
                 assert!(busy.await.unwrap_err().is_cancelled());
-                assert!(watch.connections.borrow().is_empty());
+                assert!(watch.watched.borrow().is_empty());
             })
             .await;
     }
@@ -241,7 +318,7 @@ mod tests {
             let task = tokio::task::spawn_local(async {});
             watch.watch(&watch.connection(), task.abort_handle());
             watch.sweep();
-            assert!(watch.connections.borrow().is_empty());
+            assert!(watch.watched.borrow().is_empty());
         });
         assert_eq!(self::watch(Duration::ZERO).limit, 0);
         let never = self::watch(Duration::MAX);
