@@ -173,7 +173,11 @@ fn main() {
 
     eprintln!("== stdio tools/call echo");
     let stdio_answers = paths.results.join("stdio-answers.json");
-    let expected = expected_result(&paths, &workloads[0]);
+    let echo_workload = workloads
+        .iter()
+        .find(|w| w.name == "tools/call echo")
+        .expect("the echo workload");
+    let expected = expected_result(&paths, echo_workload);
     std::fs::write(
         &stdio_answers,
         json!({"results": {"tools/call echo": expected}}).to_string(),
@@ -217,7 +221,7 @@ fn main() {
     ));
 
     eprintln!("== 10,000 tools");
-    report.scale = Some(scale(&paths, &workloads[0]));
+    report.scale = Some(scale(&paths, echo_workload));
 
     let markdown = report.markdown();
     std::fs::write(paths.results.join("RESULTS.md"), &markdown).expect("results");
