@@ -57,6 +57,21 @@ where
     F: FnOnce(SocketAddr, Server) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
+    serve_until_stopped(options, |address, server, stop| async move {
+        client(address, server).await;
+        let _ = stop.send(());
+    })
+    .await;
+}
+
+/// Runs `client` against a server on a fresh loopback port and waits for
+/// the server to drain; the client starts the shutdown with `stop` when it
+/// chooses (dropping it counts).
+async fn serve_until_stopped<F, Fut>(options: HttpOptions, client: F)
+where
+    F: FnOnce(SocketAddr, Server, tokio::sync::oneshot::Sender<()>) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
     let server = server();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
@@ -64,13 +79,9 @@ where
     let serve = server.serve_http(listener, options, async {
         let _ = stopped.await;
     });
-    let run = async {
-        client(address, server.clone()).await;
-        let _ = stop.send(());
-    };
     let (served, ()) = tokio::join!(
         async { tokio::time::timeout(Duration::from_secs(20), serve).await },
-        run
+        client(address, server.clone(), stop)
     );
     served
         .expect("the server drains and stops")
@@ -505,14 +516,8 @@ async fn subscriptions_stream_only_what_was_asked() {
 #[tokio::test]
 async fn shutdown_lets_a_request_in_flight_finish_and_closes_idle_connections() {
     use tokio::io::AsyncReadExt as _;
-    let server = server();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serve = server.serve_http(listener, HttpOptions::new(), async {
-        let _ = stopped.await;
-    });
-    let client = async move {
+    let started = std::time::Instant::now();
+    serve_until_stopped(HttpOptions::new(), |address, _, stop| async move {
         // A connection that has sent nothing yet, and a call in flight.
         let mut idle = tokio::net::TcpStream::connect(address).await.unwrap();
         let call = call_tool(7, "slow", json!({"millis": 800}));
@@ -536,13 +541,8 @@ async fn shutdown_lets_a_request_in_flight_finish_and_closes_idle_connections() 
         );
         assert_eq!(slow.status.as_u16(), 200, "{}", slow.body);
         assert!(slow.body.contains("slept 800"), "{}", slow.body);
-    };
-    let started = std::time::Instant::now();
-    let (served, ()) = tokio::join!(
-        async { tokio::time::timeout(Duration::from_secs(10), serve).await },
-        client
-    );
-    served.expect("the server drains").unwrap();
+    })
+    .await;
     assert!(
         started.elapsed() >= Duration::from_millis(800),
         "stopped before the request in flight finished"
@@ -551,14 +551,7 @@ async fn shutdown_lets_a_request_in_flight_finish_and_closes_idle_connections() 
 
 #[tokio::test]
 async fn shutdown_closes_subscriptions_with_a_result() {
-    let server = server();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serve = server.serve_http(listener, HttpOptions::new(), async {
-        let _ = stopped.await;
-    });
-    let client = async move {
+    serve_until_stopped(HttpOptions::new(), |address, _, stop| async move {
         let listen = request(
             5,
             "subscriptions/listen",
@@ -591,9 +584,8 @@ async fn shutdown_closes_subscriptions_with_a_result() {
             events.next().await.is_none(),
             "the stream ends after the result"
         );
-    };
-    let (served, ()) = tokio::join!(serve, client);
-    served.unwrap();
+    })
+    .await;
 }
 
 #[tokio::test]
