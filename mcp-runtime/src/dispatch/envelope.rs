@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
+use std::marker::PhantomData;
 use std::ops::Range;
 
 use bytestring::ByteString;
@@ -11,6 +12,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::error::Category;
 use serde_json::value::RawValue;
 
+use super::meta::ReadMeta;
 use super::method::MethodName;
 use crate::protocol::{ErrorObject, RequestId};
 
@@ -59,6 +61,27 @@ impl Request {
     pub(crate) fn member(&self, range: &Option<Range<usize>>) -> Option<&str> {
         range.clone().map(|range| &self.body[range])
     }
+
+    /// The message as received.
+    pub(crate) fn text(&self) -> &str {
+        &self.body
+    }
+
+    /// Moves `_meta` out of the head (it is read once, when the request is
+    /// prepared; the head has no `_meta` afterwards).
+    pub(crate) fn take_meta(&mut self) -> Option<MetaMember> {
+        self.head();
+        self.head.get_mut().and_then(|head| head.meta.take())
+    }
+}
+
+/// `params._meta`, as the envelope's parse left it.
+#[derive(Debug)]
+pub(crate) enum MetaMember {
+    /// Read along with the envelope, in the same pass: the common case.
+    Read(ReadMeta),
+    /// Located but not read (the request took the two-pass path).
+    Raw(Range<usize>),
 }
 
 /// A JSON string's value, borrowed unless it has escapes (serde's `Cow`
@@ -75,7 +98,7 @@ pub(crate) fn json_str(raw: &str) -> Option<Cow<'_, str>> {
 /// each stage then parses `params` itself and reports its own error.
 #[derive(Debug, Default)]
 pub(crate) struct Head {
-    pub(crate) meta: Option<Range<usize>>,
+    pub(crate) meta: Option<MetaMember>,
     pub(crate) name: Option<Range<usize>>,
     pub(crate) uri: Option<Range<usize>>,
     pub(crate) arguments: Option<Range<usize>>,
@@ -95,13 +118,13 @@ impl Head {
     }
 }
 
-/// The members of `params` the head records, as raw JSON. Read as a map
-/// only (a derived struct would also take an array, positionally), with
-/// `null` meaning absent for `_meta`, `name` and `uri`, and present for
-/// the others, as the stages that read them expect.
-#[derive(Default)]
-struct Members<'a> {
-    meta: Option<&'a RawValue>,
+/// The members of `params` the head records, as raw JSON, except `_meta`,
+/// which the one-pass parse reads in place (`M` is [`ReadMeta`] there, raw
+/// JSON elsewhere). Read as a map only (a derived struct would also take an
+/// array, positionally), with `null` meaning absent for `_meta`, `name` and
+/// `uri`, and present for the others, as the stages that read them expect.
+struct Members<'a, M = &'a RawValue> {
+    meta: Option<M>,
     name: Option<&'a RawValue>,
     uri: Option<&'a RawValue>,
     arguments: Option<&'a RawValue>,
@@ -109,11 +132,41 @@ struct Members<'a> {
     request_state: Option<&'a RawValue>,
 }
 
-impl Members<'_> {
-    fn locate(&self, body: &str) -> Head {
+impl<M> Default for Members<'_, M> {
+    fn default() -> Self {
+        Members {
+            meta: None,
+            name: None,
+            uri: None,
+            arguments: None,
+            input_responses: None,
+            request_state: None,
+        }
+    }
+}
+
+/// How the head records `_meta`: read, or located.
+trait MetaSlot<'de>: Deserialize<'de> {
+    fn member(self, body: &str) -> MetaMember;
+}
+
+impl<'de> MetaSlot<'de> for &'de RawValue {
+    fn member(self, body: &str) -> MetaMember {
+        MetaMember::Raw(offset_in(body, self.get()))
+    }
+}
+
+impl MetaSlot<'_> for ReadMeta {
+    fn member(self, _: &str) -> MetaMember {
+        MetaMember::Read(self)
+    }
+}
+
+impl<'de, M: MetaSlot<'de>> Members<'de, M> {
+    fn locate(self, body: &str) -> Head {
         let at = |raw: Option<&RawValue>| raw.map(|raw| offset_in(body, raw.get()));
         Head {
-            meta: at(self.meta),
+            meta: self.meta.map(|meta| meta.member(body)),
             name: at(self.name),
             uri: at(self.uri),
             arguments: at(self.arguments),
@@ -123,23 +176,29 @@ impl Members<'_> {
     }
 }
 
-impl<'de> Deserialize<'de> for Members<'de> {
+impl<'de, M: MetaSlot<'de>> Deserialize<'de> for Members<'de, M> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct MembersVisitor;
-        impl<'de> Visitor<'de> for MembersVisitor {
-            type Value = Members<'de>;
+        struct MembersVisitor<M>(PhantomData<M>);
+        impl<'de, M: MetaSlot<'de>> Visitor<'de> for MembersVisitor<M> {
+            type Value = Members<'de, M>;
 
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("a params object")
             }
 
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de, M>, A::Error> {
                 let mut members = Members::default();
                 // Keys are compared by value: an escaped key names the same
                 // member as its plain spelling.
                 while let Some(key) = map.next_key::<Cow<'de, str>>()? {
                     let (slot, null_is_absent) = match &*key {
-                        "_meta" => (&mut members.meta, true),
+                        "_meta" => {
+                            if members.meta.is_some() {
+                                return Err(de::Error::custom("duplicate member `_meta`"));
+                            }
+                            members.meta = map.next_value()?;
+                            continue;
+                        }
                         "name" => (&mut members.name, true),
                         "uri" => (&mut members.uri, true),
                         "arguments" => (&mut members.arguments, false),
@@ -162,7 +221,7 @@ impl<'de> Deserialize<'de> for Members<'de> {
                 Ok(members)
             }
         }
-        deserializer.deserialize_map(MembersVisitor)
+        deserializer.deserialize_map(MembersVisitor(PhantomData))
     }
 }
 
@@ -225,36 +284,39 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::
 struct OnePass<'a> {
     #[serde(borrow)]
     jsonrpc: Cow<'a, str>,
-    #[serde(borrow)]
-    id: &'a RawValue,
+    id: RequestId,
     #[serde(borrow)]
     method: Cow<'a, str>,
     #[serde(borrow, default, deserialize_with = "present_members")]
-    params: Option<Members<'a>>,
+    params: Option<Members<'a, ReadMeta>>,
 }
 
-fn present_members<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Members<'de>>, D::Error> {
+fn present_members<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Members<'de, ReadMeta>>, D::Error> {
     Members::deserialize(d).map(Some)
 }
 
 /// The common case: a well-formed request, read in one pass.
 fn parse_at_once(body: ByteString) -> Result<Request, ByteString> {
-    let Ok(parsed) = serde_json::from_str::<OnePass<'_>>(&body) else {
+    let Ok(OnePass {
+        jsonrpc,
+        id,
+        method,
+        params,
+    }) = serde_json::from_str::<OnePass<'_>>(&body)
+    else {
         return Err(body);
     };
-    let Ok(id) = serde_json::from_str::<RequestId>(parsed.id.get()) else {
-        return Err(body);
-    };
-    if parsed.jsonrpc != "2.0" {
+    if jsonrpc != "2.0" {
         return Err(body);
     }
-    let method = MethodName::parse(&parsed.method);
-    let (params, head) = match &parsed.params {
+    let method = MethodName::parse(&method);
+    let (params, head) = match params {
         // Located on first use, if ever needed.
         Some(members) => (OnceCell::new(), members.locate(&body)),
         None => (OnceCell::from(None), Head::default()),
     };
-    drop(parsed);
     Ok(Request {
         id,
         method,
@@ -467,10 +529,14 @@ mod tests {
 mod one_pass {
     use super::*;
 
+    const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}"#;
+
     #[test]
     fn a_well_formed_request_is_read_in_one_pass() {
-        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-        let request = parse_at_once(body.into()).expect("one pass");
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hello"}},"_meta":{META}}}}}"#
+        );
+        let mut request = parse_at_once(body.as_str().into()).expect("one pass");
         assert!(request.params.get().is_none(), "params located lazily");
         let head = request.head();
         assert_eq!(request.member(&head.name), Some(r#""echo""#));
@@ -479,20 +545,31 @@ mod one_pass {
             request.params(),
             Some(&body[body.find(r#"{"name""#).unwrap()..body.len() - 1])
         );
+        // `_meta` was read in the same pass, and is read only once.
+        let Some(MetaMember::Read(ReadMeta(meta))) = request.take_meta() else {
+            panic!("`_meta` read with the envelope");
+        };
+        assert_eq!(meta.protocol_version, "2026-07-28");
+        assert!(meta.client_capabilities.supports_sampling());
+        assert!(request.take_meta().is_none());
     }
 
-    /// The members `head` located in `request`, in field order.
+    /// The members `head` located in `request`, in field order, `_meta`
+    /// first (as its text, or `read` when the envelope read it).
     fn members(request: &Request, head: &Head) -> Vec<Option<String>> {
-        [
-            &head.meta,
+        let meta = head.meta.as_ref().map(|meta| match meta {
+            MetaMember::Read(_) => "read".to_owned(),
+            MetaMember::Raw(range) => request.text()[range.clone()].to_owned(),
+        });
+        let others = [
             &head.name,
             &head.uri,
             &head.arguments,
             &head.input_responses,
             &head.request_state,
         ]
-        .map(|range| request.member(range).map(str::to_owned))
-        .to_vec()
+        .map(|range| request.member(range).map(str::to_owned));
+        std::iter::once(meta).chain(others).collect()
     }
 
     /// A request's `params` text and members, whichever path it took.
@@ -507,21 +584,45 @@ mod one_pass {
     #[test]
     fn both_paths_find_the_same_members() {
         // Escaped keys are read by value (`\u0065` is `e`).
-        let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a","arguments":{"k":[1]},"requestStat\u0065":"s","inputResponses":{},"_meta":{"m":1},"other":[{"name":1}]}}"#;
-        let request = parse_at_once(body.into()).expect("one pass");
-        let one_pass = request.head();
-        let two_pass = Head::read(&request.body, request.params_range());
-        let found = members(&request, one_pass);
-        assert_eq!(found, members(&request, &two_pass));
-        assert_eq!(found[1].as_deref(), Some(r#""a""#));
-        assert_eq!(found[5].as_deref(), Some(r#""s""#));
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"a","arguments":{{"k":[1]}},"requestStat\u0065":"s","inputResponses":{{}},"_meta":{META},"other":[{{"name":1}}]}}}}"#
+        );
+        let request = parse_at_once(body.as_str().into()).expect("one pass");
+        let one_pass = members(&request, request.head());
+        let two_pass = members(&request, &Head::read(&request.body, request.params_range()));
+        assert_eq!(one_pass[0].as_deref(), Some("read"));
+        assert_eq!(two_pass[0].as_deref(), Some(META));
+        assert_eq!(one_pass[1..], two_pass[1..]);
+        assert_eq!(one_pass[1].as_deref(), Some(r#""a""#));
+        assert_eq!(one_pass[5].as_deref(), Some(r#""s""#));
         // A duplicate member sends the request down the two-pass path,
         // which leaves the members to each stage's own parse (and error).
-        let duplicate =
-            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a","name":"b"}}"#;
-        assert!(parse_at_once(duplicate.into()).is_err());
-        let (_, members) = head_of(duplicate);
-        assert!(members.iter().all(Option::is_none));
+        for duplicate in [
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a","name":"b"}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{},"_meta":{}}}"#,
+        ] {
+            assert!(parse_at_once(duplicate.into()).is_err());
+            let (_, members) = head_of(duplicate);
+            assert!(members.iter().all(Option::is_none), "{duplicate}");
+        }
+    }
+
+    #[test]
+    fn a_meta_the_envelope_cannot_read_is_located_for_the_slow_path() {
+        // Missing a required field, or a field of the wrong type: `read`
+        // must say which, so the one-pass parse leaves it as text.
+        for meta in [
+            r#"{"io.modelcontextprotocol/clientCapabilities":{}}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"loud"}"#,
+            r#"{"progressToken":1}"#,
+        ] {
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{meta}}}}}"#
+            );
+            assert!(parse_at_once(body.as_str().into()).is_err(), "{meta}");
+            let (_, members) = head_of(&body);
+            assert_eq!(members[0].as_deref(), Some(meta));
+        }
     }
 
     #[test]

@@ -13,6 +13,8 @@ use crate::protocol::{
 };
 use crate::tool::parse_arguments;
 
+use super::envelope::{MetaMember, Request};
+
 #[derive(Deserialize)]
 struct ParamsMeta<'a> {
     #[serde(rename = "_meta", borrow, default)]
@@ -127,12 +129,29 @@ pub(crate) enum MetaError {
 }
 
 /// Reads the request's `_meta`, requiring the fields every request must
-/// carry.
-pub(crate) fn read(request: &super::envelope::Request) -> Result<Box<RequestMeta>, MetaError> {
-    match request.member(&request.head().meta) {
-        Some(raw) => parse_wire(raw),
+/// carry. Moves it out of the request when the envelope already read it.
+pub(crate) fn read(request: &mut Request) -> Result<Box<RequestMeta>, MetaError> {
+    match request.take_meta() {
+        Some(MetaMember::Read(ReadMeta(meta))) => Ok(meta),
+        Some(MetaMember::Raw(range)) => parse_wire(&request.text()[range]),
         // No `_meta` found: the slow path says exactly what is wrong.
         None => parse(request.params(), request.method.as_str()),
+    }
+}
+
+/// A `_meta` read while the envelope is read, in the same pass over the
+/// body: an object with every required field. Anything else fails that
+/// pass, and the request is read again the slow way, where [`read`] says
+/// exactly what is wrong.
+#[derive(Debug)]
+pub(crate) struct ReadMeta(pub(super) Box<RequestMeta>);
+
+impl<'de> Deserialize<'de> for ReadMeta {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        WireMeta::deserialize(deserializer)?
+            .check()
+            .map(ReadMeta)
+            .map_err(|_| de::Error::custom("`_meta` lacks a required field"))
     }
 }
 
@@ -166,29 +185,39 @@ pub(crate) fn parse(params: Option<&str>, method: &str) -> Result<Box<RequestMet
 
 /// Reads the `_meta` object itself.
 fn parse_wire(raw: &str) -> Result<Box<RequestMeta>, MetaError> {
-    let invalid = |message: String| MetaError::Invalid(ErrorObject::invalid_params(message));
-    let wire: WireMeta =
-        parse_arguments(raw).map_err(|e| invalid(format!("invalid `params._meta`: {e}")))?;
-    let Some(protocol_version) = wire.protocol_version else {
-        return Err(invalid(format!(
-            "`params._meta` is missing `{PROTOCOL_VERSION_KEY}`"
-        )));
-    };
-    let Some(client_capabilities) = wire.client_capabilities else {
-        return Err(invalid(format!(
-            "`params._meta` is missing `{CLIENT_CAPABILITIES_KEY}`"
-        )));
-    };
-    Ok(Box::new(RequestMeta {
-        protocol_version,
-        client_info: wire.client_info,
-        client_capabilities: client_capabilities.0,
-        log_level: wire.log_level,
-        progress_token: wire.progress_token,
-        traceparent: wire.traceparent.filter(|t| is_traceparent(t)),
-        tracestate: wire.tracestate,
-        baggage: wire.baggage,
-    }))
+    let wire: WireMeta = parse_arguments(raw).map_err(|e| {
+        MetaError::Invalid(ErrorObject::invalid_params(format!(
+            "invalid `params._meta`: {e}"
+        )))
+    })?;
+    wire.check()
+}
+
+impl WireMeta {
+    /// The request's metadata, if it has the fields every request must carry.
+    fn check(self) -> Result<Box<RequestMeta>, MetaError> {
+        let invalid = |message: String| MetaError::Invalid(ErrorObject::invalid_params(message));
+        let Some(protocol_version) = self.protocol_version else {
+            return Err(invalid(format!(
+                "`params._meta` is missing `{PROTOCOL_VERSION_KEY}`"
+            )));
+        };
+        let Some(client_capabilities) = self.client_capabilities else {
+            return Err(invalid(format!(
+                "`params._meta` is missing `{CLIENT_CAPABILITIES_KEY}`"
+            )));
+        };
+        Ok(Box::new(RequestMeta {
+            protocol_version,
+            client_info: self.client_info,
+            client_capabilities: client_capabilities.0,
+            log_level: self.log_level,
+            progress_token: self.progress_token,
+            traceparent: self.traceparent.filter(|t| is_traceparent(t)),
+            tracestate: self.tracestate,
+            baggage: self.baggage,
+        }))
+    }
 }
 
 /// W3C trace context `traceparent`: `vv-<32 hex>-<16 hex>-<2 hex>`.

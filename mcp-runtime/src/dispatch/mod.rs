@@ -190,8 +190,8 @@ impl Dispatcher {
     }
 
     /// Reads `_meta` and checks the fields every request must carry.
-    pub(crate) fn prepare(&self, request: Request) -> Result<Prepared, Reply> {
-        match meta::read(&request) {
+    pub(crate) fn prepare(&self, mut request: Request) -> Result<Prepared, Reply> {
+        match meta::read(&mut request) {
             Ok(meta) => Ok(Prepared {
                 request,
                 meta,

@@ -16,7 +16,7 @@ use super::adapter::{Call, Offer};
 use super::bridge::{ANSWER_TIMEOUT, Peer, Pending};
 use super::notify;
 use super::session::{Negotiated, SharedLive};
-use crate::dispatch::envelope::Request;
+use crate::dispatch::envelope::{MetaMember, Request};
 use crate::dispatch::{Dispatcher, Reply};
 use crate::protocol::ErrorObject;
 use crate::server::Server;
@@ -77,7 +77,15 @@ impl Connection {
         if request.method.as_str() != "initialize" && self.session.borrow().is_none() {
             return false;
         }
-        !super::is_modern_meta(request.member(&request.head().meta))
+        let modern = match &request.head().meta {
+            // Read with the envelope only when it names its version.
+            Some(MetaMember::Read(_)) => true,
+            Some(MetaMember::Raw(range)) => {
+                super::is_modern_meta(Some(&request.text()[range.clone()]))
+            }
+            None => false,
+        };
+        !modern
     }
 
     /// Answers `initialize` at once (what follows depends on it), or hands
