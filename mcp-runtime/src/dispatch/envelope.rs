@@ -12,6 +12,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::error::Category;
 use serde_json::value::RawValue;
 
+use super::key::Key;
 use super::meta::ReadMeta;
 use super::method::MethodName;
 use crate::protocol::{ErrorObject, RequestId};
@@ -190,7 +191,7 @@ impl<'de, M: MetaSlot<'de>> Deserialize<'de> for Members<'de, M> {
                 let mut members = Members::default();
                 // Keys are compared by value: an escaped key names the same
                 // member as its plain spelling.
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                while let Some(key) = map.next_key::<Key<'de>>()? {
                     let (slot, null_is_absent) = match &*key {
                         "_meta" => {
                             if members.meta.is_some() {

@@ -1,6 +1,5 @@
 //! Reading and checking the per-request `_meta` every modern request carries.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
@@ -14,6 +13,7 @@ use crate::protocol::{
 use crate::tool::parse_arguments;
 
 use super::envelope::{MetaMember, Request};
+use super::key::Key;
 
 #[derive(Deserialize)]
 struct ParamsMeta<'a> {
@@ -70,7 +70,7 @@ impl<'de> Deserialize<'de> for SharedCapabilities {
             }
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let Some(mut key) = map.next_key::<Cow<'de, str>>()? else {
+                let Some(mut key) = map.next_key::<Key<'de>>()? else {
                     // `{}`, what most clients send: one shared value per
                     // thread, no allocation.
                     thread_local! {
@@ -93,7 +93,7 @@ impl<'de> Deserialize<'de> for SharedCapabilities {
                 } = caps;
                 let mut seen = [false; MEMBERS.len()];
                 loop {
-                    match MEMBERS.iter().position(|member| *member == key) {
+                    match MEMBERS.iter().position(|member| *member == &*key) {
                         None => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -106,7 +106,7 @@ impl<'de> Deserialize<'de> for SharedCapabilities {
                         Some(3) => *extensions = map.next_value()?,
                         Some(_) => *experimental = map.next_value()?,
                     }
-                    match map.next_key::<Cow<'de, str>>()? {
+                    match map.next_key::<Key<'de>>()? {
                         Some(next) => key = next,
                         None => break,
                     }

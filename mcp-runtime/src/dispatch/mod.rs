@@ -12,6 +12,7 @@ pub(crate) mod completion;
 pub(crate) mod discover;
 pub(crate) mod envelope;
 mod guard;
+mod key;
 mod meta;
 pub(crate) mod method;
 mod mrtr;
