@@ -95,8 +95,9 @@ pub(crate) fn json_str(raw: &str) -> Option<Cow<'_, str>> {
 }
 
 /// Where the commonly read members of `params` are in the body, as the raw
-/// JSON of each value. Empty when `params` is not an object that parses:
-/// each stage then parses `params` itself and reports its own error.
+/// JSON of each value (`_meta` is usually read already). Empty when
+/// `params` is not an object that parses: each stage then parses `params`
+/// itself and reports its own error.
 #[derive(Debug, Default)]
 pub(crate) struct Head {
     pub(crate) meta: Option<MetaMember>,
