@@ -8,7 +8,8 @@
 # and 50-tool servers compared with each other in the `scale` profile (the
 # first build of the 10,000 tools takes about fifteen minutes and 4.5 GB), then
 # runs `bench` pinned to core 1 (servers are pinned to core 0).
-# BENCH_ROUNDS and BENCH_SECONDS shorten a run while iterating.
+# BENCH_ROUNDS (default 7) and BENCH_SECONDS (default 3) shorten a run while
+# iterating.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +34,7 @@ target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, 
 
 results=benches/results
 mkdir -p "$results"
-echo "==> running (about 7 minutes)" >&2
+echo "==> running (about 13 minutes)" >&2
 scale_target=$(cargo metadata --manifest-path benches/scale/Cargo.toml --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 taskset -c 1 "$target/release/bench" "$target/release" "$scale_target/scale" "$results"
 
@@ -41,7 +42,7 @@ taskset -c 1 "$target/release/bench" "$target/release" "$scale_target/scale" "$r
     echo "# Benchmark results"
     echo
     echo "Reproduce with \`benches/run.sh\` on a 2-core Linux machine (it installs wrk and builds everything)."
-    echo "Each server is pinned to core 0 (\`taskset\`), the load generator to core 1. In each of ${BENCH_ROUNDS:-3} rounds"
+    echo "Each server is pinned to core 0 (\`taskset\`), the load generator to core 1. In each of ${BENCH_ROUNDS:-7} rounds"
     echo "both servers are started and, for each load, ours and the floor run back to back (${BENCH_SECONDS:-3} s each),"
     echo "in an order that alternates from round to round. Req/s and latencies are each side's medians; the ratios"
     echo "are the medians of the per-round ratios (ours / floor), which a machine whose speed drifts does not skew."
