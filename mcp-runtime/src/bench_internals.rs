@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 use crate::Server;
 use crate::dispatch::Prepared;
 use crate::dispatch::envelope::{self, Incoming};
-use crate::mrtr::KeyRing;
 use crate::mrtr::state::{Binding, StateSealer};
+use crate::security::KeyRing;
 use crate::transport::http::headers;
 
 /// Parses one message and reads its `_meta`, as every transport does

@@ -31,7 +31,7 @@ mod uri_template;
 pub use changes::{Change, ChangeBus, Changes, InProcessBus};
 pub use complete::{AsyncCompleter, Completer, CompletionRequest, IntoCompletion, SyncCompleter};
 pub use context::{Context, FromContext, Logger, Progress};
-pub use dispatch::CacheHint;
+
 /// Derives [`ElicitForm`](trait@ElicitForm) for a flat struct, or
 /// [`FormField`] and [`FormChoice`] for a unit-variant enum.
 pub use mcp_macros::ElicitForm;
@@ -42,17 +42,18 @@ pub use mcp_macros::resource;
 #[doc = include_str!("docs/tool.md")]
 pub use mcp_macros::tool;
 pub use mrtr::{
-    ElicitForm, Elicitation, FormChoice, FormField, Input, KeyRing, Root, SamplingContent,
-    SamplingRequest, SamplingResult, UrlElicitation,
+    ElicitForm, Elicitation, FormChoice, FormField, Input, Root, SamplingRequest, SamplingResult,
+    UrlElicitation,
 };
 pub use prompt::{IntoPromptResult, PromptArgument, PromptError, PromptValue};
 pub use protocol::{
-    Annotations, CacheScope, CallToolResult, ClientCapabilities, Completion, Content, ErrorObject,
-    GetPromptResult, Implementation, LogLevel, PromptMessage, Provenance, ReadResourceResult,
-    RequestId, RequestMeta, ResourceContents, Role,
+    Annotations, CacheHint, CacheScope, CallToolResult, ClientCapabilities, Completion, Content,
+    ErrorObject, GetPromptResult, Implementation, LogLevel, PromptMessage, Provenance,
+    ReadResourceResult, RequestId, RequestMeta, ResourceContents, Role, SamplingContent,
 };
 pub use registry::BuildError;
 pub use resource::{IntoResourceContents, ReadError, TemplateVariable};
+pub use security::KeyRing;
 pub use server::{Exchange, Server, ServerBuilder};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{ArgumentError, HeaderValue, IntoToolResult, Json, Structured};
@@ -72,7 +73,6 @@ pub mod __private {
         ArgumentCompleter, CompleteFn, CompletionFuture, CompletionRequest, run_completer,
     };
     pub use crate::context::{Context, FromContext};
-    pub use crate::dispatch::CacheHint;
     pub use crate::mrtr::{
         AskFns, DeclaredAsk, ElicitForm, FormChoice, FormField, Input, SamplingRequest,
         assert_form_field, form_ask, roots_ask, sample_ask, url_ask,
@@ -81,6 +81,7 @@ pub mod __private {
         IntoPromptResult, PromptArgument, PromptError, PromptFuture, PromptGetFn, PromptInvocation,
         box_prompt_future,
     };
+    pub use crate::protocol::CacheHint;
     pub use crate::protocol::{CacheScope, IconTheme, Role};
     pub use crate::registry::{
         InputSchema, Location, PROMPTS, PromptEntry, RESOURCES, ResourceEntry, StaticAnnotations,

@@ -10,11 +10,13 @@ use std::time::{Duration, SystemTime};
 use crate::changes::{ChangeBus, Changes, InProcessBus};
 use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming};
-use crate::dispatch::{CacheHint, Dispatcher, Settings};
+use crate::dispatch::{Dispatcher, Settings};
 use crate::mrtr::state::StateSealer;
-use crate::mrtr::{Clock, InMemoryReplayGuard, KeyRing, ReplayGuard};
+use crate::mrtr::{Clock, InMemoryReplayGuard, ReplayGuard};
+use crate::protocol::CacheHint;
 use crate::protocol::{CacheScope, Icon, Implementation};
 use crate::registry::{BuildError, Registry};
+use crate::security::KeyRing;
 
 /// Builds a [`ServerBuilder`] named after the calling crate: the server
 /// reports the package name and version from its `Cargo.toml`.

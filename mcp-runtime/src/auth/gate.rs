@@ -16,7 +16,7 @@ use super::metadata;
 use super::resource::{ResourceUri, WELL_KNOWN};
 use super::scope::Hierarchy;
 use super::verifier::{TokenVerifier, VerifyError};
-use crate::dispatch::method::Method;
+use crate::protocol::method::Method;
 use crate::security::Principal;
 
 /// The verifiers in use: a custom one replaces the built-in ones.

@@ -13,8 +13,8 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 
-use super::PROTOCOL_VERSION;
 use super::transport::{Reply, Transport, TransportError};
+use crate::protocol::PROTOCOL_VERSION;
 
 /// A server at an `http://` URL.
 #[derive(Debug)]

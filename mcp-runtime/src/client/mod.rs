@@ -19,12 +19,10 @@ pub use self::outcome::{
 pub use self::stdio::ChildProcess;
 pub use self::transport::{InProcess, Reply, Transport, TransportError};
 use crate::protocol::{
-    CallToolResult, Completion, ErrorObject, GetPromptResult, Implementation, LogLevel, Prompt,
-    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Tool,
+    CallToolResult, Completion, ErrorObject, GetPromptResult, Implementation, LogLevel,
+    PROTOCOL_VERSION, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities,
+    Tool,
 };
-
-/// The protocol revision this client speaks.
-pub const PROTOCOL_VERSION: &str = "2026-07-28";
 
 /// Why a request failed.
 #[derive(Debug)]

@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::mrtr::SamplingContent;
+use crate::protocol::sampling::{SamplingContent, one_or_many, text_of};
 use crate::protocol::{JsonObject, LogLevel, Role};
 
 /// A response to `tools/call`, `resources/read` or `prompts/get`, with the
@@ -218,27 +218,8 @@ pub struct SampledMessage {
 impl SampledMessage {
     /// Its text blocks, joined.
     pub fn text(&self) -> String {
-        self.content
-            .iter()
-            .filter_map(|c| match c {
-                SamplingContent::Text(t) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect()
+        text_of(&self.content)
     }
-}
-
-fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<SamplingContent>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum OneOrMany {
-        Many(Vec<SamplingContent>),
-        One(SamplingContent),
-    }
-    Ok(match OneOrMany::deserialize(d)? {
-        OneOrMany::Many(many) => many,
-        OneOrMany::One(one) => vec![one],
-    })
 }
 
 /// The answers a retry carries (`inputResponses`), by key.

@@ -11,11 +11,12 @@ use serde_json::value::RawValue;
 
 use super::Dispatcher;
 use super::envelope::{Request, json_str};
-use super::method::{Method, MethodName};
-use super::page::{CacheHint, Listing, Pages};
+use super::page::{Listing, Pages};
 use super::prompts::Prompts;
 use super::resources::{Resources, Templates};
 use super::tools::Tools;
+use crate::protocol::CacheHint;
+use crate::protocol::method::{Method, MethodName};
 use crate::protocol::{CacheScope, ErrorObject};
 use crate::security::Principal;
 use crate::uri_template;

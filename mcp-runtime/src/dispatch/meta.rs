@@ -12,7 +12,6 @@ use crate::protocol::{
 };
 use crate::tool::parse_arguments;
 
-use super::envelope::{MetaMember, Request};
 use super::key::Key;
 
 #[derive(Deserialize)]
@@ -54,68 +53,77 @@ struct SharedCapabilities(Arc<ClientCapabilities>);
 
 impl<'de> Deserialize<'de> for SharedCapabilities {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        const MEMBERS: [&str; 5] = [
-            "elicitation",
-            "sampling",
-            "roots",
-            "extensions",
-            "experimental",
-        ];
-        struct CapabilitiesVisitor;
-        impl<'de> Visitor<'de> for CapabilitiesVisitor {
-            type Value = SharedCapabilities;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("struct ClientCapabilities")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let Some(mut key) = map.next_key::<Key<'de>>()? else {
-                    // `{}`, what most clients send: one shared value per
-                    // thread, no allocation.
-                    thread_local! {
-                        static NONE: Arc<ClientCapabilities> = Arc::default();
-                    }
-                    return Ok(SharedCapabilities(NONE.with(Arc::clone)));
-                };
-                let mut shared = Arc::new(ClientCapabilities::default());
-                let Some(caps) = Arc::get_mut(&mut shared) else {
-                    unreachable!("a new Arc is unique");
-                };
-                // Exhaustive: a member added to the struct stops this
-                // compiling until it is read here too.
-                let ClientCapabilities {
-                    elicitation,
-                    sampling,
-                    roots,
-                    extensions,
-                    experimental,
-                } = caps;
-                let mut seen = [false; MEMBERS.len()];
-                loop {
-                    match MEMBERS.iter().position(|member| *member == &*key) {
-                        None => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                        Some(index) if std::mem::replace(&mut seen[index], true) => {
-                            return Err(de::Error::duplicate_field(MEMBERS[index]));
-                        }
-                        Some(0) => *elicitation = map.next_value()?,
-                        Some(1) => *sampling = map.next_value()?,
-                        Some(2) => *roots = map.next_value()?,
-                        Some(3) => *extensions = map.next_value()?,
-                        Some(_) => *experimental = map.next_value()?,
-                    }
-                    match map.next_key::<Key<'de>>()? {
-                        Some(next) => key = next,
-                        None => break,
-                    }
-                }
-                Ok(SharedCapabilities(shared))
-            }
-        }
         deserializer.deserialize_map(CapabilitiesVisitor)
     }
+}
+
+struct CapabilitiesVisitor;
+
+impl<'de> Visitor<'de> for CapabilitiesVisitor {
+    type Value = SharedCapabilities;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("struct ClientCapabilities")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let Some(mut key) = map.next_key::<Key<'de>>()? else {
+            // `{}`, what most clients send: one shared value per thread, no
+            // allocation.
+            thread_local! {
+                static NONE: Arc<ClientCapabilities> = Arc::default();
+            }
+            return Ok(SharedCapabilities(NONE.with(Arc::clone)));
+        };
+        let mut shared = Arc::new(ClientCapabilities::default());
+        let Some(caps) = Arc::get_mut(&mut shared) else {
+            unreachable!("a new Arc is unique");
+        };
+        // Exhaustive: a member added to the struct stops this compiling
+        // until it is read here too.
+        let ClientCapabilities {
+            elicitation,
+            sampling,
+            roots,
+            extensions,
+            experimental,
+        } = caps;
+        let mut seen = [false; 5];
+        loop {
+            let [e, s, r, x, p] = &mut seen;
+            match &*key {
+                "elicitation" => read_once(&mut map, elicitation, e, "elicitation")?,
+                "sampling" => read_once(&mut map, sampling, s, "sampling")?,
+                "roots" => read_once(&mut map, roots, r, "roots")?,
+                "extensions" => read_once(&mut map, extensions, x, "extensions")?,
+                "experimental" => read_once(&mut map, experimental, p, "experimental")?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            match map.next_key::<Key<'de>>()? {
+                Some(next) => key = next,
+                None => break,
+            }
+        }
+        Ok(SharedCapabilities(shared))
+    }
+}
+
+/// Reads one member into its slot, refusing a second occurrence (`seen`
+/// records the first, even one whose value is `null`, which stays absent
+/// as with the derive).
+fn read_once<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+    map: &mut A,
+    slot: &mut Option<T>,
+    seen: &mut bool,
+    name: &'static str,
+) -> Result<(), A::Error> {
+    if std::mem::replace(seen, true) {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = map.next_value()?;
+    Ok(())
 }
 
 /// Why a request's `_meta` was refused.
@@ -126,17 +134,6 @@ pub(crate) enum MetaError {
     /// A legacy `initialize` (no `_meta`, a `protocolVersion` param): answer
     /// with the versions this server speaks so the client can say why.
     LegacyInitialize { requested: String },
-}
-
-/// Reads the request's `_meta`, requiring the fields every request must
-/// carry. Moves it out of the request when the envelope already read it.
-pub(crate) fn read(request: &mut Request) -> Result<Box<RequestMeta>, MetaError> {
-    match request.take_meta() {
-        Some(MetaMember::Read(ReadMeta(meta))) => Ok(meta),
-        Some(MetaMember::Raw(range)) => parse_wire(&request.text()[range]),
-        // No `_meta` found: the slow path says exactly what is wrong.
-        None => parse(request.params(), request.method.as_str()),
-    }
 }
 
 /// A `_meta` read while the envelope is read, in the same pass over the
@@ -184,7 +181,7 @@ pub(crate) fn parse(params: Option<&str>, method: &str) -> Result<Box<RequestMet
 }
 
 /// Reads the `_meta` object itself.
-fn parse_wire(raw: &str) -> Result<Box<RequestMeta>, MetaError> {
+pub(super) fn parse_wire(raw: &str) -> Result<Box<RequestMeta>, MetaError> {
     let wire: WireMeta = parse_arguments(raw).map_err(|e| {
         MetaError::Invalid(ErrorObject::invalid_params(format!(
             "invalid `params._meta`: {e}"

@@ -12,9 +12,10 @@ pub(crate) mod completion;
 pub(crate) mod discover;
 pub(crate) mod envelope;
 mod guard;
+mod head;
 mod key;
 mod meta;
-pub(crate) mod method;
+
 mod mrtr;
 mod page;
 mod prompts;
@@ -31,10 +32,10 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use self::envelope::{Rejection, Request};
+use self::envelope::{MetaMember, Rejection, Request};
 use self::meta::MetaError;
-use self::method::{Method, MethodName};
-pub use self::page::CacheHint;
+use crate::protocol::method::{Method, MethodName};
+
 use self::page::Pages;
 use self::prompts::Prompts;
 use self::resources::{Resources, Templates};
@@ -44,7 +45,9 @@ use crate::changes::Changes;
 use crate::context::{Outbox, Scope};
 use crate::mrtr::state::StateSealer;
 use crate::protocol::jsonrpc::{error_frame, result_frame};
-use crate::protocol::{ErrorObject, Implementation, PROTOCOL_VERSION, RequestId, RequestMeta};
+use crate::protocol::{
+    CacheHint, ErrorObject, Implementation, PROTOCOL_VERSION, RequestId, RequestMeta,
+};
 use crate::registry::Registry;
 use crate::security::Principal;
 use crate::transport::http::HttpRequest;
@@ -181,7 +184,7 @@ impl Dispatcher {
     /// The keys that seal `requestState`; the legacy adapter seals its
     /// session ids with them too, so every instance can open them.
     #[cfg(feature = "legacy")]
-    pub(crate) fn state_keys(&self) -> &crate::mrtr::KeyRing {
+    pub(crate) fn state_keys(&self) -> &crate::security::KeyRing {
         &self.sealer.keys
     }
 
@@ -192,7 +195,7 @@ impl Dispatcher {
 
     /// Reads `_meta` and checks the fields every request must carry.
     pub(crate) fn prepare(&self, mut request: Request) -> Result<Prepared, Reply> {
-        match meta::read(&mut request) {
+        match read_meta(&mut request) {
             Ok(meta) => Ok(Prepared {
                 request,
                 meta,
@@ -414,6 +417,17 @@ impl Dispatcher {
             Method::CompletionComplete => registry.has_completers(),
             Method::SubscriptionsListen => self.offered.any(),
         }
+    }
+}
+
+/// Reads the request's `_meta`, requiring the fields every request must
+/// carry. Moves it out of the request when the envelope already read it.
+fn read_meta(request: &mut Request) -> Result<Box<RequestMeta>, MetaError> {
+    match request.take_meta() {
+        Some(MetaMember::Read(meta::ReadMeta(meta))) => Ok(meta),
+        Some(MetaMember::Raw(range)) => meta::parse_wire(&request.text()[range]),
+        // No `_meta` found: the slow path says exactly what is wrong.
+        None => meta::parse(request.params(), request.method.as_str()),
     }
 }
 

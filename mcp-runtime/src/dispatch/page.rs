@@ -17,23 +17,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde_json::value::RawValue;
 
 use crate::protocol::result::{COMPLETE, ResultMeta};
-use crate::protocol::{CacheScope, ErrorObject};
-
-/// Caching hints attached to a cacheable result.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CacheHint {
-    /// How long the client may consider the result fresh, in milliseconds.
-    pub ttl_ms: u64,
-    /// Who may cache it.
-    pub scope: CacheScope,
-}
-
-impl CacheHint {
-    /// A hint with the given freshness and scope.
-    pub const fn new(ttl_ms: u64, scope: CacheScope) -> Self {
-        CacheHint { ttl_ms, scope }
-    }
-}
+use crate::protocol::{CacheHint, ErrorObject};
 
 /// One kind of `*/list`: what its cursors are minted for, the result
 /// member its items go under, and how an item is named (for the cursor

@@ -9,8 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use super::session::Negotiated;
-use crate::mrtr::KeyRing;
-use crate::mrtr::state::random_hex;
+use crate::security::seal::{KeyRing, random_hex};
 
 /// How long a session lives after `initialize`; the client then gets 404
 /// and starts a new one, as the legacy transport specifies.

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use crate::protocol::{AudioContent, ImageContent, JsonObject, Role, TextContent};
+use crate::protocol::Role;
+use crate::protocol::sampling::{SamplingContent, one_or_many, text_of};
 
 /// The kind of an ask, which decides the client capability it needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +70,19 @@ impl AskKind {
             _ => None,
         }
     }
+}
+
+/// What identifies a question across rounds: its kind and, for forms, the
+/// schema (messages may differ from round to round). Forms compute theirs
+/// once per type ([`form`](super::form::form)).
+pub(crate) fn fingerprint(kind: AskKind, schema: Option<&Value>) -> String {
+    use sha2::{Digest as _, Sha256};
+    let mut hasher = Sha256::new();
+    hasher.update(kind.attribute());
+    if let Some(schema) = schema {
+        hasher.update(super::state::canonical_json(schema));
+    }
+    crate::security::seal::hex(&hasher.finalize()[..8])
 }
 
 /// A type an ask can answer with, read from the client's response.
@@ -270,23 +284,6 @@ impl Answer for UrlElicitation {
     }
 }
 
-/// One block of a sampled message.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum SamplingContent {
-    /// Text.
-    Text(TextContent),
-    /// An image.
-    Image(ImageContent),
-    /// Audio.
-    Audio(AudioContent),
-    /// The model wants to call one of the request's tools.
-    ToolUse(JsonObject),
-    /// A tool's result, in follow-up requests.
-    ToolResult(JsonObject),
-}
-
 /// What the client's model answered to a sampling request.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -307,27 +304,8 @@ pub struct SamplingResult {
 impl SamplingResult {
     /// The text of all text blocks, joined.
     pub fn text(&self) -> String {
-        self.content
-            .iter()
-            .filter_map(|c| match c {
-                SamplingContent::Text(t) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect()
+        text_of(&self.content)
     }
-}
-
-fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<SamplingContent>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum OneOrMany {
-        Many(Vec<SamplingContent>),
-        One(SamplingContent),
-    }
-    Ok(match OneOrMany::deserialize(d)? {
-        OneOrMany::Many(many) => many,
-        OneOrMany::One(one) => vec![one],
-    })
 }
 
 impl Answer for SamplingResult {

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
 use super::answer::AskKind;
-use super::round::fingerprint;
+use super::answer::fingerprint;
 use crate::protocol::JsonObject;
 
 /// A form elicitation, prepared once per type: its `requestedSchema` and

@@ -12,8 +12,8 @@ pub(crate) mod state;
 #[doc(hidden)]
 pub use self::answer::assert_form_field;
 pub use self::answer::{
-    Answer, AskKind, ElicitForm, Elicitation, FormChoice, FormField, Root, SamplingContent,
-    SamplingRequest, SamplingResult, UrlElicitation,
+    Answer, AskKind, ElicitForm, Elicitation, FormChoice, FormField, Root, SamplingRequest,
+    SamplingResult, UrlElicitation,
 };
 #[doc(hidden)]
 pub use self::declared::{
@@ -22,7 +22,4 @@ pub use self::declared::{
 };
 pub use self::round::Input;
 pub(crate) use self::round::{Responses, Stop, run_round};
-pub use self::state::{
-    Clock, InMemoryReplayGuard, KeyError, KeyRing, MAX_STATE_BYTES, ReplayGuard, STATE_KEY_ENV,
-    STATE_VERIFY_KEYS_ENV,
-};
+pub use self::state::{Clock, InMemoryReplayGuard, MAX_STATE_BYTES, ReplayGuard};

@@ -24,7 +24,7 @@ use serde_json::{Map, Value, json};
 /// answer is read from the text once, straight into its type.
 pub(crate) type Responses = BTreeMap<String, Box<RawValue>>;
 
-use super::answer::{Answer, AskKind, Response, read_answer};
+use super::answer::{Answer, AskKind, Response, fingerprint, read_answer};
 use super::form::Form;
 use crate::protocol::ClientCapabilities;
 
@@ -118,19 +118,6 @@ impl Round {
             None => self.recorded.get(key)?.get("v").map(Response::Tree),
         }
     }
-}
-
-/// What identifies a question across rounds: its kind and, for forms, the
-/// schema (messages may differ from round to round). Forms compute theirs
-/// once per type ([`form`](super::form::form)).
-pub(crate) fn fingerprint(kind: AskKind, schema: Option<&Value>) -> String {
-    use sha2::{Digest as _, Sha256};
-    let mut hasher = Sha256::new();
-    hasher.update(kind.attribute());
-    if let Some(schema) = schema {
-        hasher.update(super::state::canonical_json(schema));
-    }
-    super::state::hex(&hasher.finalize()[..8])
 }
 
 /// What one ask asks. A form's request carries its whole schema, so it is

@@ -81,11 +81,12 @@ pub struct AudioContent {
     pub meta: Option<JsonObject>,
 }
 
-/// A link to a resource the client can read.
+/// A resource: as listed by `resources/list`, and as a link in content
+/// ([`Content::ResourceLink`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct ResourceLink {
+pub struct Resource {
     /// The resource URI.
     pub uri: String,
     /// Programmatic name.
@@ -105,12 +106,64 @@ pub struct ResourceLink {
     /// Icons.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub icons: Vec<Icon>,
-    /// Optional annotations.
+    /// Audience, priority and modification time hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
-    /// Optional metadata.
+    /// Resource metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+}
+
+impl Resource {
+    /// The resource at `uri`, named `name`.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Resource {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            icons: Vec::new(),
+            annotations: None,
+            meta: None,
+        }
+    }
+
+    /// A human-readable name for display.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// What the resource is.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Its MIME type.
+    #[must_use]
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Its size in bytes.
+    #[must_use]
+    pub fn size(mut self, bytes: u64) -> Self {
+        self.size = Some(bytes);
+        self
+    }
+
+    /// Adds an icon.
+    #[must_use]
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
 }
 
 /// Text contents of a resource.
@@ -296,7 +349,7 @@ pub enum Content {
     /// Audio.
     Audio(AudioContent),
     /// A link to a resource.
-    ResourceLink(ResourceLink),
+    ResourceLink(Resource),
     /// An embedded resource.
     Resource(EmbeddedResource),
 }
@@ -341,19 +394,15 @@ impl Content {
         })
     }
 
-    /// A link to the resource `uri` named `name`.
+    /// A link to the resource `uri` named `name`; [`Content::link`] takes
+    /// a [`Resource`] with its title, description, MIME type and size.
     pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Content::ResourceLink(ResourceLink {
-            uri: uri.into(),
-            name: name.into(),
-            title: None,
-            description: None,
-            mime_type: None,
-            size: None,
-            icons: Vec::new(),
-            annotations: None,
-            meta: None,
-        })
+        Content::ResourceLink(Resource::new(uri, name))
+    }
+
+    /// A link to `resource`.
+    pub fn link(resource: Resource) -> Self {
+        Content::ResourceLink(resource)
     }
 
     /// An embedded resource.

@@ -15,6 +15,22 @@ pub enum CacheScope {
     Public,
 }
 
+/// Caching hints attached to a cacheable result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheHint {
+    /// How long the client may consider the result fresh, in milliseconds.
+    pub ttl_ms: u64,
+    /// Who may cache it.
+    pub scope: CacheScope,
+}
+
+impl CacheHint {
+    /// A hint with the given freshness and scope.
+    pub const fn new(ttl_ms: u64, scope: CacheScope) -> Self {
+        CacheHint { ttl_ms, scope }
+    }
+}
+
 /// `{"listChanged": bool}` capability objects.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

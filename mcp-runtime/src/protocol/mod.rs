@@ -9,25 +9,28 @@ mod content;
 mod discover;
 pub(crate) mod jsonrpc;
 pub(crate) mod meta;
+pub(crate) mod method;
 mod prompts;
 mod resources;
 pub(crate) mod result;
+pub(crate) mod sampling;
 mod tools;
 
 pub use completion::{Completion, MAX_COMPLETION_VALUES};
 pub use content::{
     Annotations, AudioContent, BlobResourceContents, Content, EmbeddedResource, ImageContent,
-    PROVENANCE_META_KEY, Provenance, ResourceContents, ResourceLink, Role, TextContent,
+    PROVENANCE_META_KEY, Provenance, Resource, ResourceContents, Role, TextContent,
     TextResourceContents,
 };
-pub use discover::{CacheScope, ListChangedCapability, ServerCapabilities};
+pub use discover::{CacheHint, CacheScope, ListChangedCapability, ServerCapabilities};
 pub use jsonrpc::{ErrorObject, RequestId, error_code};
 pub use meta::{
     ClientCapabilities, ElicitationCapability, Icon, IconTheme, Implementation, LogLevel,
     ProgressToken, RequestMeta, SamplingCapability,
 };
 pub use prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
-pub use resources::{ReadResourceResult, Resource, ResourceTemplate};
+pub use resources::{ReadResourceResult, ResourceTemplate};
+pub use sampling::SamplingContent;
 pub use tools::{CallToolResult, Tool, ToolAnnotations};
 
 /// The protocol revision this runtime implements.

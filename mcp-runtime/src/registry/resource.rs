@@ -2,7 +2,7 @@
 
 use super::common::{Location, StaticAnnotations, StaticIcon, icons, parse_static_meta};
 use crate::complete::ArgumentCompleter;
-use crate::dispatch::CacheHint;
+use crate::protocol::CacheHint;
 use crate::protocol::{Resource, ResourceTemplate};
 use crate::resource::ResourceReadFn;
 use crate::uri_template::TemplatePart;

@@ -8,6 +8,8 @@
 pub(crate) mod origin;
 mod principal;
 pub(crate) mod rate_limit;
+pub(crate) mod seal;
 
 pub use self::principal::Principal;
 pub use self::rate_limit::{RateLimiter, TokenBucket};
+pub use self::seal::{KeyError, KeyRing, STATE_KEY_ENV, STATE_VERIFY_KEYS_ENV};

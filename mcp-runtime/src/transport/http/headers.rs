@@ -15,8 +15,8 @@ use serde_json::Value;
 
 use crate::dispatch::Prepared;
 use crate::dispatch::envelope::json_str;
-use crate::dispatch::method::{Method, MethodName};
 use crate::protocol::ErrorObject;
+use crate::protocol::method::{Method, MethodName};
 use crate::schema::{HeaderKind, HeaderParam};
 
 const PARAM_PREFIX: &str = "mcp-param-";
