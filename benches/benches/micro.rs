@@ -14,8 +14,8 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use http::{HeaderMap, HeaderValue};
+use mcp_runtime::__private::bench::{HeaderBench, StateBench, build_registry_of, parse_request};
 use mcp_runtime::Server;
-use mcp_runtime::bench_internals::{HeaderBench, StateBench, build_registry_of, parse_request};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -187,11 +187,11 @@ fn headers(c: &mut Criterion) {
 /// The startup work of a 10,000-tool server: schemas, list pages,
 /// `server/discover` (copies of this file's 52 tools under distinct names).
 fn registry(c: &mut Criterion) {
-    let server = server();
+    let builder = mcp_runtime::ServerBuilder::new("micro", "0.0.0");
     let mut group = c.benchmark_group("registry build");
     group.sample_size(10);
     group.bench_function("10,000 tools", |b| {
-        b.iter_with_large_drop(|| build_registry_of(10_000, &server));
+        b.iter_with_large_drop(|| build_registry_of(10_000, &builder));
     });
     group.finish();
 }

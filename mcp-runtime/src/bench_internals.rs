@@ -1,24 +1,29 @@
-//! Hooks for the criterion micro-benchmarks (`mcp-runtime/benches/`): the
-//! internal steps of a request, exposed one at a time so each can be timed
-//! alone. Compiled only with the `bench-internals` feature; not an API.
+//! Hooks for the criterion micro-benchmarks (`benches/`): the internal
+//! steps of a request, exposed one at a time so each can be timed alone.
+//! Compiled only with the `bench-internals` feature, reached only as
+//! `__private::bench`; not an API.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::Server;
 use crate::dispatch::Prepared;
 use crate::dispatch::envelope::{self, Incoming};
 use crate::mrtr::state::{Binding, StateSealer};
 use crate::security::KeyRing;
+use crate::source::RequestSource;
 use crate::transport::http::headers;
+use crate::{Server, ServerBuilder};
 
 /// Parses one message and reads its `_meta`, as every transport does
 /// first. `true` when it is a well-formed request.
 pub fn parse_request(server: &Server, message: &str) -> bool {
     match envelope::parse(message.to_owned()) {
-        Ok(Incoming::Request(request)) => server.dispatcher.prepare(request).is_ok(),
+        Ok(Incoming::Request(request)) => server
+            .dispatcher
+            .prepare(request, RequestSource::default())
+            .is_ok(),
         _ => false,
     }
 }
@@ -85,7 +90,7 @@ impl HeaderBench {
         };
         let prepared = server
             .dispatcher
-            .prepare(request)
+            .prepare(request, RequestSource::default())
             .unwrap_or_else(|_| panic!("bad _meta: {message}"));
         HeaderBench {
             server: server.clone(),
@@ -108,7 +113,7 @@ impl HeaderBench {
 /// distinct names, so that a registry of any size can be timed without
 /// compiling that many tools. Dropping the result is not part of startup:
 /// time it apart (criterion's `iter_with_large_drop`).
-pub fn build_registry_of(count: usize, settings_from: &Server) -> BuiltRegistry {
+pub fn build_registry_of(count: usize, settings_from: &ServerBuilder) -> BuiltRegistry {
     use crate::registry::{Registry, StaticToolAnnotations, TOOLS, ToolEntry};
     let linked: Vec<&'static ToolEntry> = TOOLS.iter().collect();
     assert!(!linked.is_empty(), "link at least one #[tool]");
@@ -131,7 +136,6 @@ pub fn build_registry_of(count: usize, settings_from: &Server) -> BuiltRegistry 
         .expect("the copies register");
     BuiltRegistry(
         settings_from
-            .builder
             .dispatcher(registry)
             .expect("the settings build"),
     )

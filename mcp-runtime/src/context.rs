@@ -4,12 +4,8 @@
 //! Handlers opt in by marking a parameter `#[ctx]`; its type must implement
 //! [`FromContext`]. Nothing is recognised by the name of a type.
 
-use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Arc, Mutex};
-use std::task::Poll;
-
-use futures_util::task::AtomicWaker;
 
 use bytes::Bytes;
 use serde::Serialize;
@@ -23,73 +19,45 @@ use crate::protocol::{
     ClientCapabilities, Implementation, LogLevel, ProgressToken, RequestId, RequestMeta,
 };
 use crate::security::Principal;
-use crate::transport::http::HttpRequest;
+use crate::source::RequestSource;
 
-/// Where the notifications of one request go: the request's own queue on
-/// HTTP (read by its response), a shared writer's channel on stdio.
-#[derive(Clone, Debug)]
-pub(crate) enum Outbox {
-    Channel(UnboundedSender<Bytes>),
-    Queue(Arc<NoteQueue>),
+/// Where a request's notifications go. The transport decides: its own
+/// queue for one response (HTTP), a shared writer (stdio), a collector (in
+/// process).
+pub(crate) trait Sink: Send + Sync {
+    /// Sends one complete JSON-RPC frame. A sink whose client is gone drops
+    /// it: the request is being cancelled, and nobody is left to tell.
+    fn send(&self, frame: Bytes);
+}
+
+impl Sink for UnboundedSender<Bytes> {
+    fn send(&self, frame: Bytes) {
+        let _ = UnboundedSender::send(self, frame);
+    }
+}
+
+/// The sink one request's notifications go to. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Outbox(Arc<dyn Sink>);
+
+impl fmt::Debug for Outbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Outbox")
+    }
 }
 
 impl Outbox {
-    pub(crate) fn new(sender: UnboundedSender<Bytes>) -> Self {
-        Outbox::Channel(sender)
+    pub(crate) fn new(sink: Arc<dyn Sink>) -> Self {
+        Outbox(sink)
+    }
+
+    /// An outbox into a channel.
+    pub(crate) fn channel(sender: UnboundedSender<Bytes>) -> Self {
+        Outbox(Arc::new(sender))
     }
 
     pub(crate) fn send(&self, frame: Vec<u8>) {
-        match self {
-            // A closed receiver means the client went away; the request is
-            // being cancelled, so there is nobody left to tell.
-            Outbox::Channel(sender) => {
-                let _ = sender.send(Bytes::from(frame));
-            }
-            Outbox::Queue(queue) => queue.push(Bytes::from(frame)),
-        }
-    }
-}
-
-/// One request's notifications, for its HTTP response to read. Most
-/// requests send none, so this is one small allocation where a channel
-/// would be several (a cache-aligned state and a block of slots).
-#[derive(Debug, Default)]
-pub(crate) struct NoteQueue {
-    notes: Mutex<VecDeque<Bytes>>,
-    reader: AtomicWaker,
-}
-
-impl NoteQueue {
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Bytes>> {
-        self.notes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn push(&self, note: Bytes) {
-        self.lock().push_back(note);
-        self.reader.wake();
-    }
-
-    /// Everything queued so far.
-    pub(crate) fn drain(&self) -> Vec<Bytes> {
-        self.lock().drain(..).collect()
-    }
-
-    /// The next notification, when one is sent.
-    pub(crate) async fn next(&self) -> Bytes {
-        std::future::poll_fn(|cx| {
-            if let Some(note) = self.lock().pop_front() {
-                return Poll::Ready(note);
-            }
-            self.reader.register(cx.waker());
-            // Sent between the check and the registration: not missed.
-            match self.lock().pop_front() {
-                Some(note) => Poll::Ready(note),
-                None => Poll::Pending,
-            }
-        })
-        .await
+        self.0.send(Bytes::from(frame));
     }
 }
 
@@ -97,13 +65,14 @@ impl NoteQueue {
 #[derive(Debug)]
 pub(crate) struct Scope {
     pub(crate) request_id: RequestId,
-    pub(crate) method: &'static str,
+    /// The method's name (an extension's is owned: it is not `'static`).
+    pub(crate) method: std::borrow::Cow<'static, str>,
     /// Boxed: it is large, and scopes move through every request's future.
     pub(crate) meta: Box<RequestMeta>,
     pub(crate) outbox: Outbox,
     pub(crate) cancellation: CancellationToken,
     pub(crate) changes: Changes,
-    pub(crate) http: Option<Arc<HttpRequest>>,
+    pub(crate) source: RequestSource,
 }
 
 struct Inner {
@@ -147,16 +116,16 @@ impl Context {
         &self.inner.input
     }
 
-    /// The HTTP request this request arrived in (`None` on stdio): headers,
-    /// peer address, and extensions set by middleware.
-    pub fn http(&self) -> Option<&HttpRequest> {
-        self.inner.scope.http.as_deref()
+    /// Where the request came from: the transport, the caller, and what
+    /// the transport attached.
+    pub fn source(&self) -> &RequestSource {
+        &self.inner.scope.source
     }
 
     /// The authenticated caller (HTTP with authorization; `None` on
     /// stdio, where credentials come from the environment).
     pub fn principal(&self) -> Option<&Principal> {
-        self.http().and_then(HttpRequest::principal)
+        self.inner.scope.source.principal()
     }
 
     /// The handle for announcing changes to subscribed clients (for example
@@ -171,8 +140,8 @@ impl Context {
     }
 
     /// The JSON-RPC method being served, e.g. `tools/call`.
-    pub fn method(&self) -> &'static str {
-        self.inner.scope.method
+    pub fn method(&self) -> &str {
+        &self.inner.scope.method
     }
 
     /// The request's `_meta`.
@@ -483,12 +452,6 @@ impl<'a> FromContext<'a> for &'a ClientCapabilities {
     }
 }
 
-impl<'a> FromContext<'a> for Option<&'a HttpRequest> {
-    fn from_context(ctx: &'a Context) -> Self {
-        ctx.http()
-    }
-}
-
 /// The authenticated caller: subject, client id, scopes and claims, for a
 /// handler's own object-level checks.
 impl<'a> FromContext<'a> for Option<&'a Principal> {
@@ -512,12 +475,12 @@ mod tests {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let scope = Scope {
             request_id: RequestId::Number(1),
-            method: "tools/call",
+            method: "tools/call".into(),
             meta: Box::new(meta),
-            outbox: Outbox::new(tx),
+            outbox: Outbox::channel(tx),
             cancellation: CancellationToken::new(),
             changes: Changes::new(std::sync::Arc::new(crate::changes::InProcessBus::default())),
-            http: None,
+            source: RequestSource::default(),
         };
         let ctx = Context::new(scope, Input::default());
         (ctx, rx)

@@ -3,14 +3,14 @@
 
 pub mod auth;
 #[cfg(feature = "bench-internals")]
-#[doc(hidden)]
-pub mod bench_internals;
+mod bench_internals;
 mod changes;
 pub mod client;
 mod complete;
 mod context;
 pub mod contract;
 mod dispatch;
+pub mod extension;
 mod inspect;
 #[cfg(feature = "legacy")]
 mod legacy;
@@ -23,6 +23,7 @@ mod run;
 pub mod schema;
 pub mod security;
 mod server;
+mod source;
 pub mod testing;
 mod tool;
 mod transport;
@@ -46,6 +47,7 @@ pub use mrtr::{
     UrlElicitation,
 };
 pub use prompt::{IntoPromptResult, PromptArgument, PromptError, PromptValue};
+pub use protocol::json::ArgumentError;
 pub use protocol::{
     Annotations, CacheHint, CacheScope, CallToolResult, ClientCapabilities, Completion, Content,
     ErrorObject, GetPromptResult, Implementation, LogLevel, PromptMessage, Provenance,
@@ -55,9 +57,11 @@ pub use registry::BuildError;
 pub use resource::{IntoResourceContents, ReadError, TemplateVariable};
 pub use security::KeyRing;
 pub use server::{Exchange, Server, ServerBuilder};
+pub use source::{RequestSource, Transport};
 pub use tokio_util::sync::CancellationToken;
-pub use tool::{ArgumentError, HeaderValue, IntoToolResult, Json, Structured};
-pub use transport::http::{HttpOptions, HttpRequest, McpBody, McpBodyPieces, McpService, PeerAddr};
+pub use tool::{HeaderValue, IntoToolResult, Json, Structured};
+pub use transport::http::{HttpOptions, HttpRequest, McpBody, McpService, PeerAddr};
+pub use transport::stdio::StdioOptions;
 
 /// Items used by macro-generated code. Not a public API: anything here may
 /// change in any release (the macros and this crate are released in
@@ -82,6 +86,8 @@ pub mod __private {
         box_prompt_future,
     };
     pub use crate::protocol::CacheHint;
+    pub use crate::protocol::json::ArgumentError;
+    pub use crate::protocol::json::parse_arguments;
     pub use crate::protocol::{CacheScope, IconTheme, Role};
     pub use crate::registry::{
         InputSchema, Location, PROMPTS, PromptEntry, RESOURCES, ResourceEntry, StaticAnnotations,
@@ -93,10 +99,15 @@ pub mod __private {
     };
     pub use crate::schema::input_schema;
     pub use crate::tool::{
-        ArgumentError, HeaderValue, IntoToolResult, ToolCallFn, ToolFuture, ToolInvocation,
-        assert_header_value, parse_arguments,
+        HeaderValue, IntoToolResult, ToolCallFn, ToolFuture, ToolInvocation, assert_header_value,
     };
     pub use crate::uri_template::TemplatePart;
+
+    /// The criterion micro-benchmarks' access to the request path's steps.
+    #[cfg(feature = "bench-internals")]
+    pub mod bench {
+        pub use crate::bench_internals::*;
+    }
 
     /// The handler's [`Input`], for declared asks.
     pub fn context_input(context: &crate::Context) -> &Input {

@@ -4,9 +4,18 @@
 use std::io::IsTerminal as _;
 use std::process::ExitCode;
 
+use std::rc::Rc;
+use std::sync::Arc;
+
 use clap::{CommandFactory as _, FromArgMatches as _, Parser};
 
+use crate::dispatch::Dispatcher;
 use crate::server::{Server, ServerBuilder};
+use crate::transport;
+use crate::transport::http::endpoint::Endpoint;
+use crate::transport::http::endpoint::HttpHook;
+use crate::transport::stdio::{Frames, StdioHook, StdioOptions};
+use crate::{HttpOptions, McpService};
 
 // Flags every server binary understands. (A comment, not a doc comment:
 // clap would show a doc comment as the program's description.)
@@ -52,6 +61,7 @@ impl ServerBuilder {
                 "Without a subcommand the server serves MCP over stdio (or --http). \
                  The subcommands inspect it: they run requests through the same dispatcher and print the answers.",
             );
+        let stdio = self.stdio.clone();
         let cli = match Cli::from_arg_matches(&command.get_matches()) {
             Ok(cli) => cli,
             Err(error) => error.exit(),
@@ -101,7 +111,7 @@ impl ServerBuilder {
                 return ExitCode::FAILURE;
             }
         };
-        match runtime.block_on(server.serve_stdio()) {
+        match runtime.block_on(server.serve_stdio(stdio)) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => {
                 tracing::debug!("the client closed stdout");
@@ -115,23 +125,94 @@ impl ServerBuilder {
     }
 }
 
+/// The transports, wired to the server: each one with the hooks the
+/// enabled eras plug into it (the legacy adapter's). The one place that
+/// knows both.
 impl Server {
     /// Serves MCP over this process's stdin and stdout until stdin ends and
     /// every request in flight has been answered.
-    pub async fn serve_stdio(&self) -> std::io::Result<()> {
+    pub async fn serve_stdio(&self, options: StdioOptions) -> std::io::Result<()> {
         tracing::info!(server = %self.info().name, "serving MCP on stdio");
-        crate::transport::stdio::serve(self, tokio::io::stdin(), tokio::io::stdout()).await
+        self.serve_streams(options, tokio::io::stdin(), tokio::io::stdout())
+            .await
     }
 
     /// Serves MCP over any byte streams with stdio framing (a Unix socket,
     /// a TCP connection, an in-memory pipe in tests).
-    pub async fn serve_streams<R, W>(&self, input: R, output: W) -> std::io::Result<()>
+    pub async fn serve_streams<R, W>(
+        &self,
+        options: StdioOptions,
+        input: R,
+        output: W,
+    ) -> std::io::Result<()>
     where
         R: tokio::io::AsyncRead + Unpin,
         W: tokio::io::AsyncWrite + Unpin,
     {
-        crate::transport::stdio::serve(self, input, output).await
+        let dispatcher = self.dispatcher.clone();
+        let hook = |frames: &Frames| stdio_hook(&dispatcher, frames);
+        transport::stdio::serve(self.dispatcher.clone(), &options, hook, input, output).await
     }
+
+    /// Serves Streamable HTTP on `options`' address until SIGINT or SIGTERM,
+    /// then stops accepting, closes subscriptions and lets requests in
+    /// flight finish (up to the shutdown grace period). Blocks the calling
+    /// thread; runs its own runtimes (one per available core, on worker
+    /// threads; with a single core, on the calling thread).
+    pub fn run_http(&self, options: HttpOptions) -> std::io::Result<()> {
+        transport::http::server::run(self.endpoint(options)?)
+    }
+
+    /// Serves Streamable HTTP on `listener` from the current thread until
+    /// `shutdown` completes, then drains like [`run_http`](Self::run_http).
+    /// For embedding in your own runtime and for tests.
+    pub async fn serve_http(
+        &self,
+        listener: tokio::net::TcpListener,
+        options: HttpOptions,
+        shutdown: impl Future<Output = ()>,
+    ) -> std::io::Result<()> {
+        transport::http::server::serve_on(listener, self.endpoint(options)?, shutdown).await
+    }
+
+    /// The MCP endpoint as a tower service, to mount in an axum `Router`
+    /// (or any tower stack), served by `options.workers` threads (default:
+    /// one per core) that live as long as the service.
+    pub fn http_service(&self, options: HttpOptions) -> std::io::Result<McpService> {
+        McpService::new(self.endpoint(options)?)
+    }
+
+    fn endpoint(&self, options: HttpOptions) -> std::io::Result<Endpoint> {
+        Endpoint::new(
+            self.dispatcher.clone(),
+            options,
+            http_hook(&self.dispatcher),
+        )
+    }
+}
+
+/// The legacy adapter's part of a stdio connection.
+#[cfg(feature = "legacy")]
+fn stdio_hook(dispatcher: &Arc<Dispatcher>, frames: &Frames) -> Option<Rc<dyn StdioHook>> {
+    Some(Rc::new(crate::legacy::stdio::Connection::new(
+        dispatcher, frames,
+    )))
+}
+
+#[cfg(not(feature = "legacy"))]
+fn stdio_hook(_: &Arc<Dispatcher>, _: &Frames) -> Option<Rc<dyn StdioHook>> {
+    None
+}
+
+/// The legacy adapter's part of an HTTP endpoint.
+#[cfg(feature = "legacy")]
+fn http_hook(dispatcher: &Dispatcher) -> Option<Arc<dyn HttpHook>> {
+    Some(Arc::new(crate::legacy::http::LegacyHttp::new(dispatcher)))
+}
+
+#[cfg(not(feature = "legacy"))]
+fn http_hook(_: &Dispatcher) -> Option<Arc<dyn HttpHook>> {
+    None
 }
 
 /// Diagnostics go to stderr only: stdout belongs to the protocol.

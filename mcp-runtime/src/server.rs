@@ -2,21 +2,24 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
-
-use std::time::{Duration, SystemTime};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
 
 use crate::changes::{ChangeBus, Changes, InProcessBus};
 use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming};
-use crate::dispatch::{Dispatcher, Settings};
+use crate::dispatch::{Admission, Dispatched, Dispatcher, Prepared, Reply, Settings, Target};
+use crate::extension::Extension;
 use crate::mrtr::state::StateSealer;
 use crate::mrtr::{Clock, InMemoryReplayGuard, ReplayGuard};
-use crate::protocol::CacheHint;
-use crate::protocol::{CacheScope, Icon, Implementation};
+use crate::protocol::{CacheHint, CacheScope, Icon, Implementation};
 use crate::registry::{BuildError, Registry};
 use crate::security::KeyRing;
+use crate::source::{RequestSource, Transport};
+use crate::transport::stdio::StdioOptions;
 
 /// Builds a [`ServerBuilder`] named after the calling crate: the server
 /// reports the package name and version from its `Cargo.toml`.
@@ -42,10 +45,12 @@ macro_rules! server {
 #[must_use]
 pub struct ServerBuilder {
     pub(crate) settings: Settings,
-    pub(crate) stdio: crate::transport::stdio::StdioConfig,
+    /// The transports' options [`run`](Self::run) serves with.
+    pub(crate) stdio: StdioOptions,
     pub(crate) http: crate::HttpOptions,
     bus: Arc<dyn ChangeBus>,
     state: StateSettings,
+    extensions: Vec<Extension>,
 }
 
 /// How `requestState` is sealed.
@@ -63,6 +68,7 @@ impl fmt::Debug for ServerBuilder {
         f.debug_struct("ServerBuilder")
             .field("settings", &self.settings)
             .field("http", &self.http)
+            .field("extensions", &self.extensions)
             .finish_non_exhaustive()
     }
 }
@@ -84,7 +90,7 @@ impl ServerBuilder {
                 list_changed: false,
                 resource_subscriptions: false,
             },
-            stdio: crate::transport::stdio::StdioConfig::default(),
+            stdio: StdioOptions::default(),
             http: crate::HttpOptions::default(),
             bus: Arc::new(InProcessBus::default()),
             state: StateSettings {
@@ -94,6 +100,7 @@ impl ServerBuilder {
                 replay: None,
                 clock: Arc::new(SystemTime::now),
             },
+            extensions: Vec::new(),
         }
     }
 
@@ -168,10 +175,16 @@ impl ServerBuilder {
         self
     }
 
-    /// The largest stdio message accepted, in bytes (default 4 MiB). Longer
-    /// lines are answered with an error and skipped without being buffered.
-    pub fn max_message_size(mut self, bytes: usize) -> Self {
-        self.stdio.max_line_bytes = bytes.max(1);
+    /// Offers `extension`: advertised in `server/discover` under
+    /// `capabilities.extensions`, its methods served beside the core's.
+    pub fn extension(mut self, extension: Extension) -> Self {
+        self.extensions.push(extension);
+        self
+    }
+
+    /// Settings for the stdio transport, used by [`run`](Self::run).
+    pub fn stdio(mut self, options: StdioOptions) -> Self {
+        self.stdio = options;
         self
     }
 
@@ -270,55 +283,53 @@ impl ServerBuilder {
     }
 
     /// The dispatcher serving `registry` with these settings: its
-    /// precomputed answers, change announcements and `requestState` keys.
+    /// precomputed answers, extensions, change announcements and
+    /// `requestState` keys.
     pub(crate) fn dispatcher(&self, registry: Registry) -> Result<Dispatcher, BuildError> {
         let changes = Changes::new(self.bus.clone());
-        Ok(Dispatcher::new(
+        Dispatcher::new(
             registry,
+            self.extensions.clone(),
             &self.settings,
             changes,
             self.sealer()?,
-        ))
+        )
     }
 
     /// Collects the registered handlers, checks them (duplicate names,
-    /// schema rules) and precomputes the static answers.
+    /// schema rules, extensions) and precomputes the static answers.
     pub fn build(self) -> Result<Server, BuildError> {
         let started = std::time::Instant::now();
         let registry = Registry::build()?;
-        let (tools, resources, prompts) = (
-            registry.tools().len(),
-            registry.resources().len() + registry.templates().len(),
-            registry.prompts().len(),
-        );
+        let (tools, prompts) = (registry.tools().len(), registry.prompts().len());
+        let resources = registry.resources().len() + registry.templates().len();
         let dispatcher = self.dispatcher(registry)?;
-        // The benchmark reads this line to time the registry build.
         tracing::debug!(
             tools,
             resources,
             prompts,
-            elapsed_us = started.elapsed().as_micros(),
+            elapsed = ?started.elapsed(),
             "registry and precomputed answers built"
         );
         Ok(Server {
             dispatcher: Arc::new(dispatcher),
-            builder: self,
         })
     }
 }
 
-/// A built server: the registry, its precomputed answers and the transport
-/// settings. Cheap to clone.
+/// A built server: the dispatcher with its registry and precomputed
+/// answers, and the server's identity. Cheap to clone; serve it with a
+/// transport ([`serve_stdio`](Self::serve_stdio),
+/// [`run_http`](Self::run_http), ...).
 #[derive(Clone)]
 pub struct Server {
     pub(crate) dispatcher: Arc<Dispatcher>,
-    pub(crate) builder: ServerBuilder,
 }
 
 impl fmt::Debug for Server {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Server")
-            .field("info", &self.builder.settings.info)
+            .field("info", self.info())
             .finish_non_exhaustive()
     }
 }
@@ -336,7 +347,7 @@ pub struct Exchange {
 impl Server {
     /// The server's identity.
     pub fn info(&self) -> &Implementation {
-        &self.builder.settings.info
+        self.dispatcher.info()
     }
 
     /// The handle for announcing changes to clients listening with
@@ -345,24 +356,31 @@ impl Server {
         self.dispatcher.changes().clone()
     }
 
-    /// Handles one JSON-RPC message without a transport, exactly as the
-    /// transports do. Useful for tests and custom transports. Modern
-    /// messages only: the legacy era needs a connection or session, so a
-    /// legacy `initialize` is refused here as a modern-only server would.
+    /// Handles one JSON-RPC message without a transport, through the same
+    /// dispatcher the transports use. Useful for tests and custom
+    /// transports. Modern messages only: the legacy era needs a connection
+    /// or session, so a legacy `initialize` is refused here as a
+    /// modern-only server would.
     pub async fn exchange(&self, message: impl Into<String>) -> Exchange {
         let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Bytes>();
         let response = match envelope::parse(message.into()) {
-            Err(rejection) => Some(crate::dispatch::Reply::from(rejection)),
+            Err(rejection) => Some(Reply::from(rejection)),
             Ok(Incoming::Notification(_)) => None,
-            Ok(Incoming::Request(request)) => Some(match self.dispatcher.prepare(request) {
-                Err(reply) => reply,
-                Ok(prepared) => {
-                    let never = tokio_util::sync::CancellationToken::new();
-                    self.dispatcher
-                        .run(prepared, Outbox::new(sender), never)
-                        .await
-                }
-            }),
+            Ok(Incoming::Request(request)) => {
+                let source = RequestSource::new(Transport::InProcess);
+                let never = CancellationToken::new();
+                let mut admission = InProcess(sender);
+                Some(
+                    match self
+                        .dispatcher
+                        .dispatch(request, source, &never, &mut admission)
+                    {
+                        Dispatched::Answered(answer) => answer.into_reply(),
+                        Dispatched::Running { future, .. } => future.await,
+                        Dispatched::Refused(never) => match never {},
+                    },
+                )
+            }
         };
         let mut notifications = Vec::new();
         while let Ok(frame) = receiver.try_recv() {
@@ -372,6 +390,18 @@ impl Server {
             notifications,
             response: response.map(|r| frame_text(&r.frame)),
         }
+    }
+}
+
+/// In process, everything runs, and notifications are collected.
+struct InProcess(UnboundedSender<Bytes>);
+
+impl Admission for InProcess {
+    type Refusal = std::convert::Infallible;
+    type Admitted = ();
+
+    fn admit(&mut self, _: &mut Prepared, _: &Target) -> Result<(Outbox, ()), Self::Refusal> {
+        Ok((Outbox::channel(self.0.clone()), ()))
     }
 }
 

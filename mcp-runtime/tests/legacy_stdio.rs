@@ -155,7 +155,7 @@ where
         input: client_write,
         output: BufReader::new(client_read).lines(),
     };
-    let serve = server.serve_streams(server_read, server_write);
+    let serve = server.serve_streams(mcp_runtime::StdioOptions::new(), server_read, server_write);
     let (served, ()) = tokio::join!(
         async { tokio::time::timeout(Duration::from_secs(20), serve).await },
         script(client)

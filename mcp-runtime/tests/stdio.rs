@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mcp_runtime::{Context, ServerBuilder, tool};
+use mcp_runtime::{Context, ServerBuilder, StdioOptions, tool};
 use mcp_test_support::{assert_valid_error, call_tool, parse};
 use serde_json::{Value, json};
 use tokio::io::{
@@ -62,11 +62,11 @@ where
     F: FnOnce(Client) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
-    let mut builder = ServerBuilder::new("stdio-test", "0.0.1");
+    let server = ServerBuilder::new("stdio-test", "0.0.1").build().unwrap();
+    let mut options = StdioOptions::new();
     if let Some(limit) = max_message_size {
-        builder = builder.max_message_size(limit);
+        options = options.max_message_size(limit);
     }
-    let server = builder.build().unwrap();
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_end);
     let (client_read, client_write) = tokio::io::split(client_end);
@@ -77,7 +77,7 @@ where
     let serve = async {
         tokio::time::timeout(
             Duration::from_secs(10),
-            server.serve_streams(server_read, server_write),
+            server.serve_streams(options, server_read, server_write),
         )
         .await
         .expect("the server exits once input ends")
@@ -214,7 +214,7 @@ async fn subscriptions_on_stdio_are_tagged_cancellable_and_closed_at_end_of_inpu
     let serve = async {
         tokio::time::timeout(
             Duration::from_secs(10),
-            server.serve_streams(server_read, server_write),
+            server.serve_streams(StdioOptions::new(), server_read, server_write),
         )
         .await
         .expect("the server exits once input ends")

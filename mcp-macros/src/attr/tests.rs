@@ -2,7 +2,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{Attribute, Path};
+use syn::{Attribute, LitStr, Path};
 
 use super::*;
 use crate::ctxt::Ctxt;
@@ -91,6 +91,35 @@ fn values_of_the_wrong_kind_name_the_key() {
         errors,
         ["`idempotent` is `true` or `false`; `idempotent` alone means `true`"]
     );
+}
+
+#[test]
+fn requires_extension_is_repeatable_and_takes_a_string() {
+    let (attr, errors) = tool_attr(quote!(
+        requires_extension = "com.example/a",
+        name = "n",
+        requires_extension = "com.example/b"
+    ));
+    assert!(errors.is_empty(), "{errors:?}");
+    let ids: Vec<String> = attr.extensions.iter().map(LitStr::value).collect();
+    assert_eq!(ids, ["com.example/a", "com.example/b"]);
+    assert_eq!(attr.common.name.unwrap().value(), "n");
+
+    let (attr, errors) = tool_attr(quote!(requires_extension = com::example));
+    assert_eq!(
+        errors,
+        [
+            "`requires_extension` takes a string literal: `requires_extension = \"com.example/my-extension\"`"
+        ]
+    );
+    assert!(attr.extensions.is_empty());
+
+    // Resources and prompts do not take it.
+    let cx = Ctxt::new();
+    PromptAttr::parse(&cx, quote!(requires_extension = "com.example/a"));
+    let errors = messages(cx);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].starts_with("unknown `#[prompt]` option `requires_extension`"));
 }
 
 #[test]

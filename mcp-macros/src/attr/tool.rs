@@ -8,7 +8,8 @@ use syn::parse::Parser as _;
 use super::common::{CommonAttr, Flag, lit_str, parse_flag, set_once, unknown_key};
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    ANNOTATIONS, DESTRUCTIVE, IDEMPOTENT, INPUT_SCHEMA, OPEN_WORLD, READ_ONLY, TITLE,
+    ANNOTATIONS, DESTRUCTIVE, IDEMPOTENT, INPUT_SCHEMA, OPEN_WORLD, READ_ONLY, REQUIRES_EXTENSION,
+    TITLE,
 };
 
 #[derive(Default)]
@@ -27,9 +28,12 @@ pub(crate) struct ToolAttr {
     pub(crate) annotations: ToolAnnotationsAttr,
     /// `input_schema = path`: a function returning the schema to publish.
     pub(crate) input_schema: Option<syn::Path>,
+    /// `requires_extension = "..."`, once per extension, in order. Their
+    /// syntax and repeats are checked in `check::extension`.
+    pub(crate) extensions: Vec<LitStr>,
 }
 
-const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `input_schema` or `crate`";
+const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `requires_extension`, `input_schema` or `crate`";
 
 impl ToolAttr {
     pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> ToolAttr {
@@ -44,6 +48,14 @@ impl ToolAttr {
                     )
                 })?;
                 set_once(cx, &meta, INPUT_SCHEMA, &mut attr.input_schema, path);
+            } else if meta.path == REQUIRES_EXTENSION {
+                let id: LitStr = meta.value()?.parse().map_err(|error| {
+                    syn::Error::new(
+                        error.span(),
+                        "`requires_extension` takes a string literal: `requires_extension = \"com.example/my-extension\"`",
+                    )
+                })?;
+                attr.extensions.push(id);
             } else if meta.path == ANNOTATIONS {
                 meta.parse_nested_meta(|inner| {
                     parse_annotation(cx, &inner, &mut attr.annotations)

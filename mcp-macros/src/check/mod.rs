@@ -3,6 +3,7 @@
 //! kind of handler live in that kind's file.
 
 mod ask;
+mod extension;
 mod prompt;
 mod resource;
 mod scopes;

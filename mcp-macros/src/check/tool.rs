@@ -1,5 +1,6 @@
 //! Rules for `#[tool]`.
 
+use super::extension::check_extensions;
 use super::handler;
 use crate::attr::ToolAttr;
 use crate::ctxt::Ctxt;
@@ -9,6 +10,7 @@ pub(crate) fn tool(cx: &Ctxt, tool: &HandlerFn<'_>, attr: &ToolAttr) {
     handler(cx, tool, &attr.common);
     check_tool_name(cx, tool);
     check_raw_schema(cx, tool, attr);
+    check_extensions(cx, &attr.extensions);
 }
 
 /// A hand-written schema is published as written, so header mirroring

@@ -223,6 +223,7 @@ fn entry(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenS
         quote_spanned!(ret_span=> <#ret_ty as #private::IntoToolResult>::output_schema);
     let can_log = can_log(tool, private);
     let asks = super::ask::declared(tool);
+    let extensions = &attr.extensions;
     let input_schema = match &attr.input_schema {
         // Spanned at the path, so a function of the wrong type is reported
         // there, as not coercing to `fn() -> Value`.
@@ -241,6 +242,7 @@ fn entry(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenS
             call: __mcp_call,
             can_log: #can_log,
             asks: #asks,
+            extensions: &[#(#extensions),*],
         };
     }
 }

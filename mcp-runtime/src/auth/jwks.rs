@@ -120,35 +120,40 @@ impl KeyStore {
             .attempted
             .is_none_or(|at| now.duration_since(at) >= cooldown);
         if (stale || missing) && may_fetch {
-            state.attempted = Some(now);
-            match self.fetch(&mut state).await {
-                Ok(keys) => {
-                    *self
-                        .published
-                        .write()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner) =
-                        Some((Arc::new(keys.clone()), now));
-                    state.keys = Some(keys);
-                    state.fetched = Some(now);
-                    state.fetches += 1;
-                }
-                // Keep serving from the keys we have; without any, the
-                // token cannot be judged (503, not 401).
-                Err(problem) => {
-                    tracing::warn!(issuer = %self.issuer, %problem, "could not fetch the issuer's signing keys");
-                    if state.keys.is_none() {
-                        return Err(VerifyError::Unavailable(
-                            "the authorization server's keys are unavailable".into(),
-                        ));
-                    }
-                }
-            }
+            self.refresh(&mut state, now).await?;
         }
         let found = candidates(state.keys.as_ref(), kid, alg);
         if found.is_empty() {
             return Err(VerifyError::UnknownKey);
         }
         Ok(found)
+    }
+
+    /// Fetches the keys now and publishes them; a failure keeps the keys
+    /// we have, and without any, the token cannot be judged (503, not 401).
+    async fn refresh(&self, state: &mut State, now: Instant) -> Result<(), VerifyError> {
+        state.attempted = Some(now);
+        match self.fetch(state).await {
+            Ok(keys) => {
+                *self
+                    .published
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                    Some((Arc::new(keys.clone()), now));
+                state.keys = Some(keys);
+                state.fetched = Some(now);
+                state.fetches += 1;
+            }
+            Err(problem) => {
+                tracing::warn!(issuer = %self.issuer, %problem, "could not fetch the issuer's signing keys");
+                if state.keys.is_none() {
+                    return Err(VerifyError::Unavailable(
+                        "the authorization server's keys are unavailable".into(),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     async fn fetch(&self, state: &mut State) -> Result<JwkSet, String> {

@@ -62,6 +62,11 @@ impl Dispatcher {
                 .params()
                 .map(|params| super::completion::reference_scopes(registry, params).to_vec())
                 .unwrap_or_default(),
+            MethodName::Unknown(ref name) => self
+                .extensions
+                .method(name.as_ref())
+                .map(|served| served.method.scopes.clone())
+                .unwrap_or_default(),
             _ => Vec::new(),
         }
     }
@@ -78,6 +83,7 @@ impl Dispatcher {
             .chain(resources)
             .chain(templates)
             .copied()
+            .chain(self.extensions.scopes())
             .collect()
     }
 

@@ -4,6 +4,7 @@ use bytes::Bytes;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use super::extensions::Extensions;
 use super::subscriptions::Offered;
 use super::{SUPPORTED_VERSIONS, Settings};
 use crate::protocol::result::{COMPLETE, ResultMeta};
@@ -11,7 +12,11 @@ use crate::protocol::{CacheScope, JsonObject, ListChangedCapability, ServerCapab
 use crate::registry::Registry;
 
 /// The capabilities this registry actually backs.
-pub(crate) fn capabilities(registry: &Registry, offered: Offered) -> ServerCapabilities {
+pub(crate) fn capabilities(
+    registry: &Registry,
+    extensions: &Extensions,
+    offered: Offered,
+) -> ServerCapabilities {
     let list_changed = |on: bool| ListChangedCapability {
         list_changed: on.then_some(true),
     };
@@ -38,11 +43,13 @@ pub(crate) fn capabilities(registry: &Registry, offered: Offered) -> ServerCapab
     if registry.can_log() {
         capabilities.logging = Some(JsonObject::new());
     }
+    capabilities.extensions = extensions.advertised().cloned();
     capabilities
 }
 
 pub(super) fn build(
     registry: &Registry,
+    extensions: &Extensions,
     settings: &Settings,
     offered: Offered,
     server_info: Option<&RawValue>,
@@ -63,7 +70,7 @@ pub(super) fn build(
     let discover = Discover {
         result_type: COMPLETE,
         supported_versions: SUPPORTED_VERSIONS,
-        capabilities: capabilities(registry, offered),
+        capabilities: capabilities(registry, extensions, offered),
         instructions: settings.instructions.as_deref(),
         ttl_ms: settings.discover_cache.ttl_ms,
         cache_scope: settings.discover_cache.scope,

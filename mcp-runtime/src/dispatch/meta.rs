@@ -6,11 +6,11 @@ use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
+use crate::protocol::json::parse_arguments;
 use crate::protocol::meta::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, LogLevel, ProgressToken, RequestMeta,
 };
-use crate::tool::parse_arguments;
 
 use super::key::Key;
 

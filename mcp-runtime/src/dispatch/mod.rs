@@ -1,56 +1,59 @@
 //! The stateless dispatcher: one request in, one reply out, decided from
 //! the request alone.
 //!
-//! Checks run in the order the spec implies (and the conformance suite
-//! tests): `_meta` present (`-32602`), then — on HTTP, in the transport —
-//! headers agree with the body (`-32020`), then the version is supported
-//! (`-32022`), the method is offered (`-32601`), and finally the method's
-//! own parameters and capability needs.
+//! Every caller (stdio, HTTP, the in-process client, the legacy adapter)
+//! goes through [`Dispatcher::dispatch`], whose steps run in the order the
+//! spec implies (and the conformance suite tests): `_meta` present
+//! (`-32602`), then the transport's own checks (HTTP: headers agree with
+//! the body, `-32020`), then the version is supported (`-32022`), the
+//! method is offered (`-32601`) and what it needs of the client, static
+//! answers (discover, list pages), then the transport admits what must run
+//! (HTTP: caps and rate limits), and finally the handler.
 
 mod access;
 pub(crate) mod completion;
 pub(crate) mod discover;
 pub(crate) mod envelope;
+mod extensions;
 mod guard;
 mod head;
 mod key;
 mod meta;
-
 mod mrtr;
 mod page;
 mod prompts;
 mod resources;
+mod run;
 pub(crate) mod subscriptions;
 mod tools;
 
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use futures_util::FutureExt as _;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
-use tracing::Instrument as _;
 
 use self::envelope::{MetaMember, Rejection, Request};
+use self::extensions::Extensions;
+pub(crate) use self::extensions::Served;
 use self::meta::MetaError;
-use crate::protocol::method::{Method, MethodName};
-
 use self::page::Pages;
 use self::prompts::Prompts;
 use self::resources::{Resources, Templates};
 use self::subscriptions::Offered;
 use self::tools::Tools;
 use crate::changes::Changes;
-use crate::context::{Outbox, Scope};
+use crate::context::Outbox;
+use crate::extension::Extension;
 use crate::mrtr::state::StateSealer;
 use crate::protocol::jsonrpc::{error_frame, result_frame};
+use crate::protocol::method::{Method, MethodName};
 use crate::protocol::{
     CacheHint, ErrorObject, Implementation, PROTOCOL_VERSION, RequestId, RequestMeta,
 };
-use crate::registry::Registry;
+use crate::registry::{BuildError, Registry};
 use crate::security::Principal;
-use crate::transport::http::HttpRequest;
+use crate::source::RequestSource;
 
 /// Protocol versions the dispatcher serves.
 pub(crate) const SUPPORTED_VERSIONS: &[&str] = &[PROTOCOL_VERSION];
@@ -103,17 +106,38 @@ impl From<Box<Rejection>> for Reply {
 }
 
 /// An answer known without running a handler.
-pub(crate) enum Immediate {
-    /// The result's JSON, to be framed with the request's id.
-    Result(Bytes),
-    /// A complete error frame.
-    Error(Reply),
+#[derive(Debug)]
+pub(crate) enum Answer {
+    /// A result serialized once and shared (discover, a list page), to be
+    /// framed with the request's id; a transport may send it in pieces.
+    Shared { id: RequestId, result: Bytes },
+    /// A complete frame: an error, or a result written for this request.
+    Reply(Reply),
 }
 
-/// What a request needs: an answer known at once, or its handler run.
+impl Answer {
+    /// The answer as one frame.
+    pub(crate) fn into_reply(self) -> Reply {
+        match self {
+            Answer::Shared { id, result } => Reply::result(&id, &result),
+            Answer::Reply(reply) => reply,
+        }
+    }
+}
+
+/// What must run to answer a request.
+#[derive(Clone, Debug)]
+pub(crate) enum Target {
+    /// A method of the core protocol.
+    Core(Method),
+    /// A method an extension serves.
+    Extension(Arc<Served>),
+}
+
+/// What a request needs: an answer known at once, or something run.
 enum Triage {
     Answered(Result<Bytes, ErrorObject>),
-    Run(Method),
+    Run(Target),
 }
 
 /// A request whose `_meta` has been read and checked for presence.
@@ -122,13 +146,55 @@ pub(crate) struct Prepared {
     pub(crate) request: Request,
     /// Boxed: it is large, and it moves with the request's future.
     pub(crate) meta: Box<RequestMeta>,
-    /// The HTTP request it arrived in, on the HTTP transport.
-    pub(crate) http: Option<Arc<HttpRequest>>,
+    /// Where it came from.
+    pub(crate) source: RequestSource,
+}
+
+/// What a transport decides about a request on its way through
+/// [`Dispatcher::dispatch`]: its own checks once `_meta` is read, and
+/// whether (and how) a request that must run may run.
+pub(crate) trait Admission {
+    /// What the transport answers a request it does not admit with.
+    type Refusal;
+    /// What a running request holds for the transport (a permit, limits).
+    type Admitted;
+
+    /// Checks the transport adds to the request's own (HTTP: the headers
+    /// that mirror the body). Runs before any answer.
+    fn check(&mut self, _request: &Prepared) -> Result<(), ErrorObject> {
+        Ok(())
+    }
+
+    /// Admits a request that must run: where its notifications go, and
+    /// what it holds while it runs; or the refusal. It may attach to the
+    /// request's source what only running requests need (HTTP: the
+    /// request's head, for handlers).
+    fn admit(
+        &mut self,
+        request: &mut Prepared,
+        target: &Target,
+    ) -> Result<(Outbox, Self::Admitted), Self::Refusal>;
+}
+
+/// How [`Dispatcher::dispatch`] left a request.
+pub(crate) enum Dispatched<F, A: Admission> {
+    /// Answered without running anything.
+    Answered(Answer),
+    /// The transport did not admit it.
+    Refused(A::Refusal),
+    /// Running: `future` answers it, and the transport holds `admitted`
+    /// until it does.
+    Running {
+        id: RequestId,
+        future: F,
+        admitted: A::Admitted,
+    },
 }
 
 #[derive(Debug)]
 pub(crate) struct Dispatcher {
     registry: Registry,
+    extensions: Extensions,
     settings: Settings,
     sealer: StateSealer,
     changes: Changes,
@@ -144,10 +210,12 @@ pub(crate) struct Dispatcher {
 impl Dispatcher {
     pub(crate) fn new(
         registry: Registry,
+        extensions: Vec<Extension>,
         settings: &Settings,
         changes: Changes,
         sealer: StateSealer,
-    ) -> Dispatcher {
+    ) -> Result<Dispatcher, BuildError> {
+        let extensions = Extensions::build(extensions, &registry)?;
         let server_info = settings
             .server_info_in_results
             .then(|| serde_json::value::to_raw_value(&settings.info).expect("serializes"));
@@ -158,32 +226,32 @@ impl Dispatcher {
             resources: settings.list_changed && registry.has_resources(),
             resource_updates: settings.resource_subscriptions && registry.has_resources(),
         };
-        Dispatcher {
-            discover: discover::build(&registry, settings, offered, info),
-            tool_pages: Pages::new(registry.tools(), settings.page_size, settings.list_cache),
-            resource_pages: Pages::new(
-                registry.resources(),
-                settings.page_size,
-                settings.list_cache,
-            ),
-            template_pages: Pages::new(
-                registry.templates_by_text(),
-                settings.page_size,
-                settings.list_cache,
-            ),
-            prompt_pages: Pages::new(registry.prompts(), settings.page_size, settings.list_cache),
+        let page = |cache| (settings.page_size, cache);
+        let (size, cache) = page(settings.list_cache);
+        Ok(Dispatcher {
+            discover: discover::build(&registry, &extensions, settings, offered, info),
+            tool_pages: Pages::new(registry.tools(), size, cache),
+            resource_pages: Pages::new(registry.resources(), size, cache),
+            template_pages: Pages::new(registry.templates_by_text(), size, cache),
+            prompt_pages: Pages::new(registry.prompts(), size, cache),
             registry,
+            extensions,
             settings: settings.clone(),
             sealer,
             changes,
             offered,
             server_info,
-        }
+        })
+    }
+
+    /// The server's identity.
+    pub(crate) fn info(&self) -> &Implementation {
+        &self.settings.info
     }
 
     /// The keys that seal `requestState`; the legacy adapter seals its
     /// session ids with them too, so every instance can open them.
-    #[cfg(feature = "legacy")]
+    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
     pub(crate) fn state_keys(&self) -> &crate::security::KeyRing {
         &self.sealer.keys
     }
@@ -193,13 +261,68 @@ impl Dispatcher {
         &self.changes
     }
 
+    /// The `server/discover` result, as serialized once.
+    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
+    pub(crate) fn discover_result(&self) -> &Bytes {
+        &self.discover
+    }
+
+    /// Whether `method` is served (by the core or an extension), whatever
+    /// the request: the legacy adapter passes on only these.
+    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
+    pub(crate) fn serves(&self, method: &MethodName) -> bool {
+        match method {
+            MethodName::Known(method) => self.offers(*method),
+            MethodName::Unknown(name) => self.extensions.method(name).is_some(),
+        }
+    }
+
+    /// The one way through the dispatcher, for every transport: `_meta`,
+    /// the transport's checks, the answers known at once, the transport's
+    /// admission, then the handler (the future this returns; `shutdown`
+    /// ends long-lived requests gracefully).
+    pub(crate) fn dispatch<A: Admission>(
+        self: &Arc<Self>,
+        request: Request,
+        source: RequestSource,
+        shutdown: &CancellationToken,
+        admission: &mut A,
+    ) -> Dispatched<impl Future<Output = Reply> + 'static, A> {
+        let mut prepared = match self.prepare(request, source) {
+            Ok(prepared) => prepared,
+            Err(reply) => return Dispatched::Answered(Answer::Reply(reply)),
+        };
+        if let Err(error) = admission.check(&prepared) {
+            let reply = Reply::error(Some(&prepared.request.id), &error);
+            return Dispatched::Answered(Answer::Reply(reply));
+        }
+        let target = match self.triage(&prepared) {
+            Triage::Run(target) => target,
+            Triage::Answered(answer) => {
+                return Dispatched::Answered(answered(prepared.request.id, answer));
+            }
+        };
+        match admission.admit(&mut prepared, &target) {
+            Err(refusal) => Dispatched::Refused(refusal),
+            Ok((outbox, admitted)) => Dispatched::Running {
+                id: prepared.request.id.clone(),
+                future: self.run(prepared, target, outbox, shutdown.clone()),
+                admitted,
+            },
+        }
+    }
+
     /// Reads `_meta` and checks the fields every request must carry.
-    pub(crate) fn prepare(&self, mut request: Request) -> Result<Prepared, Reply> {
+    pub(crate) fn prepare(
+        &self,
+        mut request: Request,
+        source: RequestSource,
+    ) -> Result<Prepared, Reply> {
         match read_meta(&mut request) {
             Ok(meta) => Ok(Prepared {
                 request,
                 meta,
-                http: None,
+                source,
             }),
             Err(MetaError::Invalid(error)) => Err(Reply::error(Some(&request.id), &error)),
             Err(MetaError::LegacyInitialize { requested }) => Err(Reply::error(
@@ -209,83 +332,14 @@ impl Dispatcher {
         }
     }
 
-    /// Answers a prepared request. Notifications the handler sends before
-    /// its result go to `outbox`; `shutdown` ends long-lived requests
-    /// (`subscriptions/listen`) gracefully.
-    ///
-    /// Composed from combinators rather than written as an `async fn`: an
-    /// async wrapper would keep a second copy of its arguments next to the
-    /// inner future's. This future is boxed for every request that runs a
-    /// handler, and kept under 1 KiB it stays in the allocator's fast
-    /// per-thread cache.
-    pub(crate) fn run(
-        self: &Arc<Self>,
-        prepared: Prepared,
-        outbox: Outbox,
-        shutdown: CancellationToken,
-    ) -> impl Future<Output = Reply> + 'static {
-        let id = prepared.request.id.clone();
-        let span = request_span(&prepared.request, &prepared.meta);
-        AssertUnwindSafe(
-            self.clone()
-                .answer(prepared, outbox, shutdown)
-                .instrument(span),
-        )
-        .catch_unwind()
-        .map(move |answer| match answer {
-            Ok(Ok(result)) => Reply::result(&id, &result),
-            Ok(Err(error)) => Reply::error(Some(&id), &error),
-            Err(panic) => {
-                tracing::error!(panic = panic_message(&*panic), "request handler panicked");
-                Reply::error(Some(&id), &ErrorObject::internal_error())
-            }
-        })
-    }
-
-    /// Answers at once what needs no handler: version and method errors,
-    /// `server/discover` and the lists (pre-serialized pages). `None` when
-    /// the request must [`run`](Self::run). Transports call this first, so
-    /// that static answers skip the per-request channels and context.
-    ///
-    /// `list_filter` is the caller whose lists hide what they may not use
-    /// (authorization with hiding on).
-    pub(crate) fn answer_at_once(
-        &self,
-        prepared: &Prepared,
-        list_filter: Option<&Principal>,
-    ) -> Option<Reply> {
-        self.immediate(prepared, list_filter)
-            .map(|immediate| match immediate {
-                Immediate::Result(result) => Reply::result(&prepared.request.id, &result),
-                Immediate::Error(reply) => reply,
-            })
-    }
-
-    /// Like [`answer_at_once`](Self::answer_at_once), with a result left
-    /// as the shared bytes it was serialized into once (discover, list
-    /// pages), for a transport that can send it without copying it into
-    /// a frame.
-    pub(crate) fn immediate(
-        &self,
-        prepared: &Prepared,
-        list_filter: Option<&Principal>,
-    ) -> Option<Immediate> {
-        match self.triage(&prepared.request, &prepared.meta, list_filter) {
-            Triage::Run(_) => None,
-            Triage::Answered(Ok(result)) => Some(Immediate::Result(result)),
-            Triage::Answered(Err(error)) => Some(Immediate::Error(Reply::error(
-                Some(&prepared.request.id),
-                &error,
-            ))),
-        }
-    }
-
-    fn triage(
-        &self,
-        request: &Request,
-        meta: &RequestMeta,
-        list_filter: Option<&Principal>,
-    ) -> Triage {
+    /// The version, the method and what it needs of the client; answers
+    /// what needs no handler (`server/discover` and the list pages).
+    fn triage(&self, prepared: &Prepared) -> Triage {
+        let Prepared {
+            request,
+            meta,
+            source,
+        } = prepared;
         if !SUPPORTED_VERSIONS.contains(&meta.protocol_version.as_str()) {
             return Triage::Answered(Err(ErrorObject::unsupported_version(
                 &meta.protocol_version,
@@ -294,98 +348,25 @@ impl Dispatcher {
         }
         let method = match &request.method {
             MethodName::Known(method) if self.offers(*method) => *method,
+            MethodName::Unknown(name) => return self.triage_extension(name, meta),
             other => return Triage::Answered(Err(ErrorObject::method_not_found(other.as_str()))),
         };
-        // Only the lists read the whole of `params` here (their cursor).
-        let params = || request.params();
-        if let Some(principal) = list_filter.filter(|_| method.is_list()) {
-            let cursor = match params().map(self::params::<ListParams>).transpose() {
-                Ok(params) => params.and_then(|p| p.cursor),
-                Err(error) => return Triage::Answered(Err(error)),
-            };
-            return Triage::Answered(self.list_for(method, principal, cursor.as_deref()));
+        if method.is_list() {
+            return Triage::Answered(self.list(method, request, source.list_filter()));
         }
-        Triage::Answered(match method {
-            Method::Discover => Ok(self.discover.clone()),
-            Method::ToolsList
-            | Method::ResourcesList
-            | Method::ResourcesTemplatesList
-            | Method::PromptsList => self.list(method, params()),
-            Method::ToolsCall
-            | Method::ResourcesRead
-            | Method::PromptsGet
-            | Method::CompletionComplete
-            | Method::SubscriptionsListen => return Triage::Run(method),
-        })
+        match method {
+            Method::Discover => Triage::Answered(Ok(self.discover.clone())),
+            method => Triage::Run(Target::Core(method)),
+        }
     }
 
-    async fn answer(
-        self: Arc<Self>,
-        prepared: Prepared,
-        outbox: Outbox,
-        shutdown: CancellationToken,
-    ) -> Result<Bytes, ErrorObject> {
-        let Prepared {
-            request,
-            meta,
-            http,
-        } = prepared;
-        let list_filter = http.as_deref().and_then(HttpRequest::list_filter);
-        let method = match self.triage(&request, &meta, list_filter) {
-            Triage::Answered(answer) => return answer,
-            Triage::Run(method) => method,
+    fn triage_extension(&self, name: &str, meta: &RequestMeta) -> Triage {
+        let Some(served) = self.extensions.method(name) else {
+            return Triage::Answered(Err(ErrorObject::method_not_found(name)));
         };
-        match method {
-            // Boxed: a stream's state is large, and inline it would be
-            // copied with every other request's future.
-            Method::SubscriptionsListen => Box::pin(subscriptions::listen(
-                &request,
-                self.offered,
-                &self.changes,
-                &outbox,
-                &shutdown,
-                self.server_info.as_deref(),
-            ))
-            .await
-            .map(Bytes::from),
-            _ => {
-                let cancellation = CancellationToken::new();
-                // Dropping this request before it finishes (the client
-                // cancelled or went away) cancels the token handlers watch.
-                let cancel_on_drop = cancellation.clone().drop_guard();
-                let scope = Scope {
-                    request_id: request.id.clone(),
-                    method: method.name(),
-                    meta,
-                    outbox,
-                    cancellation,
-                    changes: self.changes.clone(),
-                    http,
-                };
-                // Boxed so that this future stays small: it is moved into
-                // the transport's task, and each handler's state is large.
-                let result = Box::pin(self.run_handler(method, &request, scope)).await;
-                cancel_on_drop.disarm();
-                result
-            }
-        }
-    }
-
-    /// Runs the user code a request names.
-    async fn run_handler(
-        &self,
-        method: Method,
-        request: &Request,
-        scope: Scope,
-    ) -> Result<Bytes, ErrorObject> {
-        // `tools/call` reads the members the envelope located.
-        let params = || request.params().unwrap_or("{}");
-        match method {
-            Method::ToolsCall => tools::call(self, request, scope).await,
-            Method::ResourcesRead => resources::read(self, params(), scope).await,
-            Method::PromptsGet => prompts::get(self, params(), scope).await,
-            Method::CompletionComplete => completion::complete(self, params(), scope).await,
-            _ => Err(ErrorObject::method_not_found(method.name())),
+        match served.check_negotiated(&meta.client_capabilities) {
+            Ok(()) => Triage::Run(Target::Extension(served.clone())),
+            Err(error) => Triage::Answered(Err(error)),
         }
     }
 
@@ -420,6 +401,14 @@ impl Dispatcher {
     }
 }
 
+/// An answer triage found, framed for the request `id`.
+fn answered(id: RequestId, answer: Result<Bytes, ErrorObject>) -> Answer {
+    match answer {
+        Ok(result) => Answer::Shared { id, result },
+        Err(error) => Answer::Reply(Reply::error(Some(&id), &error)),
+    }
+}
+
 /// Reads the request's `_meta`, requiring the fields every request must
 /// carry. Moves it out of the request when the envelope already read it.
 fn read_meta(request: &mut Request) -> Result<Box<RequestMeta>, MetaError> {
@@ -450,7 +439,7 @@ fn request_span(request: &Request, meta: &RequestMeta) -> tracing::Span {
 
 /// Parses a method's parameters, reporting the first bad field as `-32602`.
 fn params<'de, T: serde::Deserialize<'de>>(params: &'de str) -> Result<T, ErrorObject> {
-    crate::tool::parse_arguments(params)
+    crate::protocol::json::parse_arguments(params)
         .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
 }
 
@@ -461,13 +450,23 @@ struct ListParams {
 }
 
 impl Dispatcher {
-    /// Answers a paginated `*/list` request from its pages.
-    fn list(&self, method: Method, params: Option<&str>) -> Result<Bytes, ErrorObject> {
-        let cursor = match params {
+    /// Answers a paginated `*/list` request from its pages, or for a
+    /// caller whose lists hide what it may not use, from its own page.
+    fn list(
+        &self,
+        method: Method,
+        request: &Request,
+        filter: Option<&Principal>,
+    ) -> Result<Bytes, ErrorObject> {
+        // Only the lists read the whole of `params` here (their cursor).
+        let cursor = match request.params() {
             Some(params) => self::params::<ListParams>(params)?.cursor,
             None => None,
         };
         let cursor = cursor.as_deref();
+        if let Some(principal) = filter {
+            return self.list_for(method, principal, cursor);
+        }
         let info = self.server_info.as_deref();
         let registry = &self.registry;
         match method {

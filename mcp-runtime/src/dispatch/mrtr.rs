@@ -16,7 +16,6 @@ use crate::mrtr::state::{Binding, StateSealer};
 use crate::mrtr::{Input, Responses, Stop};
 use crate::protocol::ErrorObject;
 use crate::protocol::result::ResultMeta;
-use crate::security::Principal;
 
 #[derive(Deserialize)]
 struct RetryParams<'a> {
@@ -108,9 +107,8 @@ impl<'a> Rounds<'a> {
         scope: &Scope,
     ) -> Result<(Rounds<'a>, Input), ErrorObject> {
         let principal = scope
-            .http
-            .as_ref()
-            .and_then(|http| http.extensions().get::<Principal>())
+            .source
+            .principal()
             .map(|principal| principal.id().to_owned());
         let (round, recorded) = match &retry.state {
             None => (0, Map::new()),

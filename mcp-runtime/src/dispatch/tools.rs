@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 
 use super::Dispatcher;
 use super::envelope::{Request, json_str};
+use super::extensions::require_extension;
 use super::guard::Handler;
 use super::mrtr::{self, Rounds, Target};
 use super::page::Listing;
@@ -62,6 +63,9 @@ pub(super) async fn call(
     let Some(tool) = dispatcher.registry.tool(&name) else {
         return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")));
     };
+    for extension in tool.entry.extensions {
+        require_extension(extension, &scope.meta.client_capabilities)?;
+    }
     let arguments = arguments_json(tool, arguments)?;
     let retry = mrtr::read_retry_members(
         request.member(&head.input_responses),

@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use futures_util::FutureExt as _;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -13,21 +12,10 @@ use super::session::{Negotiated, SharedLive, lock};
 use super::translate::{self, Answer};
 use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming};
-use crate::dispatch::{Dispatcher, Reply};
+use crate::dispatch::{Admission, Dispatched, Dispatcher, Prepared, Reply, Target};
+use crate::protocol::method::{Method, MethodName};
 use crate::protocol::{ErrorObject, LogLevel, RequestId};
-use crate::transport::http::HttpRequest;
-
-/// Methods served by running the modern dispatcher.
-const PROXIED: [&str; 8] = [
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-];
+use crate::source::RequestSource;
 
 /// The most rounds of asks one legacy request may go through; the modern
 /// state sealer has its own (usually lower) limit.
@@ -44,30 +32,10 @@ pub(crate) struct Offer {
 }
 
 impl Offer {
-    pub(crate) fn read(
-        dispatcher: &Arc<Dispatcher>,
-        info: &crate::protocol::Implementation,
-    ) -> Offer {
-        let body = r#"{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-        let reply = match envelope::parse(body.to_owned()) {
-            Ok(Incoming::Request(request)) => match dispatcher.prepare(request) {
-                Ok(prepared) => {
-                    let (sender, _) = tokio::sync::mpsc::unbounded_channel();
-                    let never = CancellationToken::new();
-                    // server/discover answers from a precomputed value, so
-                    // its future is ready on the first poll.
-                    dispatcher
-                        .run(prepared, Outbox::new(sender), never)
-                        .now_or_never()
-                }
-                Err(reply) => Some(reply),
-            },
-            _ => None,
-        };
-        let result = reply
-            .and_then(|reply| serde_json::from_slice::<Value>(&reply.frame).ok())
-            .and_then(|mut frame| frame.get_mut("result").map(Value::take))
-            .unwrap_or_default();
+    /// What `dispatcher` offers, from its own `server/discover` result.
+    pub(crate) fn read(dispatcher: &Dispatcher) -> Offer {
+        let result: Value =
+            serde_json::from_slice(dispatcher.discover_result()).unwrap_or_default();
         let mut capabilities = match result.get("capabilities") {
             Some(Value::Object(capabilities)) => capabilities.clone(),
             _ => Map::new(),
@@ -79,7 +47,7 @@ impl Offer {
                 .get("instructions")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
-            server_info: serde_json::to_value(info).unwrap_or_default(),
+            server_info: serde_json::to_value(dispatcher.info()).unwrap_or_default(),
         }
     }
 
@@ -112,7 +80,9 @@ pub(crate) struct Call<'a> {
     pub(crate) live: &'a SharedLive,
     pub(crate) peer: Peer<'a>,
     pub(crate) shutdown: &'a CancellationToken,
-    pub(crate) http: Option<Arc<HttpRequest>>,
+    /// Where the request came from: every modern request it becomes
+    /// carries it.
+    pub(crate) source: RequestSource,
 }
 
 impl Call<'_> {
@@ -131,7 +101,7 @@ impl Call<'_> {
             "initialize" => Err(ErrorObject::invalid_request(
                 "this connection is already initialized",
             )),
-            method if PROXIED.contains(&method) => {
+            method if self.proxies(method) => {
                 return self.proxy(id, method, params).await;
             }
             other => Err(ErrorObject::method_not_found(other)),
@@ -139,6 +109,16 @@ impl Call<'_> {
         match outcome {
             Ok(result) => Reply::result(id, result.to_string().as_bytes()),
             Err(error) => Reply::error(Some(id), &error),
+        }
+    }
+
+    /// Whether the dispatcher answers `method` for legacy clients too:
+    /// the core's methods but the modern lifecycle, and every extension's.
+    fn proxies(&self, method: &str) -> bool {
+        match MethodName::parse(method) {
+            MethodName::Known(Method::Discover | Method::SubscriptionsListen) => false,
+            MethodName::Known(_) => true,
+            unknown => self.dispatcher.serves(&unknown),
         }
     }
 
@@ -225,7 +205,8 @@ impl Call<'_> {
         Ok(responses)
     }
 
-    /// One modern request, with `_meta` from the session.
+    /// One modern request, with `_meta` from the session, through the
+    /// dispatcher like any other.
     async fn run_modern(&self, id: &RequestId, method: &str, params: &Map<String, Value>) -> Reply {
         let mut params = params.clone();
         let level = lock(self.live).log_level;
@@ -238,16 +219,30 @@ impl Call<'_> {
             }
             Err(rejection) => return Reply::from(rejection),
         };
-        let mut prepared = match self.dispatcher.prepare(request) {
-            Ok(prepared) => prepared,
-            Err(reply) => return reply,
-        };
-        prepared.http.clone_from(&self.http);
         // Handler notifications (log messages, progress) have the same
         // shape in both eras: they go to the client as they are.
-        let outbox = Outbox::new(self.peer.outbox.clone());
-        self.dispatcher
-            .run(prepared, outbox, self.shutdown.clone())
-            .await
+        let mut admission = Bridged(&self.peer.outbox);
+        let source = self.source.clone();
+        match self
+            .dispatcher
+            .dispatch(request, source, self.shutdown, &mut admission)
+        {
+            Dispatched::Answered(answer) => answer.into_reply(),
+            Dispatched::Refused(never) => match never {},
+            Dispatched::Running { future, .. } => future.await,
+        }
+    }
+}
+
+/// A bridged request runs, and its notifications go where the legacy
+/// client reads (stdout, or the request's stream).
+struct Bridged<'a>(&'a Outbox);
+
+impl Admission for Bridged<'_> {
+    type Refusal = std::convert::Infallible;
+    type Admitted = ();
+
+    fn admit(&mut self, _: &mut Prepared, _: &Target) -> Result<(Outbox, ()), Self::Refusal> {
+        Ok((self.0.clone(), ()))
     }
 }

@@ -8,13 +8,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use crate::context::Outbox;
 use crate::protocol::{ErrorObject, RequestId};
 
 /// How long a server-to-client request may wait for its answer (a user
@@ -119,7 +118,7 @@ impl Drop for Registration<'_> {
 /// to `outbox` (stdout, or the request's SSE stream).
 #[derive(Debug, Clone)]
 pub(crate) struct Peer<'a> {
-    pub(crate) outbox: UnboundedSender<Bytes>,
+    pub(crate) outbox: Outbox,
     pub(crate) pending: &'a Pending,
     /// The session the answers must come from (empty on stdio).
     pub(crate) session: &'a str,
@@ -162,9 +161,9 @@ impl Peer<'_> {
             frame["params"] = params;
         }
         let frame = serde_json::to_vec(&frame).map_err(|_| ErrorObject::internal_error())?;
-        if self.outbox.send(Bytes::from(frame)).is_err() {
-            return Err(ErrorObject::internal_error());
-        }
+        // A client that is gone cannot answer: the wait ends when the
+        // request is dropped, at `stop`, or at the timeout.
+        self.outbox.send(frame);
         let answer = tokio::select! {
             answer = tokio::time::timeout(self.timeout, answer) => answer,
             () = self.stop.cancelled() => {
@@ -204,7 +203,7 @@ impl Peer<'_> {
             "params": {"requestId": id, "reason": format!("{method} timed out")}
         });
         if let Ok(frame) = serde_json::to_vec(&frame) {
-            let _ = self.outbox.send(Bytes::from(frame));
+            self.outbox.send(frame);
         }
     }
 }
@@ -219,7 +218,7 @@ mod tests {
         let pending = Pending::default();
         let (outbox, mut sent) = tokio::sync::mpsc::unbounded_channel();
         let peer = Peer {
-            outbox,
+            outbox: Outbox::channel(outbox),
             pending: &pending,
             session: "s1",
             can_ask: true,
@@ -248,7 +247,7 @@ mod tests {
         let pending = Pending::default();
         let (outbox, mut sent) = tokio::sync::mpsc::unbounded_channel();
         let peer = Peer {
-            outbox,
+            outbox: Outbox::channel(outbox),
             pending: &pending,
             session: "",
             can_ask: true,

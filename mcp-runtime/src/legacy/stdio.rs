@@ -7,33 +7,27 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use bytes::Bytes;
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use super::adapter::{Call, Offer};
 use super::bridge::{ANSWER_TIMEOUT, Peer, Pending};
 use super::notify;
 use super::session::{Negotiated, SharedLive};
+use crate::context::Outbox;
 use crate::dispatch::envelope::{MetaMember, Request};
 use crate::dispatch::{Dispatcher, Reply};
 use crate::protocol::ErrorObject;
-use crate::server::Server;
+use crate::source::{RequestSource, Transport};
+use crate::transport::stdio::{Frames, Started, StdioHook};
 
 /// One stdio connection's legacy state: nothing until `initialize`.
 pub(crate) struct Connection {
     dispatcher: Arc<Dispatcher>,
     offer: Offer,
-    frames: UnboundedSender<Bytes>,
+    frames: Frames,
     session: RefCell<Option<Rc<Session>>>,
     pending: Rc<Pending>,
-}
-
-/// A claimed request: answered already, or being answered.
-pub(crate) enum Started {
-    Answered(Reply),
-    Running(std::pin::Pin<Box<dyn Future<Output = Reply>>>),
 }
 
 struct Session {
@@ -42,19 +36,21 @@ struct Session {
 }
 
 impl Connection {
-    pub(crate) fn new(server: &Server, frames: UnboundedSender<Bytes>) -> Connection {
+    pub(crate) fn new(dispatcher: &Arc<Dispatcher>, frames: &Frames) -> Connection {
         Connection {
-            offer: Offer::read(&server.dispatcher, server.info()),
-            dispatcher: server.dispatcher.clone(),
-            frames,
+            offer: Offer::read(dispatcher),
+            dispatcher: dispatcher.clone(),
+            frames: frames.clone(),
             session: RefCell::new(None),
             pending: Rc::default(),
         }
     }
+}
 
+impl StdioHook for Connection {
     /// Takes a line that is a response to one of our requests. Only a
     /// legacy connection has asked anything, so a modern one pays nothing.
-    pub(crate) fn take_response(&self, line: &str) -> bool {
+    fn take_response(&self, line: &str) -> bool {
         if self.session.borrow().is_none() {
             return false;
         }
@@ -71,7 +67,7 @@ impl Connection {
 
     /// Whether the adapter serves `request`: an `initialize` without modern
     /// `_meta`, or, once initialized, any request without modern `_meta`.
-    pub(crate) fn claims(&self, request: &Request) -> bool {
+    fn claims(&self, request: &Request) -> bool {
         // A modern connection that is not being initialized pays for no
         // parsing: most of them never see this adapter.
         if request.method.as_str() != "initialize" && self.session.borrow().is_none() {
@@ -90,21 +86,19 @@ impl Connection {
 
     /// Answers `initialize` at once (what follows depends on it), or hands
     /// back the future that answers any other claimed request.
-    pub(crate) fn start(
-        self: &Rc<Self>,
-        request: Request,
-        end_of_input: &CancellationToken,
-    ) -> Started {
+    fn start(self: Rc<Self>, request: Request, end_of_input: &CancellationToken) -> Started {
         if request.method.as_str() == "initialize" && self.session.borrow().is_none() {
             return Started::Answered(self.initialize(&request, end_of_input));
         }
-        let (this, end_of_input) = (self.clone(), end_of_input.clone());
+        let end_of_input = end_of_input.clone();
         // Boxed: the transport keeps it in its task set.
         Started::Running(Box::pin(
-            async move { this.answer(request, end_of_input).await },
+            async move { self.answer(request, end_of_input).await },
         ))
     }
+}
 
+impl Connection {
     fn initialize(&self, request: &Request, end_of_input: &CancellationToken) -> Reply {
         let params = request
             .params()
@@ -151,7 +145,7 @@ impl Connection {
             negotiated: &session.negotiated,
             live: &session.live,
             peer: Peer {
-                outbox: self.frames.clone(),
+                outbox: Outbox::channel(self.frames.clone()),
                 pending: &self.pending,
                 session: "",
                 can_ask: true,
@@ -159,7 +153,7 @@ impl Connection {
                 stop: end_of_input.clone(),
             },
             shutdown: &end_of_input,
-            http: None,
+            source: RequestSource::new(Transport::Stdio),
         };
         call.answer(&request.id, request.method.as_str(), params)
             .await

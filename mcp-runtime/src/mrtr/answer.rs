@@ -223,7 +223,7 @@ impl<T: ElicitForm> Answer for Elicitation<T> {
                 // Straight from the tree; only a form that does not fit is
                 // printed and parsed again, for an error that names the field.
                 T::deserialize(&content)
-                    .or_else(|_| crate::tool::parse_arguments(&content.to_string()))
+                    .or_else(|_| crate::protocol::json::parse_arguments(&content.to_string()))
                     .map(Elicitation::Accepted)
                     .map_err(|e| format!("the submitted form does not fit: {e}"))
             }
@@ -250,7 +250,7 @@ impl<T: ElicitForm> Answer for Elicitation<T> {
             .and_then(|raw| match raw.action {
                 Action::Accept => raw
                     .content
-                    .and_then(|content| crate::tool::parse_arguments(content.get()).ok())
+                    .and_then(|content| crate::protocol::json::parse_arguments(content.get()).ok())
                     .map(Elicitation::Accepted),
                 Action::Decline => Some(Elicitation::Declined),
                 Action::Cancel => Some(Elicitation::Cancelled),

@@ -74,6 +74,10 @@ pub enum BuildError {
         /// What is wrong.
         error: SchemaError,
     },
+    /// An extension is malformed (its identifier, settings or a method
+    /// name), collides with another, or a tool requires one the server
+    /// does not offer.
+    Extension(String),
 }
 
 impl fmt::Display for BuildError {
@@ -100,6 +104,7 @@ impl fmt::Display for BuildError {
                 location,
                 error,
             } => write!(f, "tool `{name}` (at {location}): {error}"),
+            BuildError::Extension(problem) => write!(f, "extension: {problem}"),
         }
     }
 }

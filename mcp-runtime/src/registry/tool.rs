@@ -66,6 +66,10 @@ pub struct ToolEntry {
     /// `scopes = [...]`: OAuth scopes a caller needs (checked at compile
     /// time against RFC 6749 scope-token syntax).
     pub scopes: &'static [&'static str],
+    /// `requires_extension = "..."`: extensions the client must have
+    /// negotiated to call the tool (checked at startup against the
+    /// server's extensions).
+    pub extensions: &'static [&'static str],
     /// Definition site.
     pub location: Location,
 }

@@ -86,6 +86,42 @@ impl RateLimiter for TokenBucket {
     }
 }
 
+/// The key a client's calls are counted under: its IP address as text,
+/// formatted on the stack (no allocation on every tool call). One key for
+/// both eras, so a client cannot double its budget by switching.
+pub(crate) struct ClientKey {
+    bytes: [u8; 46],
+    len: usize,
+}
+
+impl ClientKey {
+    pub(crate) fn new(ip: std::net::IpAddr) -> ClientKey {
+        let mut text = ClientKey {
+            bytes: [0; 46],
+            len: 0,
+        };
+        // The longest IPv6 text is 45 bytes, so this cannot fail.
+        let _ = std::fmt::Write::write_fmt(&mut text, format_args!("{ip}"));
+        text
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Write for ClientKey {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        self.bytes
+            .get_mut(self.len..end)
+            .ok_or(std::fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

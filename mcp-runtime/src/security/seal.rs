@@ -194,6 +194,7 @@ impl KeyRing {
     }
 
     /// [`seal`](Self::seal) as base64url text, for tokens in headers.
+    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
     pub(crate) fn seal_token(&self, aad: &[u8], plaintext: &[u8]) -> Option<String> {
         self.seal(aad, plaintext)
             .map(|sealed| URL_SAFE_NO_PAD.encode(sealed))
@@ -201,6 +202,7 @@ impl KeyRing {
 
     /// Opens what [`seal_token`](Self::seal_token) sealed with the same
     /// `aad`; `None` for anything else.
+    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
     pub(crate) fn open_token(&self, aad: &[u8], text: &str) -> Option<Vec<u8>> {
         let mut bytes = URL_SAFE_NO_PAD.decode(text).ok()?;
         self.open_in_place(aad, &mut bytes).map(<[u8]>::to_vec)

@@ -4,37 +4,80 @@
 //! `tracing`. Requests run concurrently on the current thread, responses go
 //! out as they finish (matched by id), `notifications/cancelled` aborts the
 //! named request, and end of input drains what is in flight and returns.
+//!
+//! Another era's traffic (the legacy adapter's) plugs in through a
+//! [`StdioHook`]: it sees each line first and may claim requests.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io;
+use std::pin::Pin;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use futures_util::FutureExt as _;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::{AbortHandle, JoinSet, LocalSet};
+use tokio_util::sync::CancellationToken;
 
 use crate::context::Outbox;
-use crate::dispatch::envelope::{self, Incoming, Notification};
-use crate::dispatch::{Dispatcher, Reply};
+use crate::dispatch::envelope::{self, Incoming, Notification, Request};
+use crate::dispatch::{Admission, Dispatched, Dispatcher, Prepared, Reply, Target};
 use crate::protocol::{ErrorObject, RequestId};
-use crate::server::Server;
+use crate::source::{RequestSource, Transport};
 
-/// stdio settings.
+/// Settings of the stdio transport.
 #[derive(Clone, Debug)]
-pub(crate) struct StdioConfig {
+#[must_use]
+pub struct StdioOptions {
     /// Longest accepted line, in bytes.
     pub(crate) max_line_bytes: usize,
 }
 
-impl Default for StdioConfig {
+impl Default for StdioOptions {
     fn default() -> Self {
-        StdioConfig {
+        StdioOptions {
             max_line_bytes: 4 * 1024 * 1024,
         }
     }
+}
+
+impl StdioOptions {
+    /// The defaults: messages up to 4 MiB.
+    pub fn new() -> Self {
+        StdioOptions::default()
+    }
+
+    /// The largest message accepted, in bytes (default 4 MiB). Longer lines
+    /// are answered with an error and skipped without being buffered.
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_line_bytes = bytes.max(1);
+        self
+    }
+}
+
+/// Where frames for stdout go: the writer's queue.
+pub(crate) type Frames = UnboundedSender<Bytes>;
+
+/// A request a [`StdioHook`] claimed: answered already, or being answered.
+#[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
+pub(crate) enum Started {
+    Answered(Reply),
+    Running(Pin<Box<dyn Future<Output = Reply>>>),
+}
+
+/// Another era's part of one stdio connection: it sees every line before
+/// the modern path does.
+pub(crate) trait StdioHook {
+    /// Takes a line that is a response to one of the hook's own requests.
+    fn take_response(&self, line: &str) -> bool;
+    /// Whether the hook serves `request` instead of the modern path.
+    fn claims(&self, request: &Request) -> bool;
+    /// Serves a claimed request; `end_of_input` is cancelled when stdin
+    /// ends.
+    fn start(self: Rc<Self>, request: Request, end_of_input: &CancellationToken) -> Started;
 }
 
 /// An empty frame tells the writer that no more output will come.
@@ -42,153 +85,171 @@ const END_OF_OUTPUT: Bytes = Bytes::new();
 
 /// Serves `input`/`output` until `input` ends and every request has been
 /// answered. Runs on the current thread (handlers need not be `Send`).
-pub(crate) async fn serve<R, W>(server: &Server, input: R, output: W) -> io::Result<()>
+/// `hook` is asked once for this connection's hook, given where frames go.
+pub(crate) async fn serve<R, W>(
+    dispatcher: Arc<Dispatcher>,
+    options: &StdioOptions,
+    hook: impl FnOnce(&Frames) -> Option<Rc<dyn StdioHook>>,
+    input: R,
+    output: W,
+) -> io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
     let (frames, pending) = unbounded_channel();
-    // Legacy era (feature `legacy`): an `initialize` switches this
-    // connection to the adapter.
-    #[cfg(feature = "legacy")]
-    let legacy = Rc::new(crate::legacy::stdio::Connection::new(
-        server,
-        frames.clone(),
-    ));
-    let reader = read_requests(
-        server.dispatcher.clone(),
-        input,
+    let connection = Connection {
+        hook: hook(&frames),
+        outbox: Outbox::channel(frames.clone()),
         frames,
-        server.builder.stdio.max_line_bytes,
-        #[cfg(feature = "legacy")]
-        legacy,
-    );
+        dispatcher,
+        tasks: JoinSet::new(),
+        in_flight: Rc::default(),
+        end_of_input: CancellationToken::new(),
+        max_line_bytes: options.max_line_bytes,
+    };
+    let lines = LineReader::new(input, options.max_line_bytes);
     LocalSet::new()
-        .run_until(async { tokio::try_join!(reader, write_frames(output, pending)) })
+        .run_until(async {
+            tokio::try_join!(connection.read(lines), write_frames(output, pending))
+        })
         .await
         .map(|_| ())
 }
 
-async fn read_requests<R: AsyncRead + Unpin>(
-    dispatcher: std::sync::Arc<Dispatcher>,
-    input: R,
-    frames: UnboundedSender<Bytes>,
+/// One connection's requests: reading them, running them, and answering.
+struct Connection {
+    dispatcher: Arc<Dispatcher>,
+    frames: Frames,
+    /// Every modern request's notifications go to stdout as they are sent.
+    outbox: Outbox,
+    hook: Option<Rc<dyn StdioHook>>,
+    tasks: JoinSet<()>,
+    in_flight: Rc<RefCell<HashMap<RequestId, AbortHandle>>>,
+    /// Cancelled at end of input: subscriptions then close gracefully.
+    end_of_input: CancellationToken,
     max_line_bytes: usize,
-    #[cfg(feature = "legacy")] legacy: Rc<crate::legacy::stdio::Connection>,
-) -> io::Result<()> {
-    let mut lines = LineReader::new(input, max_line_bytes);
-    let mut tasks = JoinSet::new();
-    // Cancelled at end of input: subscriptions then close gracefully.
-    let end_of_input = tokio_util::sync::CancellationToken::new();
-    let in_flight: Rc<RefCell<HashMap<RequestId, AbortHandle>>> = Rc::default();
-    let send = |reply: Reply| {
-        let _ = frames.send(reply.frame);
-    };
-    loop {
-        let line = match lines.next().await? {
-            Line::Eof => break,
-            Line::TooLong => {
-                send(Reply::error(
-                    None,
-                    &ErrorObject::invalid_request(format!(
-                        "message exceeds the {max_line_bytes}-byte limit"
-                    )),
-                ));
-                continue;
-            }
-            Line::Message(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(_) => {
-                    send(Reply::error(
+}
+
+impl Connection {
+    async fn read<R: AsyncRead + Unpin>(mut self, mut lines: LineReader<R>) -> io::Result<()> {
+        loop {
+            let line = match lines.next().await? {
+                Line::Eof => break,
+                Line::TooLong => {
+                    let limit = self.max_line_bytes;
+                    self.send(Reply::error(
                         None,
-                        &ErrorObject::parse_error("message is not valid UTF-8"),
+                        &ErrorObject::invalid_request(format!(
+                            "message exceeds the {limit}-byte limit"
+                        )),
                     ));
                     continue;
                 }
-            },
-        };
-        while tasks.try_join_next().is_some() {}
-        // Legacy era: the client's answers to our requests.
-        #[cfg(feature = "legacy")]
-        if legacy.take_response(&line) {
-            continue;
+                Line::Message(bytes) => bytes,
+            };
+            while self.tasks.try_join_next().is_some() {}
+            self.on_line(line);
         }
-        let request = match envelope::parse(line) {
-            Err(rejection) => {
-                send(Reply::from(rejection));
-                continue;
-            }
-            Ok(Incoming::Notification(Notification::Cancelled(id))) => {
-                if let Some(task) = in_flight.borrow_mut().remove(&id) {
-                    tracing::debug!(%id, "request cancelled by the client");
-                    task.abort();
-                }
-                continue;
-            }
-            Ok(Incoming::Notification(Notification::Other)) => continue,
-            Ok(Incoming::Request(request)) => request,
+        self.end_of_input.cancel();
+        while self.tasks.join_next().await.is_some() {}
+        let _ = self.frames.send(END_OF_OUTPUT);
+        Ok(())
+    }
+
+    fn send(&self, reply: Reply) {
+        let _ = self.frames.send(reply.frame);
+    }
+
+    fn on_line(&mut self, bytes: Vec<u8>) {
+        let Ok(line) = String::from_utf8(bytes) else {
+            let error = ErrorObject::parse_error("message is not valid UTF-8");
+            return self.send(Reply::error(None, &error));
         };
-        if in_flight.borrow().contains_key(&request.id) {
+        if self
+            .hook
+            .as_ref()
+            .is_some_and(|hook| hook.take_response(&line))
+        {
+            return;
+        }
+        match envelope::parse(line) {
+            Err(rejection) => self.send(Reply::from(rejection)),
+            Ok(Incoming::Notification(notification)) => self.on_notification(notification),
+            Ok(Incoming::Request(request)) => self.on_request(request),
+        }
+    }
+
+    fn on_notification(&self, notification: Notification) {
+        if let Notification::Cancelled(id) = notification
+            && let Some(task) = self.in_flight.borrow_mut().remove(&id)
+        {
+            tracing::debug!(%id, "request cancelled by the client");
+            task.abort();
+        }
+    }
+
+    fn on_request(&mut self, request: Request) {
+        if self.in_flight.borrow().contains_key(&request.id) {
             let error = ErrorObject::invalid_request(format!(
                 "request id {} is already in use by a request in flight",
                 request.id
             ));
-            send(Reply::error(Some(&request.id), &error));
-            continue;
+            return self.send(Reply::error(Some(&request.id), &error));
         }
-        // Legacy era: `initialize`, and what follows it without `_meta`.
-        #[cfg(feature = "legacy")]
-        if legacy.claims(&request) {
+        if let Some(hook) = self.hook.clone().filter(|hook| hook.claims(&request)) {
             let id = request.id.clone();
-            match legacy.start(request, &end_of_input) {
-                crate::legacy::stdio::Started::Answered(reply) => send(reply),
-                crate::legacy::stdio::Started::Running(answer) => {
-                    let (frames, done, task_id) = (frames.clone(), in_flight.clone(), id.clone());
-                    let task = tasks.spawn_local(async move {
-                        let reply = answer.await;
-                        done.borrow_mut().remove(&task_id);
-                        let _ = frames.send(reply.frame);
-                    });
-                    in_flight.borrow_mut().insert(id, task);
+            return match hook.start(request, &self.end_of_input) {
+                Started::Answered(reply) => self.send(reply),
+                Started::Running(answer) => self.spawn(id, answer),
+            };
+        }
+        let source = RequestSource::new(Transport::Stdio);
+        let mut admission = Everything(&self.outbox);
+        let dispatched =
+            self.dispatcher
+                .dispatch(request, source, &self.end_of_input, &mut admission);
+        match dispatched {
+            Dispatched::Answered(answer) => self.send(answer.into_reply()),
+            Dispatched::Refused(never) => match never {},
+            Dispatched::Running { id, future, .. } => {
+                let mut running = Box::pin(future);
+                // Most handlers finish on their first poll: those are
+                // answered without a task. A pending one moves into a
+                // task, whose first poll registers the wakers this one
+                // did not keep.
+                match (&mut running).now_or_never() {
+                    Some(reply) => self.send(reply),
+                    None => self.spawn(id, running),
                 }
             }
-            continue;
         }
-        let prepared = match dispatcher.prepare(request) {
-            Ok(prepared) => prepared,
-            Err(reply) => {
-                send(reply);
-                continue;
-            }
-        };
-        if let Some(reply) = dispatcher.answer_at_once(&prepared, None) {
-            send(reply);
-            continue;
-        }
-        let id = prepared.request.id.clone();
-        let mut running =
-            Box::pin(dispatcher.run(prepared, Outbox::new(frames.clone()), end_of_input.clone()));
-        // Most handlers finish on their first poll: those are answered
-        // without a task. A pending one moves into a task, whose first poll
-        // registers the wakers this one did not keep.
-        if let Some(reply) = (&mut running).now_or_never() {
-            send(reply);
-            continue;
-        }
-        let task = {
-            let (frames, in_flight, id) = (frames.clone(), in_flight.clone(), id.clone());
-            tasks.spawn_local(async move {
-                let reply = running.await;
-                in_flight.borrow_mut().remove(&id);
-                let _ = frames.send(reply.frame);
-            })
-        };
-        in_flight.borrow_mut().insert(id, task);
     }
-    end_of_input.cancel();
-    while tasks.join_next().await.is_some() {}
-    let _ = frames.send(END_OF_OUTPUT);
-    Ok(())
+
+    /// Runs a request that did not finish at once, as a task that
+    /// `notifications/cancelled` can abort.
+    fn spawn(&mut self, id: RequestId, answer: impl Future<Output = Reply> + 'static) {
+        let (frames, in_flight, task_id) =
+            (self.frames.clone(), self.in_flight.clone(), id.clone());
+        let task = self.tasks.spawn_local(async move {
+            let reply = answer.await;
+            in_flight.borrow_mut().remove(&task_id);
+            let _ = frames.send(reply.frame);
+        });
+        self.in_flight.borrow_mut().insert(id, task);
+    }
+}
+
+/// On stdio every request runs, and its notifications go to stdout.
+struct Everything<'a>(&'a Outbox);
+
+impl Admission for Everything<'_> {
+    type Refusal = std::convert::Infallible;
+    type Admitted = ();
+
+    fn admit(&mut self, _: &mut Prepared, _: &Target) -> Result<(Outbox, ()), Self::Refusal> {
+        Ok((self.0.clone(), ()))
+    }
 }
 
 /// Writes frames one per line, flushing only when no more are queued.

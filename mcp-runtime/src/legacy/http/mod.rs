@@ -4,6 +4,8 @@
 //! something, on an SSE stream; the client's answers come back as POSTed
 //! responses; GET opens the session's notification stream; DELETE ends it.
 //!
+//! It plugs into the HTTP transport as its [`HttpHook`].
+//!
 //! What still needs stickiness: the answer to a server-to-client request
 //! must reach the instance whose request waits for it (it is matched in
 //! this process's memory), and `logging/setLevel`, resource subscriptions,
@@ -27,11 +29,14 @@ use super::adapter::Offer;
 use super::bridge::Pending;
 use super::session::SharedLive;
 use super::session_id::{SessionToken, now_seconds};
+use crate::dispatch::Dispatcher;
 use crate::protocol::RequestId;
-use crate::transport::http::pipeline::Shared;
+use crate::transport::http::endpoint::Endpoint;
+use crate::transport::http::endpoint::{HttpHook, Serving};
+use crate::transport::http::hook::{EraHeaders, Post};
+use crate::transport::http::respond::HttpResponse;
 
-pub(crate) use self::post::{EraMarks, claims, post};
-pub(crate) use self::streams::other_method;
+use self::post::{EraMarks, claims};
 
 // Header names parsed once: a lookup by `&str` parses the name every time.
 // (Modern POSTs do not look them up: the endpoint's one-pass header scan
@@ -39,25 +44,26 @@ pub(crate) use self::streams::other_method;
 const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
-type HttpResponse = http::Response<crate::McpBody>;
-
 /// The legacy side of one HTTP server, shared by its workers.
 #[derive(Debug)]
 pub(crate) struct LegacyHttp {
-    offer: Offer,
-    pending: Pending,
+    offer: Arc<Offer>,
+    pending: Arc<Pending>,
     /// This instance's part of each session, by the session's nonce.
     sessions: Mutex<HashMap<String, Arc<Local>>>,
     /// Sessions ended by DELETE here, until they would have expired.
     ended: Mutex<HashMap<String, u64>>,
     /// Requests running here, by session nonce and id, for
     /// `notifications/cancelled`.
-    running: Mutex<HashMap<(String, RequestId), CancellationToken>>,
+    running: Arc<RunningTable>,
 }
+
+/// Requests running here, by session nonce and id.
+type RunningTable = Mutex<HashMap<(String, RequestId), CancellationToken>>;
 
 /// Removes a request from [`LegacyHttp::running`] however it ends.
 struct Running<'a> {
-    table: &'a Mutex<HashMap<(String, RequestId), CancellationToken>>,
+    table: &'a RunningTable,
     key: (String, RequestId),
 }
 
@@ -77,20 +83,20 @@ struct Local {
 }
 
 impl LegacyHttp {
-    pub(crate) fn new(server: &crate::Server) -> LegacyHttp {
+    pub(crate) fn new(dispatcher: &Dispatcher) -> LegacyHttp {
         LegacyHttp {
-            offer: Offer::read(&server.dispatcher, server.info()),
-            pending: Pending::default(),
+            offer: Arc::new(Offer::read(dispatcher)),
+            pending: Arc::default(),
             sessions: Mutex::default(),
             ended: Mutex::default(),
-            running: Mutex::default(),
+            running: Arc::default(),
         }
     }
 
     /// The session a request names: `Err` is the 404 a client gets for a
     /// session that is unknown, expired or ended.
-    fn session(&self, shared: &Shared, header: &str) -> Result<(SessionToken, Arc<Local>), ()> {
-        let keys = shared.server.dispatcher.state_keys();
+    fn session(&self, endpoint: &Endpoint, header: &str) -> Result<(SessionToken, Arc<Local>), ()> {
+        let keys = endpoint.dispatcher().state_keys();
         let token = SessionToken::open(keys, header).ok_or(())?;
         if locked(&self.ended).contains_key(&token.nonce) {
             return Err(());
@@ -117,9 +123,23 @@ impl LegacyHttp {
     }
 }
 
-/// Whether a GET or DELETE names a session (is legacy-era traffic).
-pub(crate) fn names_session(parts: &Parts) -> bool {
-    parts.headers.contains_key(SESSION_ID)
+impl HttpHook for LegacyHttp {
+    /// A GET or DELETE that names a session.
+    fn claims_other(&self, parts: &Parts) -> bool {
+        parts.headers.contains_key(SESSION_ID)
+    }
+
+    fn other(&self, endpoint: &Arc<Endpoint>, parts: &Parts) -> Option<HttpResponse> {
+        streams::other_method(self, endpoint, parts)
+    }
+
+    fn claims_post(&self, era: EraHeaders<'_>, body: &str) -> bool {
+        claims(EraMarks::read(era.version, era.session_id), body)
+    }
+
+    fn post<'a>(&'a self, endpoint: &'a Arc<Endpoint>, post: Post) -> Serving<'a> {
+        Box::pin(post::post(self, endpoint, post))
+    }
 }
 
 fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

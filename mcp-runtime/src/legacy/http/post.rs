@@ -1,34 +1,36 @@
 //! A POST in the legacy era: the era decision, `initialize`, the client's
 //! answers and notifications, and a session's requests.
 
-use std::net::SocketAddr;
+#![allow(
+    clippy::result_large_err,
+    reason = "an early answer is the response itself, handed to hyper by value: boxing it would add an allocation to every refusal"
+)]
+
 use std::sync::Arc;
 
-use bytestring::ByteString;
 use http::request::Parts;
 use http::{HeaderValue, StatusCode};
 use serde_json::Value;
-use tokio::sync::OwnedSemaphorePermit;
-use tokio_util::sync::CancellationToken;
 
 use super::respond::{
-    answer, json_error, json_reply, missing_session, rate_limited, session_not_found, status,
+    Session, answer, legacy_error, legacy_reply, missing_session, session_not_found,
 };
-use super::{HttpResponse, Local, SESSION_ID, VERSION_HEADER, header, locked};
+use super::{LegacyHttp, Local, SESSION_ID, VERSION_HEADER, header, locked};
 use crate::dispatch::Reply;
-use crate::dispatch::envelope::{self, Incoming, Notification};
+use crate::dispatch::envelope::{self, Incoming, Notification, Request};
 use crate::legacy::session::{Negotiated, SharedLive};
 use crate::legacy::session_id::SessionToken;
 use crate::legacy::{LEGACY_VERSIONS, is_legacy_version, is_modern_meta};
 use crate::protocol::{ErrorObject, PROTOCOL_VERSION, RequestId};
-use crate::transport::http::HttpRequest;
-use crate::transport::http::pipeline::Shared;
-use crate::transport::http::pipeline::authorize;
+use crate::transport::http::endpoint::Endpoint;
+use crate::transport::http::hook::Post;
+use crate::transport::http::respond::{self, HttpResponse};
+use tokio_util::sync::CancellationToken;
 
 /// What a POST's headers say about its era, read with the endpoint's
 /// other headers (before authorization edits them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum EraMarks {
+pub(super) enum EraMarks {
     /// The modern `MCP-Protocol-Version`, or one of no era (which the
     /// modern path refuses): never legacy.
     NotLegacy,
@@ -39,7 +41,7 @@ pub(crate) enum EraMarks {
 }
 
 impl EraMarks {
-    pub(crate) fn read(version: Option<&str>, session_id: Option<&str>) -> EraMarks {
+    pub(super) fn read(version: Option<&str>, session_id: Option<&str>) -> EraMarks {
         match version {
             Some(PROTOCOL_VERSION) => EraMarks::NotLegacy,
             _ if version.is_some_and(is_legacy_version) || session_id.is_some() => EraMarks::Legacy,
@@ -54,7 +56,7 @@ impl EraMarks {
 /// wins), or an `initialize`; never a body with modern `_meta`, which is
 /// served statelessly whatever its headers say. A modern request with its
 /// version header is decided without looking at the body.
-pub(crate) fn claims(marks: EraMarks, body: &str) -> bool {
+pub(super) fn claims(marks: EraMarks, body: &str) -> bool {
     match marks {
         EraMarks::NotLegacy => false,
         EraMarks::Legacy => !probe(body).modern,
@@ -66,127 +68,155 @@ pub(crate) fn claims(marks: EraMarks, body: &str) -> bool {
 }
 
 /// Serves a POST that [`claims`] found legacy.
-pub(crate) async fn post(
-    shared: &Arc<Shared>,
-    mut parts: Parts,
-    body: ByteString,
-    sse: bool,
-    permit: OwnedSemaphorePermit,
-    peer: Option<SocketAddr>,
+pub(super) async fn post(
+    legacy: &LegacyHttp,
+    endpoint: &Arc<Endpoint>,
+    post: Post,
 ) -> HttpResponse {
-    let version = header(&parts, VERSION_HEADER);
-    let session = header(&parts, SESSION_ID);
-    let legacy_header = version.is_some_and(is_legacy_version);
-    if let Some(version) = version
-        && !legacy_header
-    {
-        return json_error(
-            StatusCode::BAD_REQUEST,
-            None,
-            &ErrorObject::invalid_request(format!(
-                "unsupported MCP-Protocol-Version '{version}'; this server speaks {}",
-                LEGACY_VERSIONS.join(", ")
-            )),
-        );
+    match serve(legacy, endpoint, post).await {
+        Ok(response) | Err(response) => response,
     }
-    let legacy = &shared.legacy;
-    let session = match session {
-        None => None,
-        Some(id) => match legacy.session(shared, id) {
-            Ok(session) => Some(session),
-            Err(()) => return session_not_found(),
-        },
-    };
-    if let (Some(version), Some((token, _))) = (version, &session)
-        && version != token.negotiated.version
-    {
-        return json_error(
-            StatusCode::BAD_REQUEST,
-            None,
-            &ErrorObject::invalid_request(format!(
-                "MCP-Protocol-Version '{version}' is not the version this session negotiated ('{}')",
-                token.negotiated.version
-            )),
-        );
-    }
-    // The client's answer to one of our requests.
-    if let Ok(message) = serde_json::from_str::<Value>(&body)
-        && message.get("method").is_none()
-        && (message.get("result").is_some() || message.get("error").is_some())
-    {
-        if let Err(response) = authorize(shared, &mut parts, None).await {
-            return response;
-        }
-        let Some((token, _)) = &session else {
-            return missing_session();
-        };
-        if !legacy.pending.resolve(&token.nonce, &message) {
-            tracing::debug!("a response to no request waiting on this instance");
-        }
-        return status(StatusCode::ACCEPTED);
+}
+
+/// The steps of a legacy POST; `Err` is an early answer.
+async fn serve(
+    legacy: &LegacyHttp,
+    endpoint: &Arc<Endpoint>,
+    post: Post,
+) -> Result<HttpResponse, HttpResponse> {
+    let Post {
+        mut parts,
+        body,
+        sse,
+        permit,
+        peer,
+    } = post;
+    let session = session_of(legacy, endpoint, &parts)?;
+    if is_answer(&body) {
+        endpoint.authorize(&mut parts, None).await?;
+        return Ok(take_answer(legacy, session.as_ref(), &body));
     }
     let request = match envelope::parse(body) {
         Err(rejection) => {
-            return json_error(
-                StatusCode::BAD_REQUEST,
-                rejection.id.as_ref(),
-                &rejection.error,
-            );
+            let (id, error) = (rejection.id.as_ref(), &rejection.error);
+            return Err(respond::error(StatusCode::BAD_REQUEST, id, error));
         }
         Ok(Incoming::Notification(notification)) => {
-            if let Err(response) = authorize(shared, &mut parts, None).await {
-                return response;
-            }
-            // The client gave up on one of its requests: stop its handler
-            // and close its stream (no response is due).
-            if let (Notification::Cancelled(id), Some((token, _))) = (notification, &session) {
-                let key = (token.nonce.clone(), id);
-                if let Some(cancel) = locked(&legacy.running).get(&key) {
-                    cancel.cancel();
-                }
-            }
-            return status(StatusCode::ACCEPTED);
+            endpoint.authorize(&mut parts, None).await?;
+            return Ok(notify(legacy, session.as_ref(), notification));
         }
         Ok(Incoming::Request(request)) => request,
     };
-    if let Err(response) = authorize(shared, &mut parts, Some(&request)).await {
-        return response;
-    }
-    let params = match request.params().map(serde_json::from_str::<Value>) {
-        None => None,
-        Some(Ok(params)) => Some(params),
-        Some(Err(_)) => {
-            let error = ErrorObject::invalid_params("Invalid params");
-            return json_reply(&Reply::error(Some(&request.id), &error));
-        }
-    };
+    endpoint.authorize(&mut parts, Some(&request)).await?;
+    let params = params_of(&request)?;
     let method = request.method.as_str().to_owned();
     let Some((token, local)) = session else {
         if method == "initialize" {
-            return initialize(shared, &request.id, params.as_ref());
+            return Ok(initialize(legacy, endpoint, &request.id, params.as_ref()));
         }
-        return missing_session();
+        return Ok(missing_session());
     };
-    // Tool calls are rate limited per client address, as in the modern era.
-    if method == "tools/call"
-        && let Some((limiter, peer)) = shared.limiter.as_ref().zip(peer)
-        && let Err(wait) = limiter.check(&peer.ip().to_string())
-    {
-        return rate_limited(&request.id, wait);
+    if method == "tools/call" {
+        endpoint.check_rate(peer, &request.id)?;
     }
-    let http = Arc::new(HttpRequest::new(parts, peer));
-    answer(
-        shared.clone(),
+    let session = Session {
         token,
         local,
-        request.id,
-        method,
-        params,
         sse,
-        http,
         permit,
+    };
+    let source = Endpoint::attach(Endpoint::source(&parts), parts, peer);
+    Ok(answer(
+        legacy, endpoint, session, request.id, method, params, source,
     )
-    .await
+    .await)
+}
+
+/// The session a POST names, if any: refused when its version header is
+/// not a legacy one or not the session's, or the session is unknown.
+fn session_of(
+    legacy: &LegacyHttp,
+    endpoint: &Endpoint,
+    parts: &Parts,
+) -> Result<Option<(SessionToken, Arc<Local>)>, HttpResponse> {
+    let version = header(parts, VERSION_HEADER);
+    if let Some(version) = version.filter(|v| !is_legacy_version(v)) {
+        let message = format!(
+            "unsupported MCP-Protocol-Version '{version}'; this server speaks {}",
+            LEGACY_VERSIONS.join(", ")
+        );
+        let error = ErrorObject::invalid_request(message);
+        return Err(respond::error(StatusCode::BAD_REQUEST, None, &error));
+    }
+    let Some(id) = header(parts, SESSION_ID) else {
+        return Ok(None);
+    };
+    let (token, local) = legacy
+        .session(endpoint, id)
+        .map_err(|()| session_not_found())?;
+    if let Some(version) = version.filter(|v| *v != token.negotiated.version) {
+        let message = format!(
+            "MCP-Protocol-Version '{version}' is not the version this session negotiated ('{}')",
+            token.negotiated.version
+        );
+        let error = ErrorObject::invalid_request(message);
+        return Err(respond::error(StatusCode::BAD_REQUEST, None, &error));
+    }
+    Ok(Some((token, local)))
+}
+
+/// Whether a body is the client's answer to one of our requests.
+fn is_answer(body: &str) -> bool {
+    serde_json::from_str::<Value>(body).is_ok_and(|message| {
+        message.get("method").is_none()
+            && (message.get("result").is_some() || message.get("error").is_some())
+    })
+}
+
+/// The client's answer to one of our requests, handed to the request
+/// waiting for it here.
+fn take_answer(
+    legacy: &LegacyHttp,
+    session: Option<&(SessionToken, Arc<Local>)>,
+    body: &str,
+) -> HttpResponse {
+    let Some((token, _)) = session else {
+        return missing_session();
+    };
+    let message = serde_json::from_str::<Value>(body).unwrap_or_default();
+    if !legacy.pending.resolve(&token.nonce, &message) {
+        tracing::debug!("a response to no request waiting on this instance");
+    }
+    respond::empty(StatusCode::ACCEPTED)
+}
+
+/// A notification: the client gave up on one of its requests, which stops
+/// its handler and closes its stream (no response is due); others are
+/// accepted and ignored.
+fn notify(
+    legacy: &LegacyHttp,
+    session: Option<&(SessionToken, Arc<Local>)>,
+    notification: Notification,
+) -> HttpResponse {
+    if let (Notification::Cancelled(id), Some((token, _))) = (notification, session) {
+        let key = (token.nonce.clone(), id);
+        if let Some(cancel) = locked(&legacy.running).get(&key) {
+            cancel.cancel();
+        }
+    }
+    respond::empty(StatusCode::ACCEPTED)
+}
+
+/// A request's params as JSON, or the error that says they are not.
+fn params_of(request: &Request) -> Result<Option<Value>, HttpResponse> {
+    match request.params().map(serde_json::from_str::<Value>) {
+        None => Ok(None),
+        Some(Ok(params)) => Ok(Some(params)),
+        Some(Err(_)) => {
+            let error = ErrorObject::invalid_params("Invalid params");
+            Err(legacy_reply(&Reply::error(Some(&request.id), &error)))
+        }
+    }
 }
 
 /// What the era decision needs from a body.
@@ -224,20 +254,24 @@ fn probe(body: &str) -> Probe {
     }
 }
 
-fn initialize(shared: &Shared, id: &RequestId, params: Option<&Value>) -> HttpResponse {
+fn initialize(
+    legacy: &LegacyHttp,
+    endpoint: &Endpoint,
+    id: &RequestId,
+    params: Option<&Value>,
+) -> HttpResponse {
     let negotiated = match Negotiated::from_initialize(params) {
         Ok(negotiated) => negotiated,
-        Err(error) => return json_reply(&Reply::error(Some(id), &error)),
+        Err(error) => return legacy_error(Some(id), &error),
     };
-    let legacy = &shared.legacy;
     let result = legacy.offer.initialize_result(&negotiated);
     let token = SessionToken::new(negotiated);
-    let keys = shared.server.dispatcher.state_keys();
+    let keys = endpoint.dispatcher().state_keys();
     let Some(session_id) = token
         .seal(keys)
         .and_then(|s| HeaderValue::from_str(&s).ok())
     else {
-        return json_reply(&Reply::error(Some(id), &ErrorObject::internal_error()));
+        return legacy_error(Some(id), &ErrorObject::internal_error());
     };
     legacy.sweep();
     locked(&legacy.sessions).insert(
@@ -249,7 +283,7 @@ fn initialize(shared: &Shared, id: &RequestId, params: Option<&Value>) -> HttpRe
         }),
     );
     tracing::debug!(version = %token.negotiated.version, "legacy session started");
-    let mut response = json_reply(&Reply::result(id, result.to_string().as_bytes()));
+    let mut response = legacy_reply(&Reply::result(id, result.to_string().as_bytes()));
     response.headers_mut().insert(SESSION_ID, session_id);
     response
 }

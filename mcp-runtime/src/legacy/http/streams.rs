@@ -2,76 +2,79 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
 use http::request::Parts;
 use http::{Method as HttpMethod, StatusCode};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 
-use super::respond::{event, plain, session_not_found, status};
-use super::{HttpResponse, Local, SESSION_ID, header, locked};
+use super::respond::session_not_found;
+use super::{LegacyHttp, Local, SESSION_ID, header, locked};
+use crate::legacy::adapter::Offer;
 use crate::legacy::notify;
-use crate::transport::http::pipeline::Shared;
+use crate::transport::http::endpoint::Endpoint;
+use crate::transport::http::respond::{self, HttpResponse, KEEP_ALIVE, event};
 
 /// GET and DELETE with an `Mcp-Session-Id`; `None` leaves the request to
 /// the modern transport (which answers 405).
-pub(crate) fn other_method(shared: &Arc<Shared>, parts: &Parts) -> Option<HttpResponse> {
+pub(super) fn other_method(
+    legacy: &LegacyHttp,
+    endpoint: &Arc<Endpoint>,
+    parts: &Parts,
+) -> Option<HttpResponse> {
     let id = header(parts, SESSION_ID)?;
-    let legacy = &shared.legacy;
     if parts.method == HttpMethod::DELETE {
-        let Ok((token, local)) = legacy.session(shared, id) else {
+        let Ok((token, local)) = legacy.session(endpoint, id) else {
             return Some(session_not_found());
         };
         local.closed.cancel();
         locked(&legacy.sessions).remove(&token.nonce);
         locked(&legacy.ended).insert(token.nonce, token.expires);
         tracing::debug!("legacy session ended by DELETE");
-        return Some(status(StatusCode::OK));
+        return Some(respond::empty(StatusCode::OK));
     }
     if parts.method != HttpMethod::GET {
         return None;
     }
-    let Ok((_, local)) = legacy.session(shared, id) else {
+    let Ok((_, local)) = legacy.session(endpoint, id) else {
         return Some(session_not_found());
     };
     if !header(parts, http::header::ACCEPT).is_some_and(|a| a.contains("text/event-stream")) {
-        return Some(plain(
+        return Some(respond::plain(
             StatusCode::NOT_ACCEPTABLE,
             "the notification stream is text/event-stream: accept it",
         ));
     }
-    let Ok(permit) = shared.subscriptions.clone().try_acquire_owned() else {
-        return Some(plain(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "too many open streams",
-        ));
+    let permit = match endpoint.stream_permit() {
+        Ok(permit) => permit,
+        Err(busy) => return Some(busy),
     };
-    Some(notification_stream(shared.clone(), local, permit))
+    let offer = legacy.offer.clone();
+    Some(notification_stream(endpoint.clone(), offer, local, permit))
 }
 
 /// The standalone SSE stream of a session: list changes and updates of
 /// subscribed resources, until DELETE, shutdown or the client leaves.
 fn notification_stream(
-    shared: Arc<Shared>,
+    endpoint: Arc<Endpoint>,
+    offer: Arc<Offer>,
     local: Arc<Local>,
     permit: OwnedSemaphorePermit,
 ) -> HttpResponse {
     let (events, stream) = mpsc::channel(64);
-    let mut changes = shared.server.dispatcher.changes().subscribe();
+    let mut changes = endpoint.dispatcher().changes().subscribe();
     tokio::task::spawn_local(async move {
         let _permit = permit;
-        let every = shared.options.keep_alive;
+        let every = endpoint.options.keep_alive;
         let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-        let offer = &shared.legacy.offer;
         loop {
             let frame = tokio::select! {
                 () = local.closed.cancelled() => break,
-                () = shared.shutdown.cancelled() => break,
+                () = endpoint.shutdown().cancelled() => break,
                 () = events.closed() => break,
-                _ = ticks.tick() => Some(Bytes::from_static(b":\n\n")),
+                _ = ticks.tick() => Some(KEEP_ALIVE),
                 change = changes.recv() => match change {
-                    Ok(change) => notify::frame(&change, offer, &local.live).map(|f| event(&f)),
+                    Ok(change) => notify::frame(&change, &offer, &local.live).map(|f| event(&f)),
                     Err(RecvError::Lagged(_)) => None,
                     Err(RecvError::Closed) => break,
                 },
@@ -83,5 +86,5 @@ fn notification_stream(
             }
         }
     });
-    crate::transport::http::pipeline::sse(stream)
+    respond::sse(stream)
 }

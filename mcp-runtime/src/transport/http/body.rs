@@ -12,29 +12,34 @@ use tokio::sync::mpsc;
 use crate::protocol::RequestId;
 use crate::protocol::jsonrpc::{RESULT_END, result_frame, result_head};
 
-/// The body of every response the MCP endpoint sends.
+/// The body of every response the MCP endpoint sends: one JSON object, or
+/// a stream of server-sent events. An `http_body::Body`; what it holds is
+/// the transport's business.
 #[derive(Debug)]
-pub enum McpBody {
+pub struct McpBody(Kind);
+
+#[derive(Debug)]
+enum Kind {
     /// A complete body (possibly empty).
     Full(Option<Bytes>),
     /// Server-sent events, each already framed.
     Stream(mpsc::Receiver<Bytes>),
     /// One JSON object sent in pieces, so that a result shared by many
     /// responses is written out without being copied into each.
-    Pieces(McpBodyPieces),
+    Pieces(Pieces),
 }
 
-/// The pieces of a [`McpBody::Pieces`]: the frame's head, the shared
-/// result, then the frame's end. Each is sent once, in order (an empty
-/// piece is one already sent: neither is ever empty to begin with).
+/// The pieces of [`Kind::Pieces`]: the frame's head, the shared result,
+/// then the frame's end. Each is sent once, in order (an empty piece is
+/// one already sent: neither is ever empty to begin with).
 #[derive(Debug)]
-pub struct McpBodyPieces {
+struct Pieces {
     head: Bytes,
     result: Bytes,
     ended: bool,
 }
 
-impl McpBodyPieces {
+impl Pieces {
     fn next(&mut self) -> Option<Bytes> {
         if !self.head.is_empty() {
             Some(std::mem::take(&mut self.head))
@@ -56,11 +61,16 @@ impl McpBodyPieces {
 
 impl McpBody {
     pub(crate) fn empty() -> McpBody {
-        McpBody::Full(None)
+        McpBody(Kind::Full(None))
     }
 
     pub(crate) fn full(bytes: impl Into<Bytes>) -> McpBody {
-        McpBody::Full(Some(bytes.into()))
+        McpBody(Kind::Full(Some(bytes.into())))
+    }
+
+    /// Server-sent events, as the task that runs the request sends them.
+    pub(crate) fn stream(events: mpsc::Receiver<Bytes>) -> McpBody {
+        McpBody(Kind::Stream(events))
     }
 
     /// A JSON-RPC response carrying `result`, which stays shared when it is
@@ -73,11 +83,11 @@ impl McpBody {
         if result.len() < SHARED_FROM {
             return McpBody::full(result_frame(id, &result));
         }
-        McpBody::Pieces(McpBodyPieces {
+        McpBody(Kind::Pieces(Pieces {
             head: Bytes::from(result_head(id, 0)),
             result,
             ended: false,
-        })
+        }))
     }
 }
 
@@ -89,42 +99,30 @@ impl Body for McpBody {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match self.get_mut() {
-            McpBody::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            McpBody::Stream(events) => events.poll_recv(cx).map(|e| e.map(|b| Ok(Frame::data(b)))),
-            McpBody::Pieces(pieces) => Poll::Ready(pieces.next().map(|b| Ok(Frame::data(b)))),
+        match &mut self.get_mut().0 {
+            Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            Kind::Stream(events) => events.poll_recv(cx).map(|e| e.map(|b| Ok(Frame::data(b)))),
+            Kind::Pieces(pieces) => Poll::Ready(pieces.next().map(|b| Ok(Frame::data(b)))),
         }
     }
 
     fn is_end_stream(&self) -> bool {
-        match self {
-            McpBody::Full(bytes) => bytes.is_none(),
-            McpBody::Stream(_) => false,
-            McpBody::Pieces(pieces) => pieces.remaining() == 0,
+        match &self.0 {
+            Kind::Full(bytes) => bytes.is_none(),
+            Kind::Stream(_) => false,
+            Kind::Pieces(pieces) => pieces.remaining() == 0,
         }
     }
 
     fn size_hint(&self) -> SizeHint {
-        match self {
-            McpBody::Full(Some(bytes)) => SizeHint::with_exact(bytes.len() as u64),
-            McpBody::Full(None) => SizeHint::with_exact(0),
-            McpBody::Stream(_) => SizeHint::default(),
-            McpBody::Pieces(pieces) => SizeHint::with_exact(pieces.remaining()),
+        match &self.0 {
+            Kind::Full(Some(bytes)) => SizeHint::with_exact(bytes.len() as u64),
+            Kind::Full(None) => SizeHint::with_exact(0),
+            Kind::Stream(_) => SizeHint::default(),
+            Kind::Pieces(pieces) => SizeHint::with_exact(pieces.remaining()),
         }
     }
 }
-
-/// One SSE event carrying a JSON-RPC message.
-pub(crate) fn event(message: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(message.len() + 8);
-    out.extend_from_slice(b"data: ");
-    out.extend_from_slice(message);
-    out.extend_from_slice(b"\n\n");
-    Bytes::from(out)
-}
-
-/// An SSE comment, ignored by clients, that keeps idle streams open.
-pub(crate) const KEEP_ALIVE: Bytes = Bytes::from_static(b":\n\n");
 
 #[cfg(test)]
 mod tests {
@@ -139,7 +137,7 @@ mod tests {
         let large = Bytes::from(format!(r#"{{"text":"{}"}}"#, "x".repeat(3000)));
         for (result, in_pieces) in [(small, false), (large, true)] {
             let body = McpBody::result(&id, result.clone());
-            assert_eq!(matches!(body, McpBody::Pieces(_)), in_pieces);
+            assert_eq!(matches!(body.0, Kind::Pieces(_)), in_pieces);
             let frame = result_frame(&id, &result);
             assert_eq!(body.size_hint().exact(), Some(frame.len() as u64));
             assert!(!body.is_end_stream());

@@ -13,6 +13,7 @@ use base64::engine::general_purpose::STANDARD;
 use http::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
+use super::hook::EraHeaders;
 use crate::dispatch::Prepared;
 use crate::dispatch::envelope::json_str;
 use crate::protocol::ErrorObject;
@@ -87,21 +88,19 @@ impl<'a> Seen<'a> {
 /// once costs less than a hashed lookup of each (this was ~7% of a static
 /// answer's instructions).
 #[derive(Default)]
-pub(crate) struct Endpoint<'a> {
+pub(crate) struct EndpointHeaders<'a> {
     host: Seen<'a>,
     origin: Seen<'a>,
     content_type: Seen<'a>,
     accept: Seen<'a>,
     content_length: Seen<'a>,
-    #[cfg(feature = "legacy")]
     version: Seen<'a>,
-    #[cfg(feature = "legacy")]
     session_id: Seen<'a>,
 }
 
-impl<'a> Endpoint<'a> {
-    pub(crate) fn scan(headers: &'a HeaderMap) -> Endpoint<'a> {
-        let mut found = Endpoint::default();
+impl<'a> EndpointHeaders<'a> {
+    pub(crate) fn scan(headers: &'a HeaderMap) -> EndpointHeaders<'a> {
+        let mut found = EndpointHeaders::default();
         for (name, value) in headers {
             // Names are lowercase in a `HeaderMap`; a match on the text is
             // a length switch and one comparison.
@@ -111,9 +110,7 @@ impl<'a> Endpoint<'a> {
                 "content-type" => &mut found.content_type,
                 "accept" => &mut found.accept,
                 "content-length" => &mut found.content_length,
-                #[cfg(feature = "legacy")]
                 "mcp-protocol-version" => &mut found.version,
-                #[cfg(feature = "legacy")]
                 "mcp-session-id" => &mut found.session_id,
                 _ => continue,
             };
@@ -142,16 +139,13 @@ impl<'a> Endpoint<'a> {
         self.content_length.first_text()
     }
 
-    /// `MCP-Protocol-Version`, which tells legacy traffic apart.
-    #[cfg(feature = "legacy")]
-    pub(crate) fn protocol_version(&self) -> Option<&'a str> {
-        self.version.first_text()
-    }
-
-    /// `Mcp-Session-Id` (legacy traffic only).
-    #[cfg(feature = "legacy")]
-    pub(crate) fn session_id(&self) -> Option<&'a str> {
-        self.session_id.first_text()
+    /// `MCP-Protocol-Version` and `Mcp-Session-Id`, which tell another
+    /// era's traffic apart.
+    pub(crate) fn era(&self) -> EraHeaders<'a> {
+        EraHeaders {
+            version: self.version.first_text(),
+            session_id: self.session_id.first_text(),
+        }
     }
 }
 
@@ -339,7 +333,7 @@ mod tests {
             HeaderValue::from_static("2026-07-28"),
         );
         headers.insert("x-other", HeaderValue::from_static("ignored"));
-        let seen = Endpoint::scan(&headers);
+        let seen = EndpointHeaders::scan(&headers);
         for name in ["host", "origin", "accept", "content-type", "content-length"] {
             let lookup = headers.get(name).and_then(|v| v.to_str().ok());
             let scanned = match name {
@@ -353,11 +347,8 @@ mod tests {
         }
         assert_eq!(seen.accept(), Some("application/json"));
         assert_eq!(seen.content_type(), None, "not visible ASCII");
-        #[cfg(feature = "legacy")]
-        assert_eq!(
-            (seen.protocol_version(), seen.session_id()),
-            (Some("2026-07-28"), None)
-        );
+        let era = seen.era();
+        assert_eq!((era.version, era.session_id), (Some("2026-07-28"), None));
     }
 
     #[test]

@@ -5,17 +5,22 @@
 mod accept;
 mod body;
 mod connections;
+pub(crate) mod endpoint;
 pub(crate) mod headers;
+pub(crate) mod hook;
 pub(crate) mod pipeline;
+pub(crate) mod queue;
 mod request;
-mod server;
-mod service;
+pub(crate) mod respond;
+pub(crate) mod server;
+pub(crate) mod service;
+pub(crate) mod stream;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use self::body::{McpBody, McpBodyPieces};
+pub use self::body::McpBody;
 pub use self::request::HttpRequest;
 pub use self::service::{McpService, PeerAddr};
 use crate::auth::Authorization;

@@ -8,6 +8,7 @@ use std::net::SocketAddr;
 use http::request::Parts;
 use http::{Extensions, HeaderMap, Method, Uri};
 
+use crate::context::{Context, FromContext};
 use crate::security::Principal;
 
 /// Set as a request extension next to the [`Principal`] when lists must
@@ -49,12 +50,6 @@ impl HttpRequest {
         &self.parts.extensions
     }
 
-    /// The authenticated caller, when the server hides from lists what
-    /// this caller may not use (`Authorization::hide_unpermitted`).
-    pub(crate) fn list_filter(&self) -> Option<&Principal> {
-        list_filter(&self.parts.extensions)
-    }
-
     /// The authenticated caller, if authorization (built in, or your own
     /// middleware) established one.
     pub fn principal(&self) -> Option<&Principal> {
@@ -67,12 +62,18 @@ impl HttpRequest {
     }
 }
 
-/// The caller whose lists hide what they may not use, when authorization
-/// hides unpermitted items.
-pub(crate) fn list_filter(extensions: &http::Extensions) -> Option<&Principal> {
-    extensions
-        .get::<HideUnpermitted>()
-        .and(extensions.get::<Principal>())
+impl Context {
+    /// The HTTP request this request arrived in (`None` on stdio): headers,
+    /// peer address, and extensions set by middleware.
+    pub fn http(&self) -> Option<&HttpRequest> {
+        self.source().attachment::<HttpRequest>()
+    }
+}
+
+impl<'a> FromContext<'a> for Option<&'a HttpRequest> {
+    fn from_context(ctx: &'a Context) -> Self {
+        ctx.http()
+    }
 }
 
 /// Headers whose values are secrets.

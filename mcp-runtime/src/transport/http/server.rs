@@ -16,93 +16,87 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio::task::LocalSet;
 
-use super::HttpOptions;
 use super::connections::{Connections, Tracked};
-use super::pipeline::{self, Shared};
-use crate::server::Server;
+use super::endpoint::Endpoint;
+use super::pipeline;
 
-impl Server {
-    /// Serves Streamable HTTP on `options`' address until SIGINT or SIGTERM,
-    /// then stops accepting, closes subscriptions and lets requests in
-    /// flight finish (up to the shutdown grace period). Blocks the calling
-    /// thread; runs its own runtimes (one per available core, on worker
-    /// threads; with a single core, on the calling thread).
-    pub fn run_http(&self, options: HttpOptions) -> io::Result<()> {
-        let listener = std::net::TcpListener::bind(options.bind)?;
-        listener.set_nonblocking(true)?;
-        let address = listener.local_addr()?;
-        warn_if_exposed(address, &options);
-        let workers = match options.workers {
-            0 => std::thread::available_parallelism().map_or(1, usize::from),
-            n => n,
-        };
-        let shared = Arc::new(Shared::new(self.clone(), options)?);
-        // The signal handlers are installed before anything is served (and
-        // before the line that says so): a SIGTERM sent as soon as the
-        // server answers must drain it, not kill it.
-        let signals = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        let shutdown = {
-            let _context = signals.enter();
-            ShutdownSignals::install()?
-        };
-        tracing::info!(%address, path = %shared.options.path, "serving MCP over HTTP");
-        if workers == 1 {
-            // One worker: the calling thread serves and watches the signals
-            // itself, so the process has a single thread (which also spares
-            // the kernel the file reference counting it does on every
-            // socket call of a multi-threaded process).
-            return serve(&signals, listener, shared, Some(shutdown));
-        }
-        let mut threads = Vec::with_capacity(workers);
-        for index in 0..workers {
-            let listener = listener.try_clone()?;
-            let shared = shared.clone();
-            threads.push(
-                std::thread::Builder::new()
-                    .name(format!("mcp-http-{index}"))
-                    .spawn(move || worker(listener, shared))?,
-            );
-        }
-        signals.block_on(shutdown.received());
-        shared.shutdown.cancel();
-        for thread in threads {
-            if let Ok(Err(error)) = thread.join() {
-                tracing::warn!(%error, "HTTP worker ended with an error");
-            }
-        }
-        Ok(())
+/// Serves Streamable HTTP on the endpoint's address until SIGINT or
+/// SIGTERM, then stops accepting, closes subscriptions and lets requests in
+/// flight finish (up to the shutdown grace period). Blocks the calling
+/// thread; runs its own runtimes (one per available core, on worker
+/// threads; with a single core, on the calling thread).
+pub(crate) fn run(endpoint: Endpoint) -> io::Result<()> {
+    let options = &endpoint.options;
+    let listener = std::net::TcpListener::bind(options.bind)?;
+    listener.set_nonblocking(true)?;
+    let address = listener.local_addr()?;
+    warn_if_exposed(address);
+    let workers = match options.workers {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    let endpoint = Arc::new(endpoint);
+    // The signal handlers are installed before anything is served (and
+    // before the line that says so): a SIGTERM sent as soon as the server
+    // answers must drain it, not kill it.
+    let signals = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let shutdown = {
+        let _context = signals.enter();
+        ShutdownSignals::install()?
+    };
+    tracing::info!(%address, path = %endpoint.options.path, "serving MCP over HTTP");
+    if workers == 1 {
+        // One worker: the calling thread serves and watches the signals
+        // itself, so the process has a single thread (which also spares the
+        // kernel the file reference counting it does on every socket call
+        // of a multi-threaded process).
+        return serve(&signals, listener, endpoint, Some(shutdown));
     }
-
-    /// Serves Streamable HTTP on `listener` from the current thread until
-    /// `shutdown` completes, then drains like [`run_http`](Self::run_http).
-    /// For embedding in your own runtime and for tests.
-    pub async fn serve_http(
-        &self,
-        listener: TcpListener,
-        options: HttpOptions,
-        shutdown: impl Future<Output = ()>,
-    ) -> io::Result<()> {
-        let shared = Arc::new(Shared::new(self.clone(), options)?);
-        let stop = shared.shutdown.clone();
-        LocalSet::new()
-            .run_until(async move {
-                let accepting = spawn_accept_loop(listener, shared);
-                tokio::select! {
-                    result = accepting => result,
-                    () = async { shutdown.await; stop.cancel(); std::future::pending().await } => Ok(()),
-                }
-            })
-            .await
+    let threads = (0..workers)
+        .map(|index| {
+            let (listener, endpoint) = (listener.try_clone()?, endpoint.clone());
+            std::thread::Builder::new()
+                .name(format!("mcp-http-{index}"))
+                .spawn(move || worker(listener, endpoint))
+        })
+        .collect::<io::Result<Vec<_>>>()?;
+    signals.block_on(shutdown.received());
+    endpoint.shutdown().cancel();
+    for thread in threads {
+        if let Ok(Err(error)) = thread.join() {
+            tracing::warn!(%error, "HTTP worker ended with an error");
+        }
     }
+    Ok(())
 }
 
-fn worker(listener: std::net::TcpListener, shared: Arc<Shared>) -> io::Result<()> {
+/// Serves Streamable HTTP on `listener` from the current thread until
+/// `shutdown` completes, then drains like [`run`].
+pub(crate) async fn serve_on(
+    listener: TcpListener,
+    endpoint: Endpoint,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let endpoint = Arc::new(endpoint);
+    let stop = endpoint.shutdown().clone();
+    LocalSet::new()
+        .run_until(async move {
+            let accepting = spawn_accept_loop(listener, endpoint);
+            tokio::select! {
+                result = accepting => result,
+                () = async { shutdown.await; stop.cancel(); std::future::pending().await } => Ok(()),
+            }
+        })
+        .await
+}
+
+fn worker(listener: std::net::TcpListener, endpoint: Arc<Endpoint>) -> io::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    serve(&runtime, listener, shared, None)
+    serve(&runtime, listener, endpoint, None)
 }
 
 /// Serves `listener` on `runtime` until shutdown; with `signals`, this
@@ -110,19 +104,19 @@ fn worker(listener: std::net::TcpListener, shared: Arc<Shared>) -> io::Result<()
 fn serve(
     runtime: &tokio::runtime::Runtime,
     listener: std::net::TcpListener,
-    shared: Arc<Shared>,
+    endpoint: Arc<Endpoint>,
     signals: Option<ShutdownSignals>,
 ) -> io::Result<()> {
     LocalSet::new().block_on(runtime, async move {
         let listener = TcpListener::from_std(listener)?;
         if let Some(signals) = signals {
-            let stop = shared.shutdown.clone();
+            let stop = endpoint.shutdown().clone();
             tokio::task::spawn_local(async move {
                 signals.received().await;
                 stop.cancel();
             });
         }
-        spawn_accept_loop(listener, shared).await
+        spawn_accept_loop(listener, endpoint).await
     })
 }
 
@@ -130,19 +124,19 @@ fn serve(
 /// `LocalSet` runs until is polled again whenever any of its tasks wakes,
 /// that is for every request: a join handle costs little to poll, the
 /// accept loop's `select!` hundreds of instructions.
-async fn spawn_accept_loop(listener: TcpListener, shared: Arc<Shared>) -> io::Result<()> {
-    tokio::task::spawn_local(accept_loop(listener, shared))
+async fn spawn_accept_loop(listener: TcpListener, endpoint: Arc<Endpoint>) -> io::Result<()> {
+    tokio::task::spawn_local(accept_loop(listener, endpoint))
         .await
         .unwrap_or_else(|failed| Err(io::Error::other(failed)))
 }
 
 /// Accepts connections until shutdown, then waits (up to the grace period)
 /// for the connections to finish what they are doing.
-async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) -> io::Result<()> {
+async fn accept_loop(listener: TcpListener, endpoint: Arc<Endpoint>) -> io::Result<()> {
     // The head timeout and graceful shutdown are ours (see `connections`),
     // not hyper's: hyper gets no timer, which also keeps it from applying
     // its own default head timeout.
-    let connections = Connections::start(shared.options.header_timeout);
+    let connections = Connections::start(endpoint.options.header_timeout);
     let mut http = http1::Builder::new();
     http.keep_alive(true)
         // Head and body in one buffer, sent with one `write`: the kernel
@@ -152,7 +146,7 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) -> io::Result<(
         .writev(false);
     loop {
         tokio::select! {
-            () = shared.shutdown.cancelled() => break,
+            () = endpoint.shutdown().cancelled() => break,
             accepted = listener.accept() => {
                 let (stream, peer) = match accepted {
                     Ok(accepted) => accepted,
@@ -165,15 +159,15 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) -> io::Result<(
                     }
                 };
                 let _ = stream.set_nodelay(true);
-                let shared = shared.clone();
+                let endpoint = endpoint.clone();
                 let activity = connections.connection();
                 let service = service_fn({
                     let activity = activity.clone();
                     move |request| {
-                        let shared = shared.clone();
+                        let endpoint = endpoint.clone();
                         let request_in_progress = activity.begin();
                         async move {
-                            let response = pipeline::handle(shared, request, Some(peer)).await;
+                            let response = pipeline::handle(endpoint, request, Some(peer)).await;
                             Ok::<_, std::convert::Infallible>(response.map(|body| Tracked {
                                 body,
                                 _request: request_in_progress,
@@ -194,7 +188,7 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) -> io::Result<(
             }
         }
     }
-    let grace = shared.options.shutdown_grace;
+    let grace = endpoint.options.shutdown_grace;
     if tokio::time::timeout(grace, connections.drain())
         .await
         .is_err()
@@ -248,7 +242,7 @@ impl ShutdownSignals {
 
 /// Binding beyond loopback with only loopback `Host` names allowed would
 /// refuse every remote client; say so once at startup.
-fn warn_if_exposed(address: SocketAddr, options: &HttpOptions) {
+fn warn_if_exposed(address: SocketAddr) {
     if !address.ip().is_loopback() {
         tracing::warn!(
             %address,
@@ -256,5 +250,4 @@ fn warn_if_exposed(address: SocketAddr, options: &HttpOptions) {
              put authentication in front of a server reachable from other machines"
         );
     }
-    let _ = options;
 }

@@ -21,10 +21,9 @@ use http_body_util::combinators::UnsyncBoxBody;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::LocalSet;
 
-use super::HttpOptions;
 use super::body::McpBody;
-use super::pipeline::{self, BoxError, Shared};
-use crate::server::Server;
+use super::endpoint::Endpoint;
+use super::pipeline::{self, BoxError};
 
 type Job = (
     Request<UnsyncBoxBody<Bytes, BoxError>>,
@@ -53,25 +52,25 @@ impl std::fmt::Debug for McpService {
     }
 }
 
-impl Server {
-    /// The MCP endpoint as a tower service, served by `options.workers`
-    /// threads (default: one per core) that live as long as the service.
-    pub fn http_service(&self, options: HttpOptions) -> std::io::Result<McpService> {
-        let workers = match options.workers {
+impl McpService {
+    /// The endpoint as a service, served by `options.workers` threads
+    /// (default: one per core) that live as long as the service.
+    pub(crate) fn new(endpoint: Endpoint) -> std::io::Result<McpService> {
+        let workers = match endpoint.options.workers {
             0 => std::thread::available_parallelism().map_or(1, usize::from),
             n => n,
         };
-        let shared = Arc::new(Shared::embedded(self.clone(), options)?);
+        let endpoint = Arc::new(endpoint.embedded());
         let mut senders = Vec::with_capacity(workers);
         for index in 0..workers {
             let (sender, jobs) = mpsc::unbounded_channel();
-            let shared = shared.clone();
+            let endpoint = endpoint.clone();
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
             std::thread::Builder::new()
                 .name(format!("mcp-service-{index}"))
-                .spawn(move || LocalSet::new().block_on(&runtime, work(jobs, shared)))?;
+                .spawn(move || LocalSet::new().block_on(&runtime, work(jobs, endpoint)))?;
             senders.push(sender);
         }
         Ok(McpService {
@@ -82,12 +81,12 @@ impl Server {
 }
 
 /// Runs jobs until the service (every sender) is dropped.
-async fn work(mut jobs: mpsc::UnboundedReceiver<Job>, shared: Arc<Shared>) {
+async fn work(mut jobs: mpsc::UnboundedReceiver<Job>, endpoint: Arc<Endpoint>) {
     while let Some((request, mut reply)) = jobs.recv().await {
-        let shared = shared.clone();
+        let endpoint = endpoint.clone();
         tokio::task::spawn_local(async move {
             let peer = request.extensions().get::<PeerAddr>().map(|p| p.0);
-            let handle = pipeline::handle(shared, request, peer);
+            let handle = pipeline::handle(endpoint, request, peer);
             tokio::select! {
                 response = handle => {
                     let _ = reply.send(response);

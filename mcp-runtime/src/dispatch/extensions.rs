@@ -1,0 +1,327 @@
+//! The dispatcher's side of extensions: their entries in `server/discover`,
+//! their methods by name, the negotiation they require, and calling them.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::envelope::Request;
+use super::guard::Handler;
+use crate::context::{Context, Scope};
+use crate::extension::{Extension, ExtensionMethod, MethodResult};
+use crate::mrtr::Input;
+use crate::protocol::method::Method;
+use crate::protocol::result::ResultMeta;
+use crate::protocol::{ClientCapabilities, ErrorObject, JsonObject};
+use crate::registry::{BuildError, Registry};
+
+/// One method an extension serves, with the extension it belongs to.
+#[derive(Debug)]
+pub(crate) struct Served {
+    /// The extension's identifier.
+    pub(crate) extension: Arc<str>,
+    pub(crate) method: ExtensionMethod,
+}
+
+impl Served {
+    /// `-32021` when the method needs the extension and the client did not
+    /// negotiate it on this request.
+    pub(crate) fn check_negotiated(&self, client: &ClientCapabilities) -> Result<(), ErrorObject> {
+        if self.method.needs_negotiation {
+            return require_extension(&self.extension, client);
+        }
+        Ok(())
+    }
+}
+
+/// `-32021` naming `id` unless the client declared that extension.
+pub(crate) fn require_extension(id: &str, client: &ClientCapabilities) -> Result<(), ErrorObject> {
+    if client.supports_extension(id) {
+        return Ok(());
+    }
+    let mut extensions = Map::new();
+    extensions.insert(id.to_owned(), Value::Object(Map::new()));
+    let mut required = Map::new();
+    required.insert("extensions".to_owned(), Value::Object(extensions));
+    Err(ErrorObject::missing_capability(Value::Object(required)))
+}
+
+/// The server's extensions, checked when it is built.
+#[derive(Debug, Default)]
+pub(crate) struct Extensions {
+    /// `capabilities.extensions` as `server/discover` advertises it.
+    advertised: JsonObject,
+    methods: HashMap<Box<str>, Arc<Served>>,
+}
+
+impl Extensions {
+    /// Checks the extensions (identifiers, settings, method names, what
+    /// tools require) and indexes their methods.
+    pub(crate) fn build(list: Vec<Extension>, registry: &Registry) -> Result<Self, BuildError> {
+        let mut extensions = Extensions::default();
+        for extension in list {
+            extensions.add(extension)?;
+        }
+        for tool in registry.tools() {
+            for id in tool.entry.extensions {
+                if !extensions.advertised.contains_key(*id) {
+                    return Err(BuildError::Extension(format!(
+                        "tool `{}` (at {}) requires extension `{id}`, which this server does not offer; \
+                         add it with `ServerBuilder::extension`",
+                        tool.entry.name, tool.entry.location
+                    )));
+                }
+            }
+        }
+        Ok(extensions)
+    }
+
+    fn add(&mut self, extension: Extension) -> Result<(), BuildError> {
+        let Extension {
+            id,
+            settings,
+            methods,
+        } = extension;
+        check_id(&id).map_err(|problem| {
+            BuildError::Extension(format!("`{id}` is not an extension identifier: {problem}"))
+        })?;
+        let Value::Object(settings) = settings else {
+            return Err(BuildError::Extension(format!(
+                "the settings of `{id}` must be a JSON object"
+            )));
+        };
+        if self
+            .advertised
+            .insert(id.clone(), Value::Object(settings))
+            .is_some()
+        {
+            return Err(BuildError::Extension(format!("`{id}` is added twice")));
+        }
+        let extension: Arc<str> = id.into();
+        for method in methods {
+            self.add_method(&extension, method)?;
+        }
+        Ok(())
+    }
+
+    fn add_method(
+        &mut self,
+        extension: &Arc<str>,
+        method: ExtensionMethod,
+    ) -> Result<(), BuildError> {
+        let name = method.name.as_str();
+        check_method_name(name).map_err(|problem| {
+            BuildError::Extension(format!("method `{name}` of `{extension}`: {problem}"))
+        })?;
+        if let Some(other) = self.methods.get(name) {
+            return Err(BuildError::Extension(format!(
+                "method `{name}` is served by both `{}` and `{extension}`",
+                other.extension
+            )));
+        }
+        let served = Served {
+            extension: extension.clone(),
+            method,
+        };
+        self.methods
+            .insert(served.method.name.as_str().into(), Arc::new(served));
+        Ok(())
+    }
+
+    /// The method called `name`, if an extension serves it.
+    pub(crate) fn method(&self, name: &str) -> Option<&Arc<Served>> {
+        self.methods.get(name)
+    }
+
+    /// `capabilities.extensions`, when there are any.
+    pub(crate) fn advertised(&self) -> Option<&JsonObject> {
+        Some(&self.advertised).filter(|advertised| !advertised.is_empty())
+    }
+
+    /// Every scope the extensions' methods declare.
+    pub(crate) fn scopes(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.methods
+            .values()
+            .flat_map(|served| served.method.scopes.iter().copied())
+    }
+}
+
+/// `{vendor-prefix}/{name}`: dot-separated labels that start with a letter
+/// and end with a letter or digit (letters, digits and hyphens between),
+/// then a name that begins and ends with a letter or digit (letters,
+/// digits, `-`, `_` and `.` between), as the spec's `_meta` key rules say.
+pub(crate) fn check_id(id: &str) -> Result<(), String> {
+    let Some((prefix, name)) = id.split_once('/') else {
+        return Err("it needs a vendor prefix: `com.example/name`".into());
+    };
+    for label in prefix.split('.') {
+        let bytes = label.as_bytes();
+        let starts = bytes.first().is_some_and(u8::is_ascii_alphabetic);
+        let ends = bytes.last().is_some_and(u8::is_ascii_alphanumeric);
+        let inside = bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'-');
+        if !(starts && ends && inside) {
+            return Err(format!(
+                "the prefix label `{label}` must start with a letter, end with a letter or digit and hold only letters, digits and `-`"
+            ));
+        }
+    }
+    let bytes = name.as_bytes();
+    let ends = bytes.first().zip(bytes.last());
+    let inside = bytes
+        .iter()
+        .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(b));
+    if !ends.is_some_and(|(a, z)| a.is_ascii_alphanumeric() && z.is_ascii_alphanumeric()) || !inside
+    {
+        return Err(format!(
+            "the name `{name}` must begin and end with a letter or digit and hold only letters, digits, `-`, `_` and `.`"
+        ));
+    }
+    Ok(())
+}
+
+/// A method name an extension may serve: visible, not a notification, and
+/// not a method of the core protocol.
+fn check_method_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err("a method name is visible ASCII without spaces".into());
+    }
+    if name.starts_with("notifications/") {
+        return Err("`notifications/` names are notifications, not methods".into());
+    }
+    if Method::ALL.iter().any(|core| core.name() == name) {
+        return Err("the core protocol defines this method".into());
+    }
+    Ok(())
+}
+
+/// Calls an extension method: its params (without `_meta`) and a context
+/// like a tool's; its result with `resultType` and the server's identity.
+pub(super) async fn call(
+    served: &Served,
+    request: &Request,
+    scope: Scope,
+    server_info: Option<&RawValue>,
+) -> Result<Bytes, ErrorObject> {
+    let mut params = match request.params().map(serde_json::from_str::<Value>) {
+        None | Some(Ok(Value::Null)) => Map::new(),
+        Some(Ok(Value::Object(params))) => params,
+        Some(_) => {
+            return Err(ErrorObject::invalid_params(
+                "Invalid params: `params` must be a JSON object",
+            ));
+        }
+    };
+    params.remove("_meta");
+    let name = served.method.name.as_str();
+    let handler = Handler {
+        kind: "extension method",
+        name,
+    };
+    let context = Context::new(scope, Input::default());
+    let future = handler.start(|| (served.method.handler)(params, context))?;
+    let result = handler.finish(future).await??;
+    write_result(&result, server_info).ok_or_else(|| {
+        tracing::error!(
+            method = name,
+            "an extension method's result members are not a JSON object"
+        );
+        ErrorObject::internal_error()
+    })
+}
+
+/// `{"resultType": ..., members..., "_meta": {serverInfo, members' _meta}}`.
+fn write_result(result: &MethodResult, server_info: Option<&RawValue>) -> Option<Bytes> {
+    #[derive(Serialize)]
+    struct Written<'a> {
+        #[serde(rename = "resultType")]
+        result_type: &'a str,
+        #[serde(flatten)]
+        members: Members<'a>,
+        #[serde(rename = "_meta", skip_serializing_if = "ResultMeta::is_empty")]
+        meta: ResultMeta<'a>,
+    }
+    /// The members but `resultType` and `_meta`, which the runtime writes.
+    struct Members<'a>(&'a JsonObject);
+    impl Serialize for Members<'_> {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.collect_map(
+                self.0
+                    .iter()
+                    .filter(|(key, _)| !matches!(key.as_str(), "resultType" | "_meta")),
+            )
+        }
+    }
+    let members = result.object()?;
+    let extra = match members.get("_meta") {
+        Some(Value::Object(meta)) => Some(meta),
+        _ => None,
+    };
+    let written = Written {
+        result_type: &result.result_type,
+        members: Members(members),
+        meta: ResultMeta { server_info, extra },
+    };
+    serde_json::to_vec(&written).ok().map(Bytes::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_follow_the_meta_key_rules() {
+        for good in [
+            "com.example/ping",
+            "io.modelcontextprotocol/tasks",
+            "a/b",
+            "x-1.y2/name_v2.beta-3",
+        ] {
+            assert_eq!(check_id(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "ping",
+            "/ping",
+            "com./ping",
+            "1com/ping",
+            "com-/ping",
+            "com.example/",
+            "com.example/-ping",
+            "com.example/ping.",
+            "com.example/pi ng",
+            "com.ex ample/ping",
+        ] {
+            assert!(check_id(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn method_names_leave_the_core_and_notifications_alone() {
+        assert!(check_method_name("com.example/ping").is_ok());
+        assert!(check_method_name("tasks/get").is_ok());
+        assert!(check_method_name("tools/call").is_err());
+        assert!(check_method_name("notifications/tasks").is_err());
+        assert!(check_method_name("").is_err());
+        assert!(check_method_name("a b").is_err());
+    }
+
+    #[test]
+    fn results_carry_their_type_and_the_server_identity() {
+        let info = serde_json::value::to_raw_value(&serde_json::json!({"name": "s"})).unwrap();
+        let result = MethodResult::of_type(
+            "pong",
+            serde_json::json!({"echo": "hi", "resultType": "spoofed", "_meta": {"k": 1}}),
+        );
+        let written = write_result(&result, Some(&info)).unwrap();
+        assert_eq!(
+            std::str::from_utf8(&written).unwrap(),
+            r#"{"resultType":"pong","echo":"hi","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s"},"k":1}}"#
+        );
+        assert!(write_result(&MethodResult::complete(5), None).is_none());
+    }
+}

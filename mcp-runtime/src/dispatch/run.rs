@@ -1,0 +1,138 @@
+//! Running what a request names: its handler (a tool, a resource read, a
+//! prompt, a completion, an extension's method) or a subscription, with a
+//! panic costing that one request, never the server.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures_util::FutureExt as _;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
+
+use super::envelope::Request;
+use super::{Dispatcher, Prepared, Reply, Target, completion, extensions, prompts, resources};
+use super::{request_span, subscriptions, tools};
+use crate::context::{Outbox, Scope};
+use crate::protocol::ErrorObject;
+use crate::protocol::method::Method;
+
+impl Dispatcher {
+    /// Answers a prepared request. Notifications the handler sends before
+    /// its result go to `outbox`; `shutdown` ends long-lived requests
+    /// (`subscriptions/listen`) gracefully.
+    ///
+    /// Composed from combinators rather than written as an `async fn`: an
+    /// async wrapper would keep a second copy of its arguments next to the
+    /// inner future's. This future is boxed for every request that runs a
+    /// handler, and kept under 1 KiB it stays in the allocator's fast
+    /// per-thread cache.
+    pub(super) fn run(
+        self: &Arc<Self>,
+        prepared: Prepared,
+        target: Target,
+        outbox: Outbox,
+        shutdown: CancellationToken,
+    ) -> impl Future<Output = Reply> + 'static {
+        let id = prepared.request.id.clone();
+        let span = request_span(&prepared.request, &prepared.meta);
+        AssertUnwindSafe(
+            self.clone()
+                .answer(prepared, target, outbox, shutdown)
+                .instrument(span),
+        )
+        .catch_unwind()
+        .map(move |answer| match answer {
+            Ok(Ok(result)) => Reply::result(&id, &result),
+            Ok(Err(error)) => Reply::error(Some(&id), &error),
+            Err(panic) => {
+                tracing::error!(
+                    panic = super::panic_message(&*panic),
+                    "request handler panicked"
+                );
+                Reply::error(Some(&id), &ErrorObject::internal_error())
+            }
+        })
+    }
+
+    async fn answer(
+        self: Arc<Self>,
+        prepared: Prepared,
+        target: Target,
+        outbox: Outbox,
+        shutdown: CancellationToken,
+    ) -> Result<Bytes, ErrorObject> {
+        let Prepared {
+            request,
+            meta,
+            source,
+        } = prepared;
+        if let Target::Core(Method::SubscriptionsListen) = target {
+            // Boxed: a stream's state is large, and inline it would be
+            // copied with every other request's future.
+            return Box::pin(subscriptions::listen(
+                &request,
+                self.offered,
+                &self.changes,
+                &outbox,
+                &shutdown,
+                self.server_info.as_deref(),
+            ))
+            .await
+            .map(Bytes::from);
+        }
+        let cancellation = CancellationToken::new();
+        // Dropping this request before it finishes (the client cancelled
+        // or went away) cancels the token handlers watch.
+        let cancel_on_drop = cancellation.clone().drop_guard();
+        let scope = Scope {
+            request_id: request.id.clone(),
+            method: target.name(),
+            meta,
+            outbox,
+            cancellation,
+            changes: self.changes.clone(),
+            source,
+        };
+        // Boxed so that this future stays small: it is moved into the
+        // transport's task, and each handler's state is large.
+        let result = Box::pin(self.run_handler(&target, &request, scope)).await;
+        cancel_on_drop.disarm();
+        result
+    }
+
+    /// Runs the user code a request names.
+    async fn run_handler(
+        &self,
+        target: &Target,
+        request: &Request,
+        scope: Scope,
+    ) -> Result<Bytes, ErrorObject> {
+        // `tools/call` reads the members the envelope located.
+        let params = || request.params().unwrap_or("{}");
+        let method = match target {
+            Target::Core(method) => *method,
+            Target::Extension(served) => {
+                let info = self.server_info.as_deref();
+                return extensions::call(served, request, scope, info).await;
+            }
+        };
+        match method {
+            Method::ToolsCall => tools::call(self, request, scope).await,
+            Method::ResourcesRead => resources::read(self, params(), scope).await,
+            Method::PromptsGet => prompts::get(self, params(), scope).await,
+            Method::CompletionComplete => completion::complete(self, params(), scope).await,
+            other => Err(ErrorObject::method_not_found(other.name())),
+        }
+    }
+}
+
+impl Target {
+    /// The method's name, for the handler's context.
+    fn name(&self) -> std::borrow::Cow<'static, str> {
+        match self {
+            Target::Core(method) => method.name().into(),
+            Target::Extension(served) => served.method.name.clone().into(),
+        }
+    }
+}

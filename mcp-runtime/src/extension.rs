@@ -1,0 +1,222 @@
+//! MCP extensions: what a server adds beyond the core protocol, negotiated
+//! under `capabilities.extensions` (the spec's `extensions/overview`).
+//!
+//! An [`Extension`] is advertised in `server/discover` under its identifier
+//! with its settings, and serves its own methods ([`ExtensionMethod`]):
+//! names with its vendor prefix (`com.example/ping`) or the extension's own
+//! names (`tasks/get`). Its handlers get the same [`Context`] as a tool
+//! (progress, logging, cancellation, the caller), its methods obey the same
+//! HTTP header rules and authorization scopes, and they may answer with a
+//! `resultType` of their own. A method, or a tool declared with
+//! `#[tool(requires_extension = "...")]`, can require that the client has
+//! negotiated the extension: a client that has not gets `-32021` naming it.
+//!
+//! ```
+//! use mcp_runtime::extension::{Extension, ExtensionMethod, MethodResult};
+//! use serde_json::json;
+//!
+//! #[derive(serde::Deserialize)]
+//! struct Ping {
+//!     message: String,
+//! }
+//!
+//! let ping = Extension::new("com.example/ping")
+//!     .settings(json!({"maxLength": 64}))
+//!     .method(ExtensionMethod::new(
+//!         "com.example/ping",
+//!         |ping: Ping, _ctx: mcp_runtime::Context| async move {
+//!             Ok(MethodResult::of_type("pong", json!({"echo": ping.message})))
+//!         },
+//!     ));
+//! let server = mcp_runtime::server!().extension(ping).build();
+//! # let _ = server;
+//! ```
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::context::Context;
+use crate::protocol::{ErrorObject, JsonObject};
+
+/// The future an extension method's handler returns, boxed.
+pub(crate) type MethodFuture = Pin<Box<dyn Future<Output = Result<MethodResult, ErrorObject>>>>;
+
+/// A method handler, type-erased: the request's `params` (without `_meta`)
+/// and its context in, the result out.
+pub(crate) type MethodFn = dyn Fn(Map<String, Value>, Context) -> MethodFuture + Send + Sync;
+
+/// An extension a server offers. See the [module docs](self).
+#[derive(Clone)]
+#[must_use]
+pub struct Extension {
+    pub(crate) id: String,
+    pub(crate) settings: Value,
+    pub(crate) methods: Vec<ExtensionMethod>,
+}
+
+impl fmt::Debug for Extension {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Extension")
+            .field("id", &self.id)
+            .field("settings", &self.settings)
+            .field("methods", &self.methods)
+            .finish()
+    }
+}
+
+impl Extension {
+    /// The extension identified as `id`: `{vendor-prefix}/{name}`, such as
+    /// `com.example/ping` or `io.modelcontextprotocol/tasks` (checked when
+    /// the server is built).
+    pub fn new(id: impl Into<String>) -> Self {
+        Extension {
+            id: id.into(),
+            settings: Value::Object(Map::new()),
+            methods: Vec::new(),
+        }
+    }
+
+    /// The settings object advertised under `capabilities.extensions.<id>`
+    /// (default `{}`). Must be a JSON object.
+    pub fn settings(mut self, settings: Value) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// Serves `method` as part of this extension.
+    pub fn method(mut self, method: ExtensionMethod) -> Self {
+        self.methods.push(method);
+        self
+    }
+
+    /// The identifier.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+/// One method an [`Extension`] serves.
+#[derive(Clone)]
+#[must_use]
+pub struct ExtensionMethod {
+    pub(crate) name: String,
+    pub(crate) handler: Arc<MethodFn>,
+    pub(crate) needs_negotiation: bool,
+    pub(crate) scopes: Vec<&'static str>,
+}
+
+impl fmt::Debug for ExtensionMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ExtensionMethod")
+            .field("name", &self.name)
+            .field("needs_negotiation", &self.needs_negotiation)
+            .field("scopes", &self.scopes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ExtensionMethod {
+    /// The method `name`, answered by `handler` with the request's params
+    /// (read into `P`; `_meta` is left out, and a mismatch is `-32602`
+    /// naming the field) and its [`Context`].
+    ///
+    /// Only clients that negotiated the extension may call it; see
+    /// [`open_to_all_clients`](Self::open_to_all_clients).
+    pub fn new<P, F, Fut>(name: impl Into<String>, handler: F) -> Self
+    where
+        P: DeserializeOwned + 'static,
+        F: Fn(P, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<MethodResult, ErrorObject>> + 'static,
+    {
+        let handler = Arc::new(handler);
+        let erased = move |params: Map<String, Value>, context: Context| -> MethodFuture {
+            match read_params::<P>(params) {
+                Ok(params) => Box::pin(handler(params, context)),
+                Err(error) => Box::pin(std::future::ready(Err(error))),
+            }
+        };
+        ExtensionMethod {
+            name: name.into(),
+            handler: Arc::new(erased),
+            needs_negotiation: true,
+            scopes: Vec::new(),
+        }
+    }
+
+    /// Lets clients that did not negotiate the extension call this method
+    /// too (by default they get `-32021` naming it).
+    pub fn open_to_all_clients(mut self) -> Self {
+        self.needs_negotiation = false;
+        self
+    }
+
+    /// The OAuth scopes a caller needs (HTTP with authorization), as
+    /// `#[tool(scopes = [...])]` declares them for a tool.
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = &'static str>) -> Self {
+        self.scopes.extend(scopes);
+        self
+    }
+
+    /// The method's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Reads a method's params into `P`, naming the first field that does not
+/// fit.
+fn read_params<P: DeserializeOwned>(params: Map<String, Value>) -> Result<P, ErrorObject> {
+    serde_path_to_error::deserialize(Value::Object(params)).map_err(|error| {
+        let path = error.path().to_string();
+        let inner = error.into_inner();
+        let message = if path == "." {
+            format!("Invalid params: {inner}")
+        } else {
+            format!("Invalid params: `{path}`: {inner}")
+        };
+        ErrorObject::invalid_params(message)
+    })
+}
+
+/// What an extension method answers: a `resultType` and the result's
+/// members. The runtime adds `_meta` with the server's identity, as for
+/// every result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MethodResult {
+    pub(crate) result_type: String,
+    pub(crate) members: Value,
+}
+
+impl MethodResult {
+    /// A final result (`resultType: "complete"`) with `members`, which must
+    /// serialize to a JSON object.
+    pub fn complete(members: impl serde::Serialize) -> Self {
+        MethodResult::of_type("complete", members)
+    }
+
+    /// A result whose `resultType` is the extension's own (such as
+    /// `"task"`), with `members`, which must serialize to a JSON object.
+    pub fn of_type(result_type: impl Into<String>, members: impl serde::Serialize) -> Self {
+        MethodResult {
+            result_type: result_type.into(),
+            members: serde_json::to_value(members)
+                .unwrap_or_else(|error| Value::String(error.to_string())),
+        }
+    }
+
+    /// The `resultType`.
+    pub fn result_type(&self) -> &str {
+        &self.result_type
+    }
+
+    /// The members, when they are an object (anything else is answered
+    /// with an internal error).
+    pub(crate) fn object(&self) -> Option<&JsonObject> {
+        self.members.as_object()
+    }
+}

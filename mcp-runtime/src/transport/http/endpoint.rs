@@ -1,0 +1,223 @@
+//! What every connection of one HTTP server shares: the dispatcher, the
+//! options, the caps on what runs at once, the rate limiter, authorization,
+//! shutdown, and the hook another era's traffic plugs into. Its methods are
+//! the steps both eras take alike.
+//!
+//! The hook ([`HttpHook`]) is where another era's traffic leaves the modern
+//! pipeline: the legacy adapter plugs in there, and the pipeline knows only
+//! the trait. The pipeline asks it twice: for a request other than a POST
+//! (after the `Host`/`Origin` checks, before the 405), and for a POST once
+//! its body is read (before the envelope is parsed). What the hook claims,
+//! it serves in full, with the endpoint's own steps (authorization, rate
+//! limits, the response kit).
+
+#![allow(
+    clippy::result_large_err,
+    reason = "an early answer is the response itself, handed to hyper by value: boxing it would add an allocation to every refusal"
+)]
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use http::StatusCode;
+use http::header::AUTHORIZATION;
+use http::request::Parts;
+use http::{HeaderValue, header::RETRY_AFTER};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
+
+use super::HttpOptions;
+use super::hook::{EraHeaders, Post};
+use super::request::{HideUnpermitted, HttpRequest};
+use super::respond::{self, HttpResponse};
+use crate::auth::gate::{Denied, Gate};
+use crate::dispatch::Dispatcher;
+use crate::dispatch::envelope::Request;
+use crate::protocol::RequestId;
+use crate::protocol::method::MethodName;
+use crate::security::rate_limit::ClientKey;
+use crate::security::{Principal, RateLimiter};
+use crate::source::{RequestSource, Transport};
+
+/// The future of a POST the hook serves.
+pub(crate) type Serving<'a> = Pin<Box<dyn Future<Output = HttpResponse> + 'a>>;
+
+/// Another era's traffic on the MCP endpoint.
+pub(crate) trait HttpHook: Send + Sync + 'static {
+    /// Whether a request other than a POST is the hook's.
+    fn claims_other(&self, parts: &Parts) -> bool;
+
+    /// Serves a request [`claims_other`](Self::claims_other) claimed, for
+    /// an authorized caller; `None` leaves it to the endpoint's 405.
+    fn other(&self, endpoint: &Arc<Endpoint>, parts: &Parts) -> Option<HttpResponse>;
+
+    /// Whether a POST is the hook's, from the era headers and the body.
+    fn claims_post(&self, era: EraHeaders<'_>, body: &str) -> bool;
+
+    /// Serves a POST [`claims_post`](Self::claims_post) claimed.
+    fn post<'a>(&'a self, endpoint: &'a Arc<Endpoint>, post: Post) -> Serving<'a>;
+}
+
+/// One HTTP server's shared state. See the module docs.
+pub(crate) struct Endpoint {
+    dispatcher: Arc<Dispatcher>,
+    pub(crate) options: HttpOptions,
+    in_flight: Arc<Semaphore>,
+    subscriptions: Arc<Semaphore>,
+    limiter: Option<Arc<dyn RateLimiter>>,
+    shutdown: CancellationToken,
+    /// Authorization, when configured.
+    pub(super) gate: Option<Arc<Gate>>,
+    /// Whether to check the path (not when mounted in someone's router).
+    pub(super) check_path: bool,
+    /// Another era's traffic (the legacy adapter's), when one plugs in.
+    pub(super) hook: Option<Arc<dyn HttpHook>>,
+}
+
+impl Endpoint {
+    /// Fails when the authorization configuration is unusable.
+    pub(crate) fn new(
+        dispatcher: Arc<Dispatcher>,
+        options: HttpOptions,
+        hook: Option<Arc<dyn HttpHook>>,
+    ) -> std::io::Result<Endpoint> {
+        let gate = match &options.authorization {
+            Some(authorization) => Some(Arc::new(
+                authorization
+                    .build(dispatcher.declared_scopes())
+                    .map_err(|problem| {
+                        std::io::Error::new(std::io::ErrorKind::InvalidInput, problem)
+                    })?,
+            )),
+            None => None,
+        };
+        Ok(Endpoint {
+            gate,
+            in_flight: Arc::new(Semaphore::new(options.max_in_flight)),
+            subscriptions: Arc::new(Semaphore::new(options.max_subscriptions)),
+            limiter: options.rate_limiter.clone(),
+            options,
+            shutdown: CancellationToken::new(),
+            check_path: true,
+            hook,
+            dispatcher,
+        })
+    }
+
+    /// For a service mounted in a router, which routes by path itself.
+    pub(crate) fn embedded(mut self) -> Endpoint {
+        self.check_path = false;
+        self
+    }
+
+    pub(crate) fn dispatcher(&self) -> &Arc<Dispatcher> {
+        &self.dispatcher
+    }
+
+    /// Cancelled when the server shuts down.
+    pub(crate) fn shutdown(&self) -> &CancellationToken {
+        &self.shutdown
+    }
+
+    /// A slot among the requests in flight, or the 503 that says none is
+    /// free.
+    pub(super) fn in_flight_permit(&self) -> Result<OwnedSemaphorePermit, HttpResponse> {
+        self.in_flight
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| respond::busy())
+    }
+
+    /// A slot among the open streams (subscriptions, a legacy session's
+    /// notification stream), or the 503 that says none is free.
+    pub(crate) fn stream_permit(&self) -> Result<OwnedSemaphorePermit, HttpResponse> {
+        self.subscriptions
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| respond::busy())
+    }
+
+    /// Tool calls are rate limited per client address, in both eras; the
+    /// 429 answers request `id`.
+    pub(crate) fn check_rate(
+        &self,
+        peer: Option<SocketAddr>,
+        id: &RequestId,
+    ) -> Result<(), HttpResponse> {
+        let Some((limiter, peer)) = self.limiter.as_ref().zip(peer) else {
+            return Ok(());
+        };
+        let key = ClientKey::new(peer.ip());
+        limiter
+            .check(key.as_str())
+            .map_err(|wait| respond::rate_limited(id, wait))
+    }
+
+    /// Authorization, when configured: admits the caller of `request` (or
+    /// of a message that names nothing, such as a notification), or
+    /// answers with the challenge. An admitted caller's principal goes into
+    /// the request's extensions and the token leaves its headers: handlers
+    /// get the principal, never the token, so they cannot pass it on.
+    pub(crate) async fn authorize(
+        &self,
+        parts: &mut Parts,
+        request: Option<&Request>,
+    ) -> Result<(), HttpResponse> {
+        let Some(gate) = &self.gate else {
+            return Ok(());
+        };
+        let method = match request.map(|r| &r.method) {
+            Some(MethodName::Known(method)) => Some(*method),
+            _ => None,
+        };
+        let required = request.map_or_else(Vec::new, |r| self.dispatcher.required_scopes(r));
+        match gate.admit(&parts.headers, method, &required).await {
+            Ok(Some(principal)) => {
+                parts.headers.remove(AUTHORIZATION);
+                parts.extensions.insert(principal);
+                if gate.hide_unpermitted() {
+                    parts.extensions.insert(HideUnpermitted);
+                }
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(denied) => Err(deny(gate, &denied, &required)),
+        }
+    }
+
+    /// Where a request in `parts` came from: its caller, as authorization
+    /// (ours, or the middleware in front) established it.
+    pub(crate) fn source(parts: &Parts) -> RequestSource {
+        let extensions = &parts.extensions;
+        RequestSource::new(Transport::Http)
+            .with_principal(extensions.get::<Principal>().cloned())
+            .hiding_unpermitted(extensions.get::<HideUnpermitted>().is_some())
+    }
+
+    /// `source` with the request's head attached, for handlers.
+    pub(crate) fn attach(
+        source: RequestSource,
+        parts: Parts,
+        peer: Option<SocketAddr>,
+    ) -> RequestSource {
+        source.with_attachment(HttpRequest::new(parts, peer))
+    }
+}
+
+fn deny(gate: &Gate, denied: &Denied, required: &[&str]) -> HttpResponse {
+    match denied {
+        Denied::Refused(refusal) => gate.refuse(refusal, required, super::body::McpBody::full),
+        Denied::Unavailable => {
+            let mut response = respond::plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the access token cannot be verified now; retry shortly",
+            );
+            response
+                .headers_mut()
+                .insert(RETRY_AFTER, HeaderValue::from_static("5"));
+            response
+        }
+    }
+}
