@@ -214,6 +214,10 @@ impl Context {
     }
 
     /// The token cancelled when the client cancels the request or goes away.
+    ///
+    /// The handler's own future is dropped first (it is not polled again),
+    /// so the token is for work the handler handed elsewhere: a spawned
+    /// task, a thread, a child process that should stop with the request.
     pub fn cancellation(&self) -> &CancellationToken {
         &self.inner.scope.cancellation
     }
@@ -223,7 +227,9 @@ impl Context {
         self.inner.scope.cancellation.is_cancelled()
     }
 
-    /// Completes when the request is cancelled.
+    /// Completes when the request is cancelled (see
+    /// [`cancellation`](Self::cancellation): awaited by work the handler
+    /// spawned, since the handler's own future is dropped first).
     pub async fn cancelled(&self) {
         self.inner.scope.cancellation.cancelled().await;
     }

@@ -1,16 +1,26 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod auth;
 #[cfg(feature = "bench-internals")]
 mod bench_internals;
 mod changes;
+#[cfg(feature = "cli")]
+mod cli;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 mod complete;
 mod context;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod contract;
 mod dispatch;
 pub mod extension;
+#[cfg(feature = "cli")]
 mod inspect;
 #[cfg(feature = "legacy")]
 mod legacy;
@@ -24,6 +34,8 @@ pub mod schema;
 pub mod security;
 mod server;
 mod source;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod testing;
 mod tool;
 mod transport;
@@ -46,7 +58,7 @@ pub use mrtr::{
     ElicitForm, Elicitation, FormChoice, FormField, Input, Root, SamplingRequest, SamplingResult,
     UrlElicitation,
 };
-pub use prompt::{IntoPromptResult, PromptArgument, PromptError, PromptValue};
+pub use prompt::{FromPromptArgument, IntoPromptResult, PromptError, PromptValue};
 pub use protocol::json::ArgumentError;
 pub use protocol::{
     Annotations, CacheHint, CacheScope, CallToolResult, ClientCapabilities, Completion, Content,
@@ -57,9 +69,11 @@ pub use registry::BuildError;
 pub use resource::{IntoResourceContents, ReadError, TemplateVariable};
 pub use security::KeyRing;
 pub use server::{Exchange, Server, ServerBuilder};
-pub use source::{RequestSource, Transport};
+pub use source::{RequestSource, TransportKind};
 pub use tokio_util::sync::CancellationToken;
-pub use tool::{HeaderValue, IntoToolResult, Json, Structured};
+pub use tool::{HeaderArgument, IntoToolResult, Json, Structured};
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use transport::http::{HttpOptions, HttpRequest, McpBody, McpService, PeerAddr};
 pub use transport::stdio::StdioOptions;
 
@@ -77,13 +91,15 @@ pub mod __private {
         ArgumentCompleter, CompleteFn, CompletionFuture, CompletionRequest, run_completer,
     };
     pub use crate::context::{Context, FromContext};
-    pub use crate::mrtr::{
-        AskFns, DeclaredAsk, ElicitForm, FormChoice, FormField, Input, SamplingRequest,
-        assert_form_field, form_ask, roots_ask, sample_ask, url_ask,
+    pub use crate::mrtr::answer::assert_form_field;
+    pub use crate::mrtr::declared::{
+        AskFns, AskFuture, DeclaredAsk, FormAsk, RootsAsk, SampleAsk, UrlAsk, form_ask, roots_ask,
+        sample_ask, url_ask,
     };
+    pub use crate::mrtr::{ElicitForm, FormChoice, FormField, Input, SamplingRequest};
     pub use crate::prompt::{
-        IntoPromptResult, PromptArgument, PromptError, PromptFuture, PromptGetFn, PromptInvocation,
-        box_prompt_future,
+        FromPromptArgument, IntoPromptResult, PromptError, PromptFuture, PromptGetFn,
+        PromptInvocation, box_prompt_future,
     };
     pub use crate::protocol::CacheHint;
     pub use crate::protocol::json::ArgumentError;
@@ -99,7 +115,7 @@ pub mod __private {
     };
     pub use crate::schema::input_schema;
     pub use crate::tool::{
-        HeaderValue, IntoToolResult, ToolCallFn, ToolFuture, ToolInvocation, assert_header_value,
+        HeaderArgument, IntoToolResult, ToolCallFn, ToolFuture, ToolInvocation, assert_header_value,
     };
     pub use crate::uri_template::TemplatePart;
 

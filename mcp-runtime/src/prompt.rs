@@ -42,7 +42,7 @@ pub struct PromptInvocation<'a> {
 
 impl PromptInvocation<'_> {
     /// Parses argument `name` into the parameter's type.
-    pub fn argument<T: PromptArgument>(&self, name: &'static str) -> Result<T, PromptError> {
+    pub fn argument<T: FromPromptArgument>(&self, name: &'static str) -> Result<T, PromptError> {
         T::from_argument(self.arguments.get(name).map(String::as_str))
             .map_err(|message| PromptError::InvalidArgument { name, message })
     }
@@ -72,7 +72,7 @@ prompt_values!(
     label = "not a prompt argument type",
     note = "prompt arguments are strings on the wire: use `String`, a number, `bool` or `char` (or `Option` of one for an optional argument), or implement `PromptValue` for a `FromStr` type"
 )]
-pub trait PromptArgument: Sized {
+pub trait FromPromptArgument: Sized {
     /// Whether the argument must be given.
     const REQUIRED: bool;
     /// Reads the argument (`None` when absent).
@@ -80,7 +80,7 @@ pub trait PromptArgument: Sized {
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: PromptValue> PromptArgument for T {
+impl<T: PromptValue> FromPromptArgument for T {
     const REQUIRED: bool = true;
     fn from_argument(value: Option<&str>) -> Result<Self, String> {
         let value = value.ok_or_else(|| "missing required argument".to_owned())?;
@@ -89,7 +89,7 @@ impl<T: PromptValue> PromptArgument for T {
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: PromptValue> PromptArgument for Option<T> {
+impl<T: PromptValue> FromPromptArgument for Option<T> {
     const REQUIRED: bool = false;
     fn from_argument(value: Option<&str>) -> Result<Self, String> {
         value

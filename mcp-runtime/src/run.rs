@@ -1,126 +1,74 @@
-//! The standard entry point: command-line flags, logging to stderr, a
-//! runtime, and the chosen transport.
+//! The standard entry point (`run()`: logging to stderr, a runtime, the
+//! chosen transport), and the one place the transports are wired to the
+//! server with the hooks the enabled eras plug into them (the legacy
+//! adapter's).
 
 use std::io::IsTerminal as _;
 use std::process::ExitCode;
-
 use std::rc::Rc;
 use std::sync::Arc;
-
-use clap::{CommandFactory as _, FromArgMatches as _, Parser};
 
 use crate::dispatch::Dispatcher;
 use crate::server::{Server, ServerBuilder};
 use crate::transport;
-use crate::transport::http::endpoint::Endpoint;
-use crate::transport::http::endpoint::HttpHook;
+#[cfg(feature = "http")]
+use crate::transport::http::endpoint::{Endpoint, HttpHook};
 use crate::transport::stdio::{Frames, StdioHook, StdioOptions};
+#[cfg(feature = "http")]
 use crate::{HttpOptions, McpService};
 
-// Flags every server binary understands. (A comment, not a doc comment:
-// clap would show a doc comment as the program's description.)
-#[derive(Parser, Debug)]
-#[command(args_conflicts_with_subcommands = true)]
-struct Cli {
-    /// Serve MCP over stdin/stdout (the default).
-    #[arg(long, conflicts_with = "http")]
-    stdio: bool,
-    /// Serve MCP over Streamable HTTP on this address, e.g. 127.0.0.1:8080
-    /// (the endpoint is /mcp).
-    #[arg(long, value_name = "ADDR")]
-    http: Option<std::net::SocketAddr>,
-    /// With --http: tool calls allowed per second from each client address,
-    /// with bursts of twice that (default: the server's setting, 50 unless
-    /// configured); 0 turns rate limiting off, for example behind a gateway
-    /// that limits, or to benchmark.
-    #[arg(long, value_name = "PER_SECOND", requires = "http")]
-    rate_limit: Option<u32>,
-    /// Inspect instead of serving.
-    #[command(subcommand)]
-    inspect: Option<crate::inspect::Command>,
-}
-
 impl ServerBuilder {
-    /// Runs the server as a command-line program: parses the flags, logs to
-    /// stderr (level from `RUST_LOG`, default `warn`), builds the registry
-    /// and serves until the transport ends.
+    /// Runs the server as a command-line program: parses the flags (with
+    /// the `cli` feature: `--http ADDR`, `--rate-limit`, the inspector's
+    /// subcommands), logs to stderr (level from `RUST_LOG`, default
+    /// `warn`), builds the registry and serves until the transport ends;
+    /// stdio unless the flags say otherwise.
     ///
     /// Startup problems, such as two tools with the same name, are printed
     /// with both definition sites and make the process exit with status 1.
     pub fn run(self) -> ExitCode {
         init_tracing();
-        let info = &self.settings.info;
-        let command = Cli::command()
-            .name(info.name.clone())
-            .version(info.version.clone())
-            .about(match info.description.clone() {
-                Some(description) => clap::builder::Resettable::Value(description.into()),
-                None => clap::builder::Resettable::Reset,
-            })
-            .after_help(
-                "Without a subcommand the server serves MCP over stdio (or --http). \
-                 The subcommands inspect it: they run requests through the same dispatcher and print the answers.",
-            );
-        let stdio = self.stdio.clone();
-        let cli = match Cli::from_arg_matches(&command.get_matches()) {
-            Ok(cli) => cli,
-            Err(error) => error.exit(),
+        #[cfg(feature = "cli")]
+        let (server, stdio) = match crate::cli::launch(self) {
+            crate::cli::Launch::Exit(code) => return code,
+            crate::cli::Launch::Stdio(server, stdio) => (server, stdio),
         };
-        let http = cli.http.map(|address| {
-            let options = self.http.clone().bind(address);
-            match cli.rate_limit {
-                None => options,
-                Some(0) => options.without_rate_limit(),
-                Some(per_second) => {
-                    options.rate_limit(f64::from(per_second), per_second.saturating_mul(2))
-                }
-            }
-        });
-        if let Some(command) = cli.inspect {
-            return match self.single_instance().build() {
-                Ok(server) => crate::inspect::run(server, command),
+        #[cfg(not(feature = "cli"))]
+        let (server, stdio) = {
+            let stdio = self.stdio.clone();
+            match self.build() {
+                Ok(server) => (server, stdio),
                 Err(error) => {
                     eprintln!("error: {error}");
-                    ExitCode::FAILURE
+                    return ExitCode::FAILURE;
                 }
-            };
-        }
-        let server = match self.build() {
-            Ok(server) => server,
-            Err(error) => {
-                eprintln!("error: {error}");
-                return ExitCode::FAILURE;
             }
         };
-        if let Some(options) = http {
-            return match server.run_http(options) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(error) => {
-                    eprintln!("error: cannot serve HTTP: {error}");
-                    ExitCode::FAILURE
-                }
-            };
+        serve_stdio_until_done(&server, stdio)
+    }
+}
+
+/// Serves stdio on a runtime of its own until stdin ends.
+fn serve_stdio_until_done(server: &Server, options: StdioOptions) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
         }
-        let runtime = match tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        {
-            Ok(runtime) => runtime,
-            Err(error) => {
-                eprintln!("error: cannot start the async runtime: {error}");
-                return ExitCode::FAILURE;
-            }
-        };
-        match runtime.block_on(server.serve_stdio(stdio)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => {
-                tracing::debug!("the client closed stdout");
-                ExitCode::SUCCESS
-            }
-            Err(error) => {
-                tracing::error!(%error, "stdio transport failed");
-                ExitCode::FAILURE
-            }
+    };
+    match runtime.block_on(server.serve_stdio(options)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => {
+            tracing::debug!("the client closed stdout");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            tracing::error!(%error, "stdio transport failed");
+            ExitCode::FAILURE
         }
     }
 }
@@ -153,7 +101,11 @@ impl Server {
         let hook = |frames: &Frames| stdio_hook(&dispatcher, frames);
         transport::stdio::serve(self.dispatcher.clone(), &options, hook, input, output).await
     }
+}
 
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+impl Server {
     /// Serves Streamable HTTP on `options`' address until SIGINT or SIGTERM,
     /// then stops accepting, closes subscriptions and lets requests in
     /// flight finish (up to the shutdown grace period). Blocks the calling
@@ -205,18 +157,18 @@ fn stdio_hook(_: &Arc<Dispatcher>, _: &Frames) -> Option<Rc<dyn StdioHook>> {
 }
 
 /// The legacy adapter's part of an HTTP endpoint.
-#[cfg(feature = "legacy")]
+#[cfg(all(feature = "http", feature = "legacy"))]
 fn http_hook(dispatcher: &Dispatcher) -> Option<Arc<dyn HttpHook>> {
     Some(Arc::new(crate::legacy::http::LegacyHttp::new(dispatcher)))
 }
 
-#[cfg(not(feature = "legacy"))]
+#[cfg(all(feature = "http", not(feature = "legacy")))]
 fn http_hook(_: &Dispatcher) -> Option<Arc<dyn HttpHook>> {
     None
 }
 
 /// Diagnostics go to stderr only: stdout belongs to the protocol.
-fn init_tracing() {
+pub(crate) fn init_tracing() {
     let level = std::env::var("RUST_LOG")
         .ok()
         .and_then(|spec| {

@@ -18,7 +18,7 @@ use crate::mrtr::{Clock, InMemoryReplayGuard, ReplayGuard};
 use crate::protocol::{CacheHint, CacheScope, Icon, Implementation};
 use crate::registry::{BuildError, Registry};
 use crate::security::KeyRing;
-use crate::source::{RequestSource, Transport};
+use crate::source::{RequestSource, TransportKind};
 use crate::transport::stdio::StdioOptions;
 
 /// Builds a [`ServerBuilder`] named after the calling crate: the server
@@ -47,6 +47,7 @@ pub struct ServerBuilder {
     pub(crate) settings: Settings,
     /// The transports' options [`run`](Self::run) serves with.
     pub(crate) stdio: StdioOptions,
+    #[cfg(feature = "http")]
     pub(crate) http: crate::HttpOptions,
     bus: Arc<dyn ChangeBus>,
     state: StateSettings,
@@ -67,7 +68,7 @@ impl fmt::Debug for ServerBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ServerBuilder")
             .field("settings", &self.settings)
-            .field("http", &self.http)
+            .field("stdio", &self.stdio)
             .field("extensions", &self.extensions)
             .finish_non_exhaustive()
     }
@@ -91,6 +92,7 @@ impl ServerBuilder {
                 resource_subscriptions: false,
             },
             stdio: StdioOptions::default(),
+            #[cfg(feature = "http")]
             http: crate::HttpOptions::default(),
             bus: Arc::new(InProcessBus::default()),
             state: StateSettings {
@@ -212,6 +214,8 @@ impl ServerBuilder {
 
     /// Settings for the HTTP transport, used by [`run`](Self::run) with
     /// `--http`.
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub fn http(mut self, options: crate::HttpOptions) -> Self {
         self.http = options;
         self
@@ -259,6 +263,10 @@ impl ServerBuilder {
 
     /// The builder for a one-off process such as the inspector: without
     /// configured keys, a random key that warns about nothing.
+    #[cfg_attr(
+        not(feature = "cli"),
+        allow(dead_code, reason = "used by the inspector (feature `cli`)")
+    )]
     pub(crate) fn single_instance(mut self) -> Self {
         if self.state.keys.is_none() && KeyRing::from_env().is_none() {
             self.state.keys = Some(KeyRing::single_instance());
@@ -367,7 +375,7 @@ impl Server {
             Err(rejection) => Some(Reply::from(rejection)),
             Ok(Incoming::Notification(_)) => None,
             Ok(Incoming::Request(request)) => {
-                let source = RequestSource::new(Transport::InProcess);
+                let source = RequestSource::new(TransportKind::InProcess);
                 let never = CancellationToken::new();
                 let mut admission = InProcess(sender);
                 Some(

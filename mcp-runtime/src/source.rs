@@ -13,7 +13,7 @@ use crate::security::Principal;
 /// The transport a request arrived on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum Transport {
+pub enum TransportKind {
     /// Handed to the server in this process ([`Server::exchange`](crate::Server::exchange),
     /// the test client, the inspector).
     #[default]
@@ -29,7 +29,7 @@ pub enum Transport {
 /// [`HttpRequest`](crate::HttpRequest)). Cheap to clone.
 #[derive(Clone, Default)]
 pub struct RequestSource {
-    transport: Transport,
+    transport: TransportKind,
     principal: Option<Principal>,
     /// Lists show this caller only what it may use.
     hide_unpermitted: bool,
@@ -48,7 +48,7 @@ impl fmt::Debug for RequestSource {
 
 impl RequestSource {
     /// A request that arrived on `transport`, from nobody authenticated.
-    pub fn new(transport: Transport) -> Self {
+    pub fn new(transport: TransportKind) -> Self {
         RequestSource {
             transport,
             ..RequestSource::default()
@@ -62,9 +62,11 @@ impl RequestSource {
         self
     }
 
-    /// Lists answered to this source leave out what the caller may not use.
+    /// Whether lists answered to this source leave out what the caller
+    /// may not use (the scopes of each tool, prompt and resource), as
+    /// `Authorization::hide_unpermitted` does on HTTP.
     #[must_use]
-    pub(crate) fn hiding_unpermitted(mut self, hide: bool) -> Self {
+    pub fn hiding_unpermitted(mut self, hide: bool) -> Self {
         self.hide_unpermitted = hide;
         self
     }
@@ -78,7 +80,7 @@ impl RequestSource {
     }
 
     /// The transport the request arrived on.
-    pub fn transport(&self) -> Transport {
+    pub fn transport(&self) -> TransportKind {
         self.transport
     }
 

@@ -36,19 +36,19 @@ pub struct ToolInvocation<'a> {
     label = "not a string, integer or boolean",
     note = "`#[arg(header = \"...\")]` applies to `String`, integer and `bool` arguments (or an `Option` of one); floating-point numbers and structured values cannot be headers"
 )]
-pub trait HeaderValue {}
+pub trait HeaderArgument {}
 
 macro_rules! header_values {
-    ($($ty:ty),*) => {$( impl HeaderValue for $ty {} )*};
+    ($($ty:ty),*) => {$( impl HeaderArgument for $ty {} )*};
 }
 header_values!(
     String, bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize
 );
 
-impl<T: HeaderValue> HeaderValue for Option<T> {}
+impl<T: HeaderArgument> HeaderArgument for Option<T> {}
 
 /// Instantiated by generated code to check a header argument's type.
-pub fn assert_header_value<T: HeaderValue>() {}
+pub fn assert_header_value<T: HeaderArgument>() {}
 
 /// What a `#[tool]` function may return.
 ///

@@ -4,10 +4,12 @@
 //! endpoints, configuration errors, and that nothing changes without it.
 //! The built-in JWT verifier against a real provider is tested in
 //! `examples/secure-notes/tests/oidc.rs` (`tests/auth/run.sh`).
+#![cfg(feature = "http")]
 
 use std::net::SocketAddr;
 
-use mcp_runtime::auth::{Authorization, Principal, TokenVerifier, VerifyError, VerifyFuture};
+use mcp_runtime::auth::{Authorization, TokenVerifier, VerifyError, VerifyFuture};
+use mcp_runtime::security::Principal;
 use mcp_runtime::{
     CacheHint, CacheScope, CompletionRequest, ElicitForm, HttpOptions, HttpRequest, Input, Server,
     ServerBuilder, prompt, resource, tool,

@@ -1,6 +1,7 @@
 //! The MCP endpoint mounted in an axum `Router`, next to another route and
 //! behind middleware that authenticates the caller: handlers see what the
 //! middleware attached.
+#![cfg(feature = "http")]
 
 use std::net::SocketAddr;
 

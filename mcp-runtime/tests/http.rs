@@ -2,6 +2,7 @@
 //! code, SSE ordering, cancellation on disconnect, DNS-rebinding defences,
 //! limits, header validation and subscriptions. Every JSON body is
 //! validated against the spec's `schema.json`.
+#![cfg(feature = "http")]
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -3,7 +3,7 @@
 //! instance with the keys serves them, era detection by header, GET
 //! notification streams, DELETE, and the bridge on a request's SSE
 //! stream. Bodies are validated against the 2025-11-25 `schema.json`.
-#![cfg(feature = "legacy")]
+#![cfg(all(feature = "legacy", feature = "http"))]
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! modern-shaped one `-32601` (HTTP 404), and the 2025-11-25 session
 //! machinery (GET, DELETE) is 405. Run with
 //! `cargo test -p mcp-runtime --no-default-features --test legacy_off`.
-#![cfg(not(feature = "legacy"))]
+#![cfg(all(feature = "http", not(feature = "legacy")))]
 
 use std::time::Duration;
 

@@ -1,6 +1,7 @@
 //! Multi round-trip requests over Streamable HTTP: rounds of one flow served
 //! by different instances that share only the state key, and state bound to
 //! the authenticated principal.
+#![cfg(feature = "http")]
 
 use std::net::SocketAddr;
 use std::time::Duration;

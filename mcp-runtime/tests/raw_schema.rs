@@ -1,5 +1,6 @@
 //! `#[tool(input_schema = f)]`: a hand-written schema is published exactly
 //! as written, while the parameters still parse (and reject) the call.
+#![cfg(feature = "client")]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

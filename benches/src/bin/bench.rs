@@ -676,35 +676,22 @@ fn stripped_size(binary: &Path, results: &Path) -> u64 {
 }
 
 /// Median registry build time (the registry and the precomputed answers:
-/// schemas, list pages, `server/discover`), as the server logs it at
-/// startup with `RUST_LOG=debug`.
+/// schemas, list pages, `server/discover`), as the server measures its own
+/// `ServerBuilder::build` when started with `--time-build`.
 fn registry_build(program: &Path) -> Duration {
     let mut times = Vec::new();
     for _ in 0..15 {
-        let mut child = pinned(program, &["--stdio"])
-            .env("RUST_LOG", "debug")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
+        let output = pinned(program, &["--time-build"])
+            .stdin(Stdio::null())
+            .stderr(Stdio::inherit())
+            .output()
             .expect("starts");
-        let stderr = BufReader::new(child.stderr.take().expect("stderr"));
-        let micros = stderr
-            .lines()
-            .map_while(Result::ok)
-            .find_map(|line| {
-                let (_, rest) = line
-                    .contains("registry and precomputed answers built")
-                    .then(|| line.split_once("elapsed_us="))??;
-                rest.split(|c: char| !c.is_ascii_digit())
-                    .next()?
-                    .parse::<u64>()
-                    .ok()
-            })
-            .expect("the server logs its registry build");
+        assert!(output.status.success(), "the registry builds");
+        let micros = String::from_utf8_lossy(&output.stdout)
+            .trim()
+            .parse::<u64>()
+            .expect("the server prints its build time in microseconds");
         times.push(Duration::from_micros(micros));
-        let _ = child.kill();
-        let _ = child.wait();
     }
     times.sort();
     times[times.len() / 2]

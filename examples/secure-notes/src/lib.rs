@@ -10,7 +10,8 @@
 use std::collections::BTreeMap;
 use std::sync::{LazyLock, Mutex, PoisonError};
 
-use mcp_runtime::auth::{Authorization, JwtSettings, Principal};
+use mcp_runtime::auth::{Authorization, JwtSettings};
+use mcp_runtime::security::Principal;
 use mcp_runtime::{prompt, resource, tool};
 
 /// Notes by owner (the token's issuer and subject), then by slug.

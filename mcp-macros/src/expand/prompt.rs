@@ -4,7 +4,7 @@
 //! fn review(topic: String, style: Option<String>) -> String { .. }   // unchanged
 //! const _: () = {
 //!     fn __mcp_get(invocation: PromptInvocation<'_>) -> Result<PromptFuture, PromptError> {
-//!         let __mcp_param0: String = <String as PromptArgument>::from_argument(invocation.arguments.get("topic"))
+//!         let __mcp_param0: String = <String as FromPromptArgument>::from_argument(invocation.arguments.get("topic"))
 //!             .map_err(|message| PromptError::InvalidArgument { name: "topic", message })?;
 //!         Ok(box_prompt_future(async move { into_prompt_result(review(__mcp_param0, ..)) }))
 //!     }
@@ -82,7 +82,7 @@ fn get_fn(prompt: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
                 // Spelled like `REQUIRED` in `entry`, so that a type that is
                 // not a prompt argument gives one error, not two.
                 Some(quote_spanned! {ty.span()=>
-                    let #local: #ty = <#ty as #private::PromptArgument>::from_argument(
+                    let #local: #ty = <#ty as #private::FromPromptArgument>::from_argument(
                         #invocation.arguments.get(#name).map(::std::string::String::as_str),
                     )
                     .map_err(|message| #private::PromptError::InvalidArgument { name: #name, message })?;
@@ -130,7 +130,7 @@ fn entry(
             Some(lit) => Some(quote!(#lit)),
             None => doc::description(&argument.docs),
         });
-        let required = quote_spanned!(ty.span()=> <#ty as #private::PromptArgument>::REQUIRED);
+        let required = quote_spanned!(ty.span()=> <#ty as #private::FromPromptArgument>::REQUIRED);
         quote! {
             #private::StaticPromptArgument {
                 name: #name,

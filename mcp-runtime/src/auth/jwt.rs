@@ -20,17 +20,60 @@ use super::scope;
 use super::verifier::{TokenVerifier, VerifyError, VerifyFuture};
 use crate::security::Principal;
 
+/// A JWS signature algorithm a token may be signed with (RFC 7518). Only
+/// asymmetric ones exist here: a verifier holding only public keys must
+/// never treat one as a shared secret, so HMAC cannot even be asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SigningAlgorithm {
+    /// RSASSA-PKCS1-v1_5 with SHA-256.
+    RS256,
+    /// RSASSA-PKCS1-v1_5 with SHA-384.
+    RS384,
+    /// RSASSA-PKCS1-v1_5 with SHA-512.
+    RS512,
+    /// RSASSA-PSS with SHA-256.
+    PS256,
+    /// RSASSA-PSS with SHA-384.
+    PS384,
+    /// RSASSA-PSS with SHA-512.
+    PS512,
+    /// ECDSA with P-256 and SHA-256.
+    ES256,
+    /// ECDSA with P-384 and SHA-384.
+    ES384,
+    /// EdDSA (Ed25519).
+    EdDSA,
+}
+
+impl SigningAlgorithm {
+    /// The JOSE library's name for it (kept out of the public API).
+    fn jose(self) -> Algorithm {
+        match self {
+            SigningAlgorithm::RS256 => Algorithm::RS256,
+            SigningAlgorithm::RS384 => Algorithm::RS384,
+            SigningAlgorithm::RS512 => Algorithm::RS512,
+            SigningAlgorithm::PS256 => Algorithm::PS256,
+            SigningAlgorithm::PS384 => Algorithm::PS384,
+            SigningAlgorithm::PS512 => Algorithm::PS512,
+            SigningAlgorithm::ES256 => Algorithm::ES256,
+            SigningAlgorithm::ES384 => Algorithm::ES384,
+            SigningAlgorithm::EdDSA => Algorithm::EdDSA,
+        }
+    }
+}
+
 /// The asymmetric algorithms accepted unless configured otherwise.
-pub const DEFAULT_ALGORITHMS: &[Algorithm] = &[
-    Algorithm::RS256,
-    Algorithm::RS384,
-    Algorithm::RS512,
-    Algorithm::PS256,
-    Algorithm::PS384,
-    Algorithm::PS512,
-    Algorithm::ES256,
-    Algorithm::ES384,
-    Algorithm::EdDSA,
+pub const DEFAULT_ALGORITHMS: &[SigningAlgorithm] = &[
+    SigningAlgorithm::RS256,
+    SigningAlgorithm::RS384,
+    SigningAlgorithm::RS512,
+    SigningAlgorithm::PS256,
+    SigningAlgorithm::PS384,
+    SigningAlgorithm::PS512,
+    SigningAlgorithm::ES256,
+    SigningAlgorithm::ES384,
+    SigningAlgorithm::EdDSA,
 ];
 
 /// Settings of the JWT verifier, for
@@ -48,7 +91,7 @@ pub struct JwtSettings {
 impl Default for JwtSettings {
     fn default() -> Self {
         JwtSettings {
-            algorithms: DEFAULT_ALGORITHMS.to_vec(),
+            algorithms: DEFAULT_ALGORITHMS.iter().map(|a| a.jose()).collect(),
             leeway: Duration::from_secs(30),
             require_at_jwt: true,
             jwks_uris: Vec::new(),
@@ -66,14 +109,10 @@ impl JwtSettings {
         JwtSettings::default()
     }
 
-    /// Accepts only `algorithms`. HMAC algorithms are dropped: a verifier
-    /// holding only public keys must never treat one as a shared secret.
+    /// Accepts only `algorithms` (all asymmetric: HMAC is never accepted).
     #[must_use]
-    pub fn algorithms(mut self, algorithms: impl IntoIterator<Item = Algorithm>) -> Self {
-        self.algorithms = algorithms
-            .into_iter()
-            .filter(|a| !matches!(a, Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512))
-            .collect();
+    pub fn algorithms(mut self, algorithms: impl IntoIterator<Item = SigningAlgorithm>) -> Self {
+        self.algorithms = algorithms.into_iter().map(SigningAlgorithm::jose).collect();
         self
     }
 

@@ -73,13 +73,10 @@ pub use self::config::Authorization;
 #[cfg(feature = "auth")]
 pub use self::introspection::{IntrospectionSettings, IntrospectionVerifier};
 #[cfg(feature = "auth")]
-pub use self::jwt::{DEFAULT_ALGORITHMS, JwtSettings, JwtVerifier};
+pub use self::jwt::{DEFAULT_ALGORITHMS, JwtSettings, JwtVerifier, SigningAlgorithm};
 pub use self::resource::InvalidResource;
 pub use self::scope::is_scope_token;
 pub use self::verifier::{TokenVerifier, VerifyError, VerifyFuture};
-pub use crate::security::Principal;
-#[cfg(feature = "auth")]
-pub use jsonwebtoken::Algorithm;
 
 #[cfg(all(test, feature = "auth"))]
 mod tests;

@@ -3,6 +3,7 @@
 //! server binary. It builds each request's `_meta`, follows list cursors,
 //! and carries multi round-trip requests from round to round.
 
+#[cfg(feature = "http")]
 mod http;
 mod outcome;
 mod stdio;
@@ -11,6 +12,8 @@ mod transport;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use self::http::Remote;
 pub use self::outcome::{
     Answers, ElicitationRequest, InputRequest, InputRequired, LogEntry, Notifications, Outcome,

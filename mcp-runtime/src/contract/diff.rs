@@ -17,14 +17,14 @@ pub enum Impact {
 
 /// One difference between the locked and the live contract.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Change {
+pub struct Difference {
     /// Breaking or additive.
     pub impact: Impact,
     /// What changed, e.g. "tool `deploy`: argument `region` is new and required".
     pub description: String,
 }
 
-impl fmt::Display for Change {
+impl fmt::Display for Difference {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let label = match self.impact {
             Impact::Breaking => "BREAKING",
@@ -35,7 +35,7 @@ impl fmt::Display for Change {
 }
 
 /// Every change from `old` to `new`, breaking ones first.
-pub fn compare(old: &Value, new: &Value) -> Vec<Change> {
+pub fn compare(old: &Value, new: &Value) -> Vec<Difference> {
     let mut changes = Changes::default();
     let empty = Map::new();
     let section = |manifest: &Value, key: &str| {
@@ -59,6 +59,7 @@ pub fn compare(old: &Value, new: &Value) -> Vec<Change> {
         ("resources", Kind::Resource),
         ("resourceTemplates", Kind::Template),
         ("prompts", Kind::Prompt),
+        ("extensionMethods", Kind::ExtensionMethod),
     ] {
         compare_items(&mut changes, kind, &section(old, key), &section(new, key));
     }
@@ -68,18 +69,18 @@ pub fn compare(old: &Value, new: &Value) -> Vec<Change> {
 }
 
 #[derive(Default)]
-struct Changes(Vec<Change>);
+struct Changes(Vec<Difference>);
 
 impl Changes {
     fn breaking(&mut self, description: String) {
-        self.0.push(Change {
+        self.0.push(Difference {
             impact: Impact::Breaking,
             description,
         });
     }
 
     fn additive(&mut self, description: String) {
-        self.0.push(Change {
+        self.0.push(Difference {
             impact: Impact::Additive,
             description,
         });
@@ -92,6 +93,7 @@ enum Kind {
     Resource,
     Template,
     Prompt,
+    ExtensionMethod,
 }
 
 impl Kind {
@@ -101,6 +103,7 @@ impl Kind {
             Kind::Resource => "resource",
             Kind::Template => "resource template",
             Kind::Prompt => "prompt",
+            Kind::ExtensionMethod => "extension method",
         }
     }
 }
@@ -133,11 +136,13 @@ fn compare_items(
             continue;
         };
         let item = format!("{noun} `{name}`");
-        compare_scopes(changes, &item, before, after);
+        compare_required(changes, &item, before, after, SCOPES);
+        compare_required(changes, &item, before, after, EXTENSIONS);
         match kind {
             Kind::Tool => compare_tool(changes, &item, before, after),
             Kind::Prompt => compare_prompt(changes, &item, before, after),
             Kind::Resource | Kind::Template => compare_resource(changes, &item, before, after),
+            Kind::ExtensionMethod => compare_extension_method(changes, &item, before, after),
         }
     }
     for name in new.keys().filter(|name| !old.contains_key(*name)) {
@@ -145,12 +150,39 @@ fn compare_items(
     }
 }
 
-/// The OAuth scopes an item needs (`scopes = [...]`, absent when none): a
-/// new one breaks callers whose tokens lack it; a dropped one never does.
-fn compare_scopes(changes: &mut Changes, item: &str, before: &Value, after: &Value) {
-    let scopes = |value: &Value| -> Vec<String> {
+/// Something an item requires of its callers, listed under `field` (absent
+/// when none): a new requirement breaks callers that lack it; a dropped one
+/// never does.
+struct Required {
+    field: &'static str,
+    what: &'static str,
+    refusal: &'static str,
+}
+
+/// OAuth scopes (`scopes = [...]`).
+const SCOPES: Required = Required {
+    field: "scopes",
+    what: "scope",
+    refusal: "tokens without it get 403",
+};
+
+/// Extensions the client must have negotiated (`requires_extension`).
+const EXTENSIONS: Required = Required {
+    field: "requiresExtensions",
+    what: "extension",
+    refusal: "clients without it get -32021",
+};
+
+fn compare_required(
+    changes: &mut Changes,
+    item: &str,
+    before: &Value,
+    after: &Value,
+    required: Required,
+) {
+    let listed = |value: &Value| -> Vec<String> {
         value
-            .get("scopes")
+            .get(required.field)
             .and_then(Value::as_array)
             .map(|list| {
                 list.iter()
@@ -160,14 +192,29 @@ fn compare_scopes(changes: &mut Changes, item: &str, before: &Value, after: &Val
             })
             .unwrap_or_default()
     };
-    let (old, new) = (scopes(before), scopes(after));
-    for scope in new.iter().filter(|s| !old.contains(s)) {
-        changes.breaking(format!(
-            "{item}: now needs scope `{scope}` (tokens without it get 403)"
-        ));
+    let (old, new) = (listed(before), listed(after));
+    let Required { what, refusal, .. } = required;
+    for name in new.iter().filter(|s| !old.contains(s)) {
+        changes.breaking(format!("{item}: now needs {what} `{name}` ({refusal})"));
     }
-    for scope in old.iter().filter(|s| !new.contains(s)) {
-        changes.additive(format!("{item}: no longer needs scope `{scope}`"));
+    for name in old.iter().filter(|s| !new.contains(s)) {
+        changes.additive(format!("{item}: no longer needs {what} `{name}`"));
+    }
+}
+
+/// An extension method's extension, and whether clients must negotiate it.
+fn compare_extension_method(changes: &mut Changes, item: &str, before: &Value, after: &Value) {
+    let (old, new) = (&before["extension"], &after["extension"]);
+    if old != new {
+        changes.breaking(format!("{item}: now belongs to {new}, not {old}"));
+    }
+    let negotiated = |value: &Value| value["requiresNegotiation"].as_bool().unwrap_or(false);
+    match (negotiated(before), negotiated(after)) {
+        (false, true) => changes.breaking(format!(
+            "{item}: now needs its extension negotiated (clients without it get -32021)"
+        )),
+        (true, false) => changes.additive(format!("{item}: open to every client now")),
+        _ => {}
     }
 }
 
@@ -435,8 +482,40 @@ mod tests {
         json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
     }
 
-    fn described(changes: &[Change]) -> Vec<String> {
+    fn described(changes: &[Difference]) -> Vec<String> {
         changes.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn extension_requirements_and_methods_are_part_of_the_contract() {
+        let old = json!({
+            "tools": {"t": {}},
+            "extensionMethods": {
+                "x/a": {"extension": "x/e", "requiresNegotiation": false},
+                "x/b": {"extension": "x/e", "requiresNegotiation": true},
+                "x/gone": {"extension": "x/e", "requiresNegotiation": true},
+            }
+        });
+        let new = json!({
+            "tools": {"t": {"requiresExtensions": ["x/e"]}},
+            "extensionMethods": {
+                "x/a": {"extension": "x/e", "requiresNegotiation": true, "scopes": ["s"]},
+                "x/b": {"extension": "x/f", "requiresNegotiation": false},
+                "x/new": {"extension": "x/e", "requiresNegotiation": true},
+            }
+        });
+        assert_eq!(
+            described(&compare(&old, &new)),
+            [
+                "BREAKING  tool `t`: now needs extension `x/e` (clients without it get -32021)",
+                "BREAKING  extension method `x/a`: now needs scope `s` (tokens without it get 403)",
+                "BREAKING  extension method `x/a`: now needs its extension negotiated (clients without it get -32021)",
+                "BREAKING  extension method `x/b`: now belongs to \"x/f\", not \"x/e\"",
+                "BREAKING  extension method `x/gone` was removed (or renamed)",
+                "additive  extension method `x/b`: open to every client now",
+                "additive  extension method `x/new` was added",
+            ]
+        );
     }
 
     #[test]

@@ -20,7 +20,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-pub use self::diff::{Change, Impact, compare};
+pub use self::diff::{Difference, Impact, compare};
 use crate::client::{Client, ClientError, InProcess, Transport};
 use crate::server::{Server, ServerBuilder};
 
@@ -30,22 +30,57 @@ pub const UPDATE_ENV: &str = "MCP_CONTRACT_UPDATE";
 
 /// The manifest of `server`, as its clients see it through the dispatcher.
 ///
-/// Items declared with `scopes = [...]` carry them as `"scopes"` (they are
-/// not on the wire, but they are part of the contract: a new scope turns
-/// away callers). Items without scopes have no such field, so lock files
-/// written before scopes existed stay valid.
+/// Beyond what the wire shows, what turns callers away is part of the
+/// contract too: items declared with `scopes = [...]` carry them as
+/// `"scopes"`, tools declared with `requires_extension` carry
+/// `"requiresExtensions"`, and the methods extensions serve are listed
+/// under `"extensionMethods"`. Each appears only where there is something
+/// to say, so lock files written before it existed stay valid.
 pub async fn manifest(server: &Server) -> Result<Value, ClientError> {
     let mut manifest = manifest_of(&mut Client::new(InProcess::new(server.clone()))).await?;
-    for (section, key, scopes) in server.dispatcher.scoped_items() {
-        if let Some(item) = manifest
-            .get_mut(section)
-            .and_then(|items| items.get_mut(key))
-            .and_then(Value::as_object_mut)
-        {
-            item.insert("scopes".into(), json!(scopes));
-        }
+    let dispatcher = &server.dispatcher;
+    for (section, key, scopes) in dispatcher.scoped_items() {
+        annotate(&mut manifest, section, key, "scopes", json!(scopes));
+    }
+    for (tool, extensions) in dispatcher.tool_extensions() {
+        annotate(
+            &mut manifest,
+            "tools",
+            tool,
+            "requiresExtensions",
+            json!(extensions),
+        );
+    }
+    let methods: Map<String, Value> = dispatcher
+        .extension_methods()
+        .into_iter()
+        .map(|served| {
+            let method = &served.method;
+            let mut entry = json!({
+                "extension": &*served.extension,
+                "requiresNegotiation": method.needs_negotiation,
+            });
+            if !method.scopes.is_empty() {
+                entry["scopes"] = json!(method.scopes);
+            }
+            (method.name.clone(), entry)
+        })
+        .collect();
+    if let (false, Some(manifest)) = (methods.is_empty(), manifest.as_object_mut()) {
+        manifest.insert("extensionMethods".into(), Value::Object(methods));
     }
     Ok(manifest)
+}
+
+/// Adds `field` to the item `key` of `section`.
+fn annotate(manifest: &mut Value, section: &str, key: &str, field: &str, value: Value) {
+    if let Some(item) = manifest
+        .get_mut(section)
+        .and_then(|items| items.get_mut(key))
+        .and_then(Value::as_object_mut)
+    {
+        item.insert(field.into(), value);
+    }
 }
 
 /// The manifest of the server behind `client`, whatever the transport.
@@ -119,12 +154,12 @@ pub enum Verdict {
     /// The lock file was written (missing, or updates were requested).
     Written {
         /// The changes it records, empty for a new file.
-        changes: Vec<Change>,
+        changes: Vec<Difference>,
     },
     /// The live contract differs from the lock file.
     Changed {
         /// Every change, breaking first.
-        changes: Vec<Change>,
+        changes: Vec<Difference>,
         /// Whether the file itself differs beyond classified changes (for
         /// example reordered or reformatted).
         reformatted: bool,
@@ -199,7 +234,7 @@ where
 /// When the contract changed, the lock file is missing, or it cannot be
 /// read or written.
 #[track_caller]
-pub fn assert_contract(builder: ServerBuilder, path: impl AsRef<Path>) {
+pub fn verify(builder: ServerBuilder, path: impl AsRef<Path>) {
     let path = path.as_ref();
     let server = builder
         .build()
@@ -255,7 +290,7 @@ macro_rules! assert_contract {
         $crate::assert_contract!($crate::server!(), $path)
     };
     ($builder:expr, $path:expr) => {
-        $crate::contract::assert_contract(
+        $crate::contract::verify(
             $builder,
             ::std::path::Path::new(::core::env!("CARGO_MANIFEST_DIR")).join($path),
         )

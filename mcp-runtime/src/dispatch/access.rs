@@ -27,6 +27,10 @@ impl Dispatcher {
     /// them, since a read may fall through to any), or that a completion
     /// refers to. Empty when it names
     /// nothing known: the dispatcher then answers "not found" as usual.
+    #[cfg_attr(
+        not(feature = "http"),
+        allow(dead_code, reason = "used by authorization (feature `http`)")
+    )]
     pub(crate) fn required_scopes(&self, request: &Request) -> Vec<&'static str> {
         let head = request.head();
         let text = |range| request.member(range).and_then(json_str);
@@ -72,6 +76,10 @@ impl Dispatcher {
     }
 
     /// Every scope declared with `scopes = [...]`, sorted.
+    #[cfg_attr(
+        not(feature = "http"),
+        allow(dead_code, reason = "used by authorization (feature `http`)")
+    )]
     pub(crate) fn declared_scopes(&self) -> BTreeSet<&'static str> {
         let registry = &self.registry;
         let tools = registry.tools().iter().flat_map(|t| t.entry.scopes);
@@ -89,6 +97,10 @@ impl Dispatcher {
 
     /// Every item that declares scopes, as `(manifest section, key,
     /// scopes)`, for the contract lock file.
+    #[cfg_attr(
+        not(feature = "client"),
+        allow(dead_code, reason = "used by the contract lock (feature `client`)")
+    )]
     pub(crate) fn scoped_items(
         &self,
     ) -> Vec<(&'static str, &'static str, &'static [&'static str])> {
@@ -115,6 +127,32 @@ impl Dispatcher {
             .chain(prompts)
             .filter(|(_, _, scopes)| !scopes.is_empty())
             .collect()
+    }
+
+    /// Every tool that requires extensions, with them, for the contract
+    /// lock file.
+    #[cfg_attr(
+        not(feature = "client"),
+        allow(dead_code, reason = "used by the contract lock (feature `client`)")
+    )]
+    pub(crate) fn tool_extensions(&self) -> Vec<(&'static str, &'static [&'static str])> {
+        let tools = self.registry.tools().iter();
+        tools
+            .filter(|tool| !tool.entry.extensions.is_empty())
+            .map(|tool| (tool.entry.name, tool.entry.extensions))
+            .collect()
+    }
+
+    /// Every method the extensions serve, by name, for the contract lock
+    /// file.
+    #[cfg_attr(
+        not(feature = "client"),
+        allow(dead_code, reason = "used by the contract lock (feature `client`)")
+    )]
+    pub(crate) fn extension_methods(&self) -> Vec<&super::Served> {
+        let mut methods = self.extensions.methods();
+        methods.sort_by(|a, b| a.method.name.cmp(&b.method.name));
+        methods
     }
 
     /// A `*/list` page holding only what `principal` may use. It differs

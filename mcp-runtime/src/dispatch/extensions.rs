@@ -14,7 +14,7 @@ use super::guard::Handler;
 use crate::context::{Context, Scope};
 use crate::extension::{Extension, ExtensionMethod, MethodResult};
 use crate::mrtr::Input;
-use crate::protocol::method::Method;
+use crate::protocol::method::{CLIENT_METHODS, Method, REMOVED};
 use crate::protocol::result::ResultMeta;
 use crate::protocol::{ClientCapabilities, ErrorObject, JsonObject};
 use crate::registry::{BuildError, Registry};
@@ -142,6 +142,11 @@ impl Extensions {
         Some(&self.advertised).filter(|advertised| !advertised.is_empty())
     }
 
+    /// Every method, in no particular order.
+    pub(crate) fn methods(&self) -> Vec<&Served> {
+        self.methods.values().map(|served| &**served).collect()
+    }
+
     /// Every scope the extensions' methods declare.
     pub(crate) fn scopes(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.methods
@@ -196,6 +201,15 @@ fn check_method_name(name: &str) -> Result<(), String> {
     }
     if Method::ALL.iter().any(|core| core.name() == name) {
         return Err("the core protocol defines this method".into());
+    }
+    if REMOVED.contains(&name) {
+        return Err(
+            "earlier revisions define this method (the legacy adapter serves it to their clients)"
+                .into(),
+        );
+    }
+    if CLIENT_METHODS.contains(&name) {
+        return Err("clients serve this method, not servers".into());
     }
     Ok(())
 }
@@ -305,6 +319,9 @@ mod tests {
         assert!(check_method_name("com.example/ping").is_ok());
         assert!(check_method_name("tasks/get").is_ok());
         assert!(check_method_name("tools/call").is_err());
+        assert!(check_method_name("ping").is_err());
+        assert!(check_method_name("resources/subscribe").is_err());
+        assert!(check_method_name("sampling/createMessage").is_err());
         assert!(check_method_name("notifications/tasks").is_err());
         assert!(check_method_name("").is_err());
         assert!(check_method_name("a b").is_err());

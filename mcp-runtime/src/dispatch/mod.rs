@@ -80,6 +80,10 @@ pub(crate) struct Settings {
 #[derive(Debug, Clone)]
 pub(crate) struct Reply {
     pub(crate) frame: Bytes,
+    #[cfg_attr(
+        not(feature = "http"),
+        allow(dead_code, reason = "read by the HTTP transport (feature `http`)")
+    )]
     pub(crate) error_code: Option<i32>,
 }
 
@@ -187,6 +191,10 @@ pub(crate) enum Dispatched<F, A: Admission> {
     Running {
         id: RequestId,
         future: F,
+        #[cfg_attr(
+            not(feature = "http"),
+            allow(dead_code, reason = "read by the HTTP transport (feature `http`)")
+        )]
         admitted: A::Admitted,
     },
 }
@@ -377,6 +385,10 @@ impl Dispatcher {
     }
 
     /// The `Mcp-Param-*` headers tool `name` mirrors, if it is a tool.
+    #[cfg_attr(
+        not(feature = "http"),
+        allow(dead_code, reason = "read by the HTTP transport (feature `http`)")
+    )]
     pub(crate) fn tool_header_params(&self, name: &str) -> Option<&[crate::schema::HeaderParam]> {
         self.registry
             .tool(name)

@@ -20,9 +20,11 @@
 
 pub(crate) mod adapter;
 pub(crate) mod bridge;
+#[cfg(feature = "http")]
 pub(crate) mod http;
 pub(crate) mod notify;
 pub(crate) mod session;
+#[cfg(feature = "http")]
 pub(crate) mod session_id;
 pub(crate) mod stdio;
 pub(crate) mod translate;
@@ -42,6 +44,7 @@ pub(crate) fn negotiate(requested: &str) -> &'static str {
 }
 
 /// Whether `version` is one of the legacy revisions served.
+#[cfg(feature = "http")]
 pub(crate) fn is_legacy_version(version: &str) -> bool {
     LEGACY_VERSIONS.contains(&version)
 }
@@ -79,6 +82,7 @@ mod tests {
         assert_eq!(negotiate("2025-03-26"), "2025-03-26");
         assert_eq!(negotiate("2024-11-05"), "2025-11-25");
         assert_eq!(negotiate("2026-07-28"), "2025-11-25");
+        #[cfg(feature = "http")]
         assert!(!is_legacy_version("2026-07-28"));
     }
 }

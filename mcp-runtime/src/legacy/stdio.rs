@@ -18,7 +18,7 @@ use crate::context::Outbox;
 use crate::dispatch::envelope::{MetaMember, Request};
 use crate::dispatch::{Dispatcher, Reply};
 use crate::protocol::ErrorObject;
-use crate::source::{RequestSource, Transport};
+use crate::source::{RequestSource, TransportKind};
 use crate::transport::stdio::{Frames, Started, StdioHook};
 
 /// One stdio connection's legacy state: nothing until `initialize`.
@@ -153,7 +153,7 @@ impl Connection {
                 stop: end_of_input.clone(),
             },
             shutdown: &end_of_input,
-            source: RequestSource::new(Transport::Stdio),
+            source: RequestSource::new(TransportKind::Stdio),
         };
         call.answer(&request.id, request.method.as_str(), params)
             .await

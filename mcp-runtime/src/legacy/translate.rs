@@ -12,8 +12,10 @@ use crate::protocol::{ErrorObject, error_code};
 /// The legacy code for "resource not found".
 pub(crate) const RESOURCE_NOT_FOUND: i32 = -32002;
 
-/// Top-level result members that only the modern revision defines.
-const MODERN_ONLY: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
+/// Top-level result members that only the modern revision defines (an
+/// extension's own `resultType`, anything but `complete`, is its result's
+/// content and stays).
+const MODERN_ONLY: [&str; 2] = ["ttlMs", "cacheScope"];
 
 /// What a modern answer turned out to be.
 #[derive(Debug)]
@@ -50,6 +52,9 @@ pub(crate) fn answer(method: &str, frame: &[u8]) -> Answer {
             requests,
             state: result.remove("requestState"),
         };
+    }
+    if result.get("resultType").and_then(Value::as_str) == Some("complete") {
+        result.remove("resultType");
     }
     for member in MODERN_ONLY {
         result.remove(member);
@@ -111,6 +116,17 @@ mod tests {
             panic!()
         };
         assert_eq!(Value::Object(result), json!({"tools": []}));
+        let Answer::Complete(result) = answer(
+            "com.example/ping",
+            &frame(json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "pong", "n": 1}})),
+        ) else {
+            panic!()
+        };
+        assert_eq!(
+            Value::Object(result),
+            json!({"resultType": "pong", "n": 1}),
+            "an extension's own result type is content"
+        );
     }
 
     #[test]

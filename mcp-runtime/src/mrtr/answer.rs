@@ -173,7 +173,6 @@ impl<T: FormField> FormField for Option<T> {}
 impl<T: FormChoice> FormField for Vec<T> {}
 
 /// Checks a form field's type (used by `#[derive(ElicitForm)]`).
-#[doc(hidden)]
 pub fn assert_form_field<T: FormField + ?Sized>() {}
 
 /// The user's answer to a form elicitation.

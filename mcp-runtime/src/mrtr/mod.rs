@@ -3,22 +3,15 @@
 //! `resources/read`, across stateless rounds carried by a sealed
 //! `requestState`.
 
-mod answer;
-mod declared;
+pub(crate) mod answer;
+pub(crate) mod declared;
 pub(crate) mod form;
 mod round;
 pub(crate) mod state;
 
-#[doc(hidden)]
-pub use self::answer::assert_form_field;
 pub use self::answer::{
     Answer, AskKind, ElicitForm, Elicitation, FormChoice, FormField, Root, SamplingRequest,
     SamplingResult, UrlElicitation,
-};
-#[doc(hidden)]
-pub use self::declared::{
-    AskFns, AskFuture, DeclaredAsk, FormAsk, RootsAsk, SampleAsk, UrlAsk, form_ask, roots_ask,
-    sample_ask, url_ask,
 };
 pub use self::round::Input;
 pub(crate) use self::round::{Responses, Stop, run_round};

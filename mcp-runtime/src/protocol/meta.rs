@@ -204,9 +204,13 @@ impl ClientCapabilities {
         self.roots.is_some()
     }
 
-    /// Whether the named extension is declared.
+    /// Whether the named extension is declared (with its settings object,
+    /// as the spec has it: `{}` when it has none).
     pub fn supports_extension(&self, id: &str) -> bool {
-        self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
+        self.extensions
+            .as_ref()
+            .and_then(|extensions| extensions.get(id))
+            .is_some_and(serde_json::Value::is_object)
     }
 }
 

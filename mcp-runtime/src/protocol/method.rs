@@ -56,6 +56,24 @@ impl Method {
     }
 }
 
+/// Server methods of the initialize-handshake revisions that 2026-07-28
+/// removed (its changelog: the handshake, `resources/subscribe` for
+/// `subscriptions/listen`, `ping` and `logging/setLevel`). A modern server
+/// answers them `-32601`; the legacy adapter serves them to clients of
+/// those revisions.
+pub(crate) const REMOVED: [&str; 5] = [
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// The methods a client serves (the server asks through multi round-trip
+/// results, and, for legacy clients, as server-to-client requests).
+pub(crate) const CLIENT_METHODS: [&str; 3] =
+    ["elicitation/create", "sampling/createMessage", "roots/list"];
+
 /// A request's method: one this revision defines, or anything else (kept
 /// for the error message).
 #[derive(Clone, Debug, PartialEq, Eq)]

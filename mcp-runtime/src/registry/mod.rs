@@ -249,7 +249,7 @@ impl Registry {
 fn check_asks(
     name: &str,
     location: Location,
-    asks: &[crate::mrtr::DeclaredAsk],
+    asks: &[crate::mrtr::declared::DeclaredAsk],
 ) -> Result<(), BuildError> {
     for ask in asks {
         (ask.check)().map_err(|problem| BuildError::Ask {

@@ -39,7 +39,7 @@ pub struct ResourceEntry {
     /// `complete(variable = function)` entries.
     pub completers: &'static [ArgumentCompleter],
     /// Asks declared on parameters (`#[elicit]`, `#[sample]`, ...).
-    pub asks: &'static [crate::mrtr::DeclaredAsk],
+    pub asks: &'static [crate::mrtr::declared::DeclaredAsk],
     /// Whether a context parameter lets the handler send log messages.
     pub can_log: bool,
     /// `scopes = [...]`: OAuth scopes a caller needs (checked at compile

@@ -5,6 +5,7 @@
 //! request pipeline (`transport::http::pipeline`), from [`HttpOptions`](crate::HttpOptions)
 //! (crate::HttpOptions).
 
+#[cfg(feature = "http")]
 pub(crate) mod origin;
 mod principal;
 pub(crate) mod rate_limit;

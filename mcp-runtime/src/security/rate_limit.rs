@@ -86,6 +86,7 @@ impl RateLimiter for TokenBucket {
     }
 }
 
+#[cfg(feature = "http")]
 /// The key a client's calls are counted under: its IP address as text,
 /// formatted on the stack (no allocation on every tool call). One key for
 /// both eras, so a client cannot double its budget by switching.
@@ -94,6 +95,7 @@ pub(crate) struct ClientKey {
     len: usize,
 }
 
+#[cfg(feature = "http")]
 impl ClientKey {
     pub(crate) fn new(ip: std::net::IpAddr) -> ClientKey {
         let mut text = ClientKey {
@@ -110,6 +112,7 @@ impl ClientKey {
     }
 }
 
+#[cfg(feature = "http")]
 impl std::fmt::Write for ClientKey {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
         let end = self.len + s.len();

@@ -1,5 +1,6 @@
 //! Transports: framing and delivery only. Everything a message means is
 //! decided by the dispatcher.
 
+#[cfg(feature = "http")]
 pub(crate) mod http;
 pub(crate) mod stdio;

@@ -26,7 +26,7 @@ use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming, Notification, Request};
 use crate::dispatch::{Admission, Dispatched, Dispatcher, Prepared, Reply, Target};
 use crate::protocol::{ErrorObject, RequestId};
-use crate::source::{RequestSource, Transport};
+use crate::source::{RequestSource, TransportKind};
 
 /// Settings of the stdio transport.
 #[derive(Clone, Debug)]
@@ -100,7 +100,7 @@ where
     let (frames, pending) = unbounded_channel();
     let connection = Connection {
         hook: hook(&frames),
-        outbox: Outbox::channel(frames.clone()),
+        outbox: Outbox::new(Arc::new(frames.clone())),
         frames,
         dispatcher,
         tasks: JoinSet::new(),
@@ -204,7 +204,7 @@ impl Connection {
                 Started::Running(answer) => self.spawn(id, answer),
             };
         }
-        let source = RequestSource::new(Transport::Stdio);
+        let source = RequestSource::new(TransportKind::Stdio);
         let mut admission = Everything(&self.outbox);
         let dispatched =
             self.dispatcher

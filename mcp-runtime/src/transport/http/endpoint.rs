@@ -39,7 +39,7 @@ use crate::protocol::RequestId;
 use crate::protocol::method::MethodName;
 use crate::security::rate_limit::ClientKey;
 use crate::security::{Principal, RateLimiter};
-use crate::source::{RequestSource, Transport};
+use crate::source::{RequestSource, TransportKind};
 
 /// The future of a POST the hook serves.
 pub(crate) type Serving<'a> = Pin<Box<dyn Future<Output = HttpResponse> + 'a>>;
@@ -191,7 +191,7 @@ impl Endpoint {
     /// (ours, or the middleware in front) established it.
     pub(crate) fn source(parts: &Parts) -> RequestSource {
         let extensions = &parts.extensions;
-        RequestSource::new(Transport::Http)
+        RequestSource::new(TransportKind::Http)
             .with_principal(extensions.get::<Principal>().cloned())
             .hiding_unpermitted(extensions.get::<HideUnpermitted>().is_some())
     }

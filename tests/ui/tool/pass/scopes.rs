@@ -1,7 +1,7 @@
 //! `scopes = [...]` on every kind of handler, with the principal as a
 //! context parameter.
 
-use mcp_runtime::auth::Principal;
+use mcp_runtime::security::Principal;
 use mcp_runtime::{prompt, resource, tool};
 
 /// Writes a note.

@@ -1,0 +1,112 @@
+//! The command line every server binary understands (feature `cli`):
+//! `--stdio` (the default), `--http ADDR`, `--rate-limit`, and the
+//! inspector's subcommands.
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory as _, FromArgMatches as _, Parser};
+
+use crate::HttpOptions;
+use crate::server::{Server, ServerBuilder};
+use crate::transport::stdio::StdioOptions;
+
+/// What the command line leaves `run()` to do.
+pub(crate) enum Launch {
+    /// Done (inspected, served HTTP, or failed): exit with this.
+    Exit(ExitCode),
+    /// Serve stdio.
+    Stdio(Server, StdioOptions),
+}
+
+// Flags every server binary understands. (A comment, not a doc comment:
+// clap would show a doc comment as the program's description.)
+#[derive(Parser, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+struct Cli {
+    /// Serve MCP over stdin/stdout (the default).
+    #[arg(long, conflicts_with = "http")]
+    stdio: bool,
+    /// Serve MCP over Streamable HTTP on this address, e.g. 127.0.0.1:8080
+    /// (the endpoint is /mcp).
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
+    /// With --http: tool calls allowed per second from each client address,
+    /// with bursts of twice that (default: the server's setting, 50 unless
+    /// configured); 0 turns rate limiting off, for example behind a gateway
+    /// that limits, or to benchmark.
+    #[arg(long, value_name = "PER_SECOND", requires = "http")]
+    rate_limit: Option<u32>,
+    /// Inspect instead of serving.
+    #[command(subcommand)]
+    inspect: Option<crate::inspect::Command>,
+}
+
+/// `run()` with the command line: inspect, serve HTTP, or leave stdio to
+/// the caller.
+pub(crate) fn launch(builder: ServerBuilder) -> Launch {
+    let cli = parse(&builder);
+    let http = cli
+        .http
+        .map(|address| http_options(&builder, address, cli.rate_limit));
+    if let Some(command) = cli.inspect {
+        return Launch::Exit(match builder.single_instance().build() {
+            Ok(server) => crate::inspect::run(server, command),
+            Err(error) => fail(&error),
+        });
+    }
+    let stdio = builder.stdio.clone();
+    let server = match builder.build() {
+        Ok(server) => server,
+        Err(error) => return Launch::Exit(fail(&error)),
+    };
+    let Some(options) = http else {
+        return Launch::Stdio(server, stdio);
+    };
+    Launch::Exit(match server.run_http(options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: cannot serve HTTP: {error}");
+            ExitCode::FAILURE
+        }
+    })
+}
+
+fn fail(error: &crate::BuildError) -> ExitCode {
+    eprintln!("error: {error}");
+    ExitCode::FAILURE
+}
+
+/// The flags, with the program's name, version and description.
+fn parse(builder: &ServerBuilder) -> Cli {
+    let info = &builder.settings.info;
+    let command = Cli::command()
+        .name(info.name.clone())
+        .version(info.version.clone())
+        .about(match info.description.clone() {
+            Some(description) => clap::builder::Resettable::Value(description.into()),
+            None => clap::builder::Resettable::Reset,
+        })
+        .after_help(
+            "Without a subcommand the server serves MCP over stdio (or --http). \
+             The subcommands inspect it: they run requests through the same dispatcher and print the answers.",
+        );
+    match Cli::from_arg_matches(&command.get_matches()) {
+        Ok(cli) => cli,
+        Err(error) => error.exit(),
+    }
+}
+
+/// The server's HTTP options, bound to `address`, with the rate limit the
+/// flags set.
+fn http_options(
+    builder: &ServerBuilder,
+    address: std::net::SocketAddr,
+    rate_limit: Option<u32>,
+) -> HttpOptions {
+    let options = builder.http.clone().bind(address);
+    match rate_limit {
+        None => options,
+        Some(0) => options.without_rate_limit(),
+        Some(per_second) => options.rate_limit(f64::from(per_second), per_second.saturating_mul(2)),
+    }
+}
