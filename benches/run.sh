@@ -26,6 +26,8 @@ fi
 
 echo "==> building (release, then the scale profile)" >&2
 cargo build --release -q -p quickstart -p mcp-bench --bins
+# Alone, so that its runtime is built without the default features.
+cargo build --release -q -p stdio-only
 # The scale servers have their own workspace (benches/scale), pinned to
 # the main lock file's versions.
 cp Cargo.lock benches/scale/Cargo.lock

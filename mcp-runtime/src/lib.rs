@@ -47,13 +47,13 @@ pub use context::{Context, FromContext, Logger, Progress};
 
 /// Derives [`ElicitForm`](trait@ElicitForm) for a flat struct, or
 /// [`FormField`] and [`FormChoice`] for a unit-variant enum.
-pub use mcp_macros::ElicitForm;
+pub use mcp_runtime_macros::ElicitForm;
 #[doc = include_str!("docs/prompt.md")]
-pub use mcp_macros::prompt;
+pub use mcp_runtime_macros::prompt;
 #[doc = include_str!("docs/resource.md")]
-pub use mcp_macros::resource;
+pub use mcp_runtime_macros::resource;
 #[doc = include_str!("docs/tool.md")]
-pub use mcp_macros::tool;
+pub use mcp_runtime_macros::tool;
 pub use mrtr::{
     ElicitForm, Elicitation, FormChoice, FormField, Input, Root, SamplingRequest, SamplingResult,
     UrlElicitation,

@@ -327,8 +327,8 @@ impl ServerBuilder {
 
 /// A built server: the dispatcher with its registry and precomputed
 /// answers, and the server's identity. Cheap to clone; serve it with a
-/// transport ([`serve_stdio`](Self::serve_stdio),
-/// [`run_http`](Self::run_http), ...).
+/// transport ([`serve_stdio`](Self::serve_stdio), or with the `http`
+/// feature `run_http`, `serve_http`, `http_service`).
 #[derive(Clone)]
 pub struct Server {
     pub(crate) dispatcher: Arc<Dispatcher>,

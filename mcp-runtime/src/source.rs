@@ -26,7 +26,7 @@ pub enum TransportKind {
 
 /// Where a request came from: the transport, the authenticated caller (if
 /// any) and the transport's own description of the request (on HTTP, the
-/// [`HttpRequest`](crate::HttpRequest)). Cheap to clone.
+/// `HttpRequest`). Cheap to clone.
 #[derive(Clone, Default)]
 pub struct RequestSource {
     transport: TransportKind,

@@ -220,6 +220,10 @@ fn main() {
         &paths.release.join("quickstart"),
         &paths.results,
     ));
+    let stdio_only = paths.release.join("stdio-only");
+    report.stdio_only_size = stdio_only
+        .exists()
+        .then(|| stripped_size(&stdio_only, &paths.results));
 
     eprintln!("== 10,000 tools");
     report.scale = Some(scale(&paths, echo_workload));
@@ -665,7 +669,11 @@ fn cold_start_stdio(program: &Path) -> Duration {
 }
 
 fn stripped_size(binary: &Path, results: &Path) -> u64 {
-    let copy = results.join("quickstart-stripped");
+    let name = binary
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("binary");
+    let copy = results.join(format!("{name}-stripped"));
     std::fs::copy(binary, &copy).expect("copies the binary");
     let status = Command::new("strip")
         .arg(&copy)
@@ -786,6 +794,8 @@ struct Report {
     stdio: BTreeMap<(usize, Side), Vec<Run>>,
     cold_start: Option<(Duration, Duration, Duration)>,
     size: Option<u64>,
+    /// The same server built with `default-features = false`.
+    stdio_only_size: Option<u64>,
     scale: Option<Scale>,
 }
 
@@ -907,10 +917,17 @@ impl Report {
                 size as f64 / 1048576.0
             );
         }
+        if let Some(size) = self.stdio_only_size {
+            let _ = writeln!(
+                out,
+                "| stdio-only binary, stripped (`default-features = false`, `examples/stdio-only`) | {:.2} MiB | |",
+                size as f64 / 1048576.0
+            );
+        }
         if let Some(scale) = &self.scale {
             let _ = writeln!(
                 out,
-                "| 10,000 tools: registry build (logged by the server) | {:.1} ms | |",
+                "| 10,000 tools: registry build (timed by the server, `--time-build`) | {:.1} ms | |",
                 scale.registry_ms
             );
             let _ = writeln!(

@@ -21,8 +21,8 @@ use super::verifier::TokenVerifier;
 /// Needs the canonical URI of this server (what clients send as the RFC
 /// 8707 `resource` and what tokens carry as audience), at least one trusted
 /// authorization server (its issuer identifier), and a way to verify
-/// tokens: [`jwt`](Self::jwt), [`introspection`](Self::introspection) or
-/// your own [`verifier`](Self::verifier). Problems with the configuration
+/// tokens: `jwt()` or `introspection(..)` (feature `auth`), or your own
+/// [`verifier`](Self::verifier). Problems with the configuration
 /// are reported when the server starts.
 #[derive(Clone)]
 pub struct Authorization {

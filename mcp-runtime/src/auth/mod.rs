@@ -44,7 +44,7 @@
 //!
 //! Tokens are never logged, never accepted outside the `Authorization`
 //! header, and never passed on: once verified, the header is removed from
-//! the request handlers see, and the [`Principal`] does not hold the token.
+//! the request handlers see, and the [`Principal`](crate::security::Principal) does not hold the token.
 //!
 //! When the endpoint is mounted in your own router
 //! ([`Server::http_service`](crate::Server::http_service)), route the two

@@ -12,9 +12,8 @@ pub type VerifyFuture<'a> =
 
 /// Checks an access token and says who it stands for.
 ///
-/// Built in: [`JwtVerifier`](super::JwtVerifier) (RFC 9068 JWTs against the
-/// issuer's JWKS) and [`IntrospectionVerifier`](super::IntrospectionVerifier)
-/// (RFC 7662). Implement it for anything else (a gateway's session store,
+/// Built in, with the `auth` feature: `JwtVerifier` (RFC 9068 JWTs against
+/// the issuer's JWKS) and `IntrospectionVerifier` (RFC 7662). Implement it for anything else (a gateway's session store,
 /// mTLS-bound tokens...).
 ///
 /// A verifier must check that the token was issued for this server (its

@@ -24,7 +24,7 @@ pub use self::diff::{Difference, Impact, compare};
 use crate::client::{Client, ClientError, InProcess, Transport};
 use crate::server::{Server, ServerBuilder};
 
-/// The environment variable that makes [`assert_contract`] rewrite the
+/// The environment variable that makes [`assert_contract!`](crate::assert_contract) rewrite the
 /// lock file instead of failing.
 pub const UPDATE_ENV: &str = "MCP_CONTRACT_UPDATE";
 

@@ -2,8 +2,11 @@
 //! an `initialize` handshake (2025-11-25, 2025-06-18, 2025-03-26) with the
 //! same handlers, through the same stateless dispatcher.
 //!
-//! Nothing in the core knows about this module. The transports hand it the
-//! traffic that is legacy by the spec's era rules (`basic/versioning.md`):
+//! Nothing in the core knows about this module: it implements the hooks the
+//! transports offer (`transport::stdio::StdioHook`, the HTTP endpoint's
+//! `HttpHook`), and `run.rs` plugs it in. Through them the transports hand
+//! it the traffic that is legacy by the spec's era rules
+//! (`basic/versioning.md`):
 //! on stdio, an `initialize` switches that connection to the legacy era; on
 //! HTTP, the era follows the `MCP-Protocol-Version` header, `initialize`
 //! and `Mcp-Session-Id`. The adapter then

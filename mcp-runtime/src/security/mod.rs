@@ -1,9 +1,9 @@
 //! Everything a security reviewer should read: DNS-rebinding defences
-//! (`Host`/`Origin` allow-lists), rate limiting and the request's
-//! [`Principal`]. Body-size limits,
-//! timeouts and concurrency caps are applied in one place, the HTTP
-//! request pipeline (`transport::http::pipeline`), from [`HttpOptions`](crate::HttpOptions)
-//! (crate::HttpOptions).
+//! (`Host`/`Origin` allow-lists), rate limiting, the request's
+//! [`Principal`], and the sealing of what clients carry for the server
+//! (`requestState`, legacy session ids) under a [`KeyRing`]. Body-size
+//! limits, timeouts and concurrency caps are applied in one place, the HTTP
+//! request pipeline (`transport::http::pipeline`), from `HttpOptions`.
 
 #[cfg(feature = "http")]
 pub(crate) mod origin;

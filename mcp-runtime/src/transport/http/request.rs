@@ -65,6 +65,7 @@ impl HttpRequest {
 impl Context {
     /// The HTTP request this request arrived in (`None` on stdio): headers,
     /// peer address, and extensions set by middleware.
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub fn http(&self) -> Option<&HttpRequest> {
         self.source().attachment::<HttpRequest>()
     }
