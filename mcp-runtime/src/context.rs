@@ -392,7 +392,7 @@ impl Logger {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a `#[ctx]` parameter",
     label = "not a context type",
-    note = "`#[ctx]` parameters can be `&Context`, `Context`, `Progress`, `Logger`, `CancellationToken`, `&RequestMeta`, `&ClientCapabilities`, `Option<&Implementation>`, `Option<&HttpRequest>`, `Option<&Principal>` or `Input`",
+    note = "`#[ctx]` parameters can be `&Context`, `Context`, `Progress`, `Logger`, `CancellationToken`, `&RequestMeta`, `&ClientCapabilities`, `Option<&Implementation>`, `Option<&HttpRequest>`, `Option<&Principal>`, `&RequestSource` or `Input`",
     note = "to take this value as a tool argument instead, remove `#[ctx]`"
 )]
 pub trait FromContext<'a>: Sized {
@@ -455,6 +455,14 @@ impl<'a> FromContext<'a> for &'a RequestMeta {
 impl<'a> FromContext<'a> for &'a ClientCapabilities {
     fn from_context(ctx: &'a Context) -> Self {
         ctx.client_capabilities()
+    }
+}
+
+/// Where the request came from: the transport, the caller, and what the
+/// transport attached.
+impl<'a> FromContext<'a> for &'a RequestSource {
+    fn from_context(ctx: &'a Context) -> Self {
+        ctx.source()
     }
 }
 

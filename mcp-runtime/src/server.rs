@@ -5,13 +5,12 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
-use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::changes::{ChangeBus, Changes, InProcessBus};
 use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming};
-use crate::dispatch::{Admission, Dispatched, Dispatcher, Prepared, Reply, Settings, Target};
+use crate::dispatch::{Dispatched, Dispatcher, Reply, Settings, Unconditional};
 use crate::extension::Extension;
 use crate::mrtr::state::StateSealer;
 use crate::mrtr::{Clock, InMemoryReplayGuard, ReplayGuard};
@@ -377,7 +376,8 @@ impl Server {
             Ok(Incoming::Request(request)) => {
                 let source = RequestSource::new(TransportKind::InProcess);
                 let never = CancellationToken::new();
-                let mut admission = InProcess(sender);
+                let outbox = Outbox::channel(sender);
+                let mut admission = Unconditional(&outbox);
                 Some(
                     match self
                         .dispatcher
@@ -398,18 +398,6 @@ impl Server {
             notifications,
             response: response.map(|r| frame_text(&r.frame)),
         }
-    }
-}
-
-/// In process, everything runs, and notifications are collected.
-struct InProcess(UnboundedSender<Bytes>);
-
-impl Admission for InProcess {
-    type Refusal = std::convert::Infallible;
-    type Admitted = ();
-
-    fn admit(&mut self, _: &mut Prepared, _: &Target) -> Result<(Outbox, ()), Self::Refusal> {
-        Ok((Outbox::channel(self.0.clone()), ()))
     }
 }
 

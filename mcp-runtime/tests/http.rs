@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_runtime::{Context, HttpOptions, Progress, Server, ServerBuilder, tool};
-use mcp_test_support::http::{self, EventReader, Reply, mcp_headers};
+use mcp_test_support::http::{self, EventReader, Overrides, Reply, mcp_headers, post_with};
 use mcp_test_support::{assert_valid, assert_valid_error, call_tool, meta, request};
 use serde_json::{Value, json};
 
@@ -87,35 +87,6 @@ where
     served
         .expect("the server drains and stops")
         .expect("no server error");
-}
-
-/// Headers to replace (`Some`) or remove (`None`) in a request.
-type Overrides<'a> = &'a [(&'a str, Option<&'a str>)];
-
-fn headers_for(message: &str, overrides: Overrides<'_>) -> Vec<(String, String)> {
-    let mut headers = mcp_headers(message);
-    for (name, value) in overrides {
-        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
-        if let Some(value) = value {
-            headers.push(((*name).to_owned(), (*value).to_owned()));
-        }
-    }
-    headers
-}
-
-async fn post_with(
-    address: SocketAddr,
-    message: &str,
-    overrides: &[(&str, Option<&str>)],
-) -> Reply {
-    http::request(
-        address,
-        "POST",
-        "/mcp",
-        &headers_for(message, overrides),
-        message.to_owned(),
-    )
-    .await
 }
 
 fn assert_json_error(reply: &Reply, status: u16, code: i64) -> Value {
@@ -591,23 +562,10 @@ async fn shutdown_closes_subscriptions_with_a_result() {
 
 #[tokio::test]
 async fn dropping_the_connection_cancels_a_json_request() {
-    use tokio::io::AsyncWriteExt as _;
     with_http(HttpOptions::new(), |address, _| async move {
         let before = CANCELLED.load(Ordering::SeqCst);
         let message = call_tool(11, "slow", json!({"millis": 5000}));
-        let mut head = format!(
-            "POST /mcp HTTP/1.1\r\nhost: {address}\r\ncontent-length: {}\r\n",
-            message.len()
-        );
-        for (name, value) in mcp_headers(&message) {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        head.push_str("\r\n");
-        let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
-        socket.write_all(head.as_bytes()).await.unwrap();
-        socket.write_all(message.as_bytes()).await.unwrap();
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        drop(socket);
+        http::send_then_drop(address, &message, Duration::from_millis(100)).await;
         for _ in 0..100 {
             if CANCELLED.load(Ordering::SeqCst) > before {
                 return;

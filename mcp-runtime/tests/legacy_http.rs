@@ -11,8 +11,10 @@ use std::time::Duration;
 use mcp_runtime::{
     Context, ElicitForm, Elicitation, HttpOptions, KeyRing, Server, ServerBuilder, tool,
 };
-use mcp_test_support::http::{self, EventReader, Reply, mcp_headers};
-use mcp_test_support::legacy::{assert_valid_legacy_message, assert_valid_legacy_response};
+use mcp_test_support::http::{self, EventReader, mcp_headers};
+use mcp_test_support::legacy::{
+    assert_valid_legacy_message, assert_valid_legacy_response, base_headers, post, session_headers,
+};
 use mcp_test_support::{meta, request};
 use serde_json::{Value, json};
 
@@ -100,27 +102,6 @@ where
 
 const VERSION: &str = "2025-11-25";
 
-fn base_headers() -> Vec<(String, String)> {
-    vec![
-        ("content-type".into(), "application/json".into()),
-        (
-            "accept".into(),
-            "application/json, text/event-stream".into(),
-        ),
-    ]
-}
-
-fn session_headers(session: &str) -> Vec<(String, String)> {
-    let mut headers = base_headers();
-    headers.push(("mcp-session-id".into(), session.into()));
-    headers.push(("mcp-protocol-version".into(), VERSION.into()));
-    headers
-}
-
-async fn post(address: SocketAddr, headers: &[(String, String)], body: &Value) -> Reply {
-    http::request(address, "POST", "/mcp", headers, body.to_string()).await
-}
-
 fn initialize_body(capabilities: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": VERSION,
@@ -146,7 +127,7 @@ async fn initialize(address: SocketAddr, capabilities: Value) -> String {
         "session id must be visible ASCII: {session}"
     );
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let reply = post(address, &session_headers(&session), &initialized).await;
+    let reply = post(address, &session_headers(&session, VERSION), &initialized).await;
     assert_eq!(reply.status, 202, "{}", reply.body);
     assert!(reply.body.is_empty());
     session
@@ -161,7 +142,7 @@ async fn a_session_serves_translated_results_and_errors_as_http_200() {
     with_servers(&[[1; 32]], |addresses| async move {
         let address = addresses[0];
         let session = initialize(address, json!({})).await;
-        let headers = session_headers(&session);
+        let headers = session_headers(&session, VERSION);
         let reply = post(
             address,
             &headers,
@@ -211,14 +192,14 @@ async fn sessions_are_checked_and_the_header_decides_the_era() {
         for forged in ["nonsense", "L1.AAAA", &session[..session.len() - 2]] {
             let reply = post(
                 address,
-                &session_headers(forged),
+                &session_headers(forged, VERSION),
                 &call(3, "tools/list", json!({})),
             )
             .await;
             assert_eq!(reply.status, 404, "{forged}: {}", reply.body);
         }
         // A version the session did not negotiate: 400.
-        let mut headers = session_headers(&session);
+        let mut headers = session_headers(&session, VERSION);
         headers.retain(|(n, _)| n != "mcp-protocol-version");
         headers.push(("mcp-protocol-version".into(), "2025-06-18".into()));
         let reply = post(address, &headers, &call(4, "tools/list", json!({}))).await;
@@ -249,10 +230,10 @@ async fn any_instance_with_the_keys_serves_a_session_and_others_do_not() {
             "tools/call",
             json!({"name": "echo", "arguments": {"text": "elsewhere"}}),
         );
-        let reply = post(addresses[1], &session_headers(&session), &body).await;
+        let reply = post(addresses[1], &session_headers(&session, VERSION), &body).await;
         assert_eq!(reply.status, 200, "{}", reply.body);
         assert_eq!(reply.json()["result"]["content"][0]["text"], "elsewhere");
-        let reply = post(addresses[2], &session_headers(&session), &body).await;
+        let reply = post(addresses[2], &session_headers(&session, VERSION), &body).await;
         assert_eq!(reply.status, 404, "{}", reply.body);
     })
     .await;
@@ -263,7 +244,8 @@ async fn get_streams_notifications_and_delete_ends_the_session() {
     with_servers(&[[1; 32]], |addresses| async move {
         let address = addresses[0];
         let session = initialize(address, json!({})).await;
-        let mut get_headers = session_headers(&session);
+        let headers = session_headers(&session, VERSION);
+        let mut get_headers = headers.clone();
         get_headers.retain(|(n, _)| n != "content-type" && n != "accept");
         get_headers.push(("accept".into(), "text/event-stream".into()));
         let response = http::send(address, "GET", "/mcp", &get_headers, "").await;
@@ -273,12 +255,8 @@ async fn get_streams_notifications_and_delete_ends_the_session() {
             "text/event-stream"
         );
         let mut events = EventReader::new(response);
-        let reply = post(
-            address,
-            &session_headers(&session),
-            &call(2, "tools/call", json!({"name": "touch"})),
-        )
-        .await;
+        let touch = call(2, "tools/call", json!({"name": "touch"}));
+        let reply = post(address, &headers, &touch).await;
         assert_eq!(reply.json()["result"]["content"][0]["text"], "touched");
         let note = events.next().await.expect("a notification");
         assert_valid_legacy_message(&note);
@@ -291,20 +269,15 @@ async fn get_streams_notifications_and_delete_ends_the_session() {
         let reply = http::request(address, "GET", "/mcp", &base_headers(), "").await;
         assert_eq!(reply.status, 405);
 
-        let reply = http::request(address, "DELETE", "/mcp", &session_headers(&session), "").await;
+        let reply = http::request(address, "DELETE", "/mcp", &headers, "").await;
         assert_eq!(reply.status, 200, "{}", reply.body);
         // The GET stream ends with the session.
         assert_eq!(events.next().await, None);
-        let reply = post(
-            address,
-            &session_headers(&session),
-            &call(3, "ping", json!({})),
-        )
-        .await;
+        let reply = post(address, &headers, &call(3, "ping", json!({}))).await;
         assert_eq!(reply.status, 404);
         let reply = http::request(address, "GET", "/mcp", &get_headers, "").await;
         assert_eq!(reply.status, 404);
-        let reply = http::request(address, "DELETE", "/mcp", &session_headers(&session), "").await;
+        let reply = http::request(address, "DELETE", "/mcp", &headers, "").await;
         assert_eq!(reply.status, 404);
     })
     .await;
@@ -315,7 +288,7 @@ async fn asks_go_out_on_the_request_stream_and_answers_come_back_by_post() {
     with_servers(&[[1; 32]], |addresses| async move {
         let address = addresses[0];
         let session = initialize(address, json!({"elicitation": {}})).await;
-        let headers = session_headers(&session);
+        let headers = session_headers(&session, VERSION);
         let body = call(2, "tools/call", json!({"name": "greet"}));
         let response = http::send(address, "POST", "/mcp", &headers, body.to_string()).await;
         assert_eq!(response.status(), 200);
@@ -331,7 +304,7 @@ async fn asks_go_out_on_the_request_stream_and_answers_come_back_by_post() {
         // An answer from another session is not taken.
         let other = initialize(address, json!({})).await;
         let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Mallory"}}});
-        let reply = post(address, &session_headers(&other), &answer).await;
+        let reply = post(address, &session_headers(&other, VERSION), &answer).await;
         assert_eq!(reply.status, 202);
         let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Ada"}}});
         let reply = post(address, &headers, &answer).await;
@@ -358,7 +331,7 @@ async fn tool_calls_are_rate_limited_like_modern_ones() {
     with_servers(&[[1; 32]], |addresses| async move {
         let address = addresses[0];
         let session = initialize(address, json!({})).await;
-        let headers = session_headers(&session);
+        let headers = session_headers(&session, VERSION);
         let body = call(
             2,
             "tools/call",
@@ -384,7 +357,7 @@ async fn an_unanswered_ask_ends_in_a_timeout_error_not_a_hang() {
     with_servers(&[[1; 32]], |addresses| async move {
         let address = addresses[0];
         let session = initialize(address, json!({"elicitation": {}})).await;
-        let headers = session_headers(&session);
+        let headers = session_headers(&session, VERSION);
         let body = call(2, "tools/call", json!({"name": "greet"}));
         let started = std::time::Instant::now();
         let response = http::send(address, "POST", "/mcp", &headers, body.to_string()).await;
@@ -414,7 +387,7 @@ async fn notifications_cancelled_stops_a_running_request() {
     with_servers(&[[1; 32]], |addresses| async move {
         let address = addresses[0];
         let session = initialize(address, json!({"elicitation": {}})).await;
-        let headers = session_headers(&session);
+        let headers = session_headers(&session, VERSION);
         let body = call(7, "tools/call", json!({"name": "greet"}));
         let response = http::send(address, "POST", "/mcp", &headers, body.to_string()).await;
         let mut events = EventReader::new(response);

@@ -180,6 +180,20 @@ pub(crate) trait Admission {
     ) -> Result<(Outbox, Self::Admitted), Self::Refusal>;
 }
 
+/// The admission of a caller that runs everything it hands over, with the
+/// notifications going to one outbox: stdio, the in-process exchange, the
+/// legacy adapter's bridged requests.
+pub(crate) struct Unconditional<'a>(pub(crate) &'a Outbox);
+
+impl Admission for Unconditional<'_> {
+    type Refusal = std::convert::Infallible;
+    type Admitted = ();
+
+    fn admit(&mut self, _: &mut Prepared, _: &Target) -> Result<(Outbox, ()), Self::Refusal> {
+        Ok((self.0.clone(), ()))
+    }
+}
+
 /// How [`Dispatcher::dispatch`] left a request.
 pub(crate) enum Dispatched<F, A: Admission> {
     /// Answered without running anything.

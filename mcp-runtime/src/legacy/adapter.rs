@@ -10,9 +10,8 @@ use tokio_util::sync::CancellationToken;
 use super::bridge::Peer;
 use super::session::{Negotiated, SharedLive, lock};
 use super::translate::{self, Answer};
-use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming};
-use crate::dispatch::{Admission, Dispatched, Dispatcher, Prepared, Reply, Target};
+use crate::dispatch::{Dispatched, Dispatcher, Reply, Unconditional};
 use crate::protocol::method::{Method, MethodName};
 use crate::protocol::{ErrorObject, LogLevel, RequestId};
 use crate::source::RequestSource;
@@ -220,8 +219,9 @@ impl Call<'_> {
             Err(rejection) => return Reply::from(rejection),
         };
         // Handler notifications (log messages, progress) have the same
-        // shape in both eras: they go to the client as they are.
-        let mut admission = Bridged(&self.peer.outbox);
+        // shape in both eras: they go to the client as they are (stdout, or
+        // the request's stream).
+        let mut admission = Unconditional(&self.peer.outbox);
         let source = self.source.clone();
         match self
             .dispatcher
@@ -231,18 +231,5 @@ impl Call<'_> {
             Dispatched::Refused(never) => match never {},
             Dispatched::Running { future, .. } => future.await,
         }
-    }
-}
-
-/// A bridged request runs, and its notifications go where the legacy
-/// client reads (stdout, or the request's stream).
-struct Bridged<'a>(&'a Outbox);
-
-impl Admission for Bridged<'_> {
-    type Refusal = std::convert::Infallible;
-    type Admitted = ();
-
-    fn admit(&mut self, _: &mut Prepared, _: &Target) -> Result<(Outbox, ()), Self::Refusal> {
-        Ok((self.0.clone(), ()))
     }
 }

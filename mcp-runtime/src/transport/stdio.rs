@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming, Notification, Request};
-use crate::dispatch::{Admission, Dispatched, Dispatcher, Prepared, Reply, Target};
+use crate::dispatch::{Dispatched, Dispatcher, Reply, Unconditional};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::source::{RequestSource, TransportKind};
 
@@ -205,7 +205,7 @@ impl Connection {
             };
         }
         let source = RequestSource::new(TransportKind::Stdio);
-        let mut admission = Everything(&self.outbox);
+        let mut admission = Unconditional(&self.outbox);
         let dispatched =
             self.dispatcher
                 .dispatch(request, source, &self.end_of_input, &mut admission);
@@ -237,18 +237,6 @@ impl Connection {
             let _ = frames.send(reply.frame);
         });
         self.in_flight.borrow_mut().insert(id, task);
-    }
-}
-
-/// On stdio every request runs, and its notifications go to stdout.
-struct Everything<'a>(&'a Outbox);
-
-impl Admission for Everything<'_> {
-    type Refusal = std::convert::Infallible;
-    type Admitted = ();
-
-    fn admit(&mut self, _: &mut Prepared, _: &Target) -> Result<(Outbox, ()), Self::Refusal> {
-        Ok((self.0.clone(), ()))
     }
 }
 

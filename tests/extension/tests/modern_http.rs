@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use common::*;
 use mcp_runtime::HttpOptions;
-use mcp_test_support::http::{self, EventReader, Reply, mcp_headers};
+use mcp_test_support::http::{self, EventReader, Overrides, Reply, mcp_headers, post_with};
 use mcp_test_support::{assert_valid, assert_valid_notification, call_tool};
 use serde_json::{Value, json};
 
@@ -21,22 +21,6 @@ where
     Fut: Future<Output = ()>,
 {
     with_http(|_| HttpOptions::new(), client).await;
-}
-
-/// Headers to replace (`Some`) or remove (`None`) in a request.
-type Overrides<'a> = &'a [(&'a str, Option<&'a str>)];
-
-/// POSTs `message` with the headers a conforming client sends, changed by
-/// `overrides`.
-async fn post_with(address: SocketAddr, message: &str, overrides: Overrides<'_>) -> Reply {
-    let mut headers = mcp_headers(message);
-    for (name, value) in overrides {
-        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
-        if let Some(value) = value {
-            headers.push(((*name).to_owned(), (*value).to_owned()));
-        }
-    }
-    http::request(address, "POST", "/mcp", &headers, message.to_owned()).await
 }
 
 /// The JSON body of `reply`, checked to have `status` and a JSON content
@@ -174,22 +158,9 @@ async fn progress_streams_as_sse_before_the_pong() {
 /// the handler's job sees the cancellation.
 #[tokio::test]
 async fn dropping_the_connection_cancels_the_wait() {
-    use tokio::io::AsyncWriteExt as _;
     serve(|address| async move {
         let message = negotiated(1, "com.example/wait", json!({}));
-        let mut head = format!(
-            "POST /mcp HTTP/1.1\r\nhost: {address}\r\ncontent-length: {}\r\n",
-            message.len()
-        );
-        for (name, value) in mcp_headers(&message) {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        head.push_str("\r\n");
-        let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
-        socket.write_all(head.as_bytes()).await.unwrap();
-        socket.write_all(message.as_bytes()).await.unwrap();
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        drop(socket);
+        http::send_then_drop(address, &message, Duration::from_millis(100)).await;
         assert_one_cancelled_wait(address).await;
     })
     .await;

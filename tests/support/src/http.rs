@@ -10,6 +10,7 @@ use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
+use tokio::io::AsyncWriteExt as _;
 use tokio::net::TcpStream;
 
 use crate::parse;
@@ -88,6 +89,24 @@ pub fn mcp_headers(message: &str) -> Vec<(String, String)> {
     headers
 }
 
+/// Headers to replace (`Some`) or remove (`None`) in a request, by name
+/// in any case.
+pub type Overrides<'a> = &'a [(&'a str, Option<&'a str>)];
+
+/// The headers a conforming client sends with `message`, changed by
+/// `overrides` in order: each removes every header of its name, then adds
+/// its value if it has one.
+pub fn mcp_headers_with(message: &str, overrides: Overrides<'_>) -> Vec<(String, String)> {
+    let mut headers = mcp_headers(message);
+    for (name, value) in overrides {
+        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        if let Some(value) = value {
+            headers.push(((*name).to_owned(), (*value).to_owned()));
+        }
+    }
+    headers
+}
+
 /// Sends one request on a fresh connection and returns the response head;
 /// the body can then be read whole or event by event.
 pub async fn send(
@@ -154,6 +173,39 @@ pub async fn post(address: SocketAddr, message: &str) -> Reply {
         message.to_owned(),
     )
     .await
+}
+
+/// POSTs a JSON-RPC message to `/mcp` with the headers a conforming client
+/// sends, changed by `overrides`.
+pub async fn post_with(address: SocketAddr, message: &str, overrides: Overrides<'_>) -> Reply {
+    let headers = mcp_headers_with(message, overrides);
+    request(address, "POST", "/mcp", &headers, message.to_owned()).await
+}
+
+/// POSTs `message` to `/mcp` on a raw connection (the head, with the
+/// headers a conforming client sends, then the body), waits `after`, and
+/// drops the connection without reading anything: a client that hangs up
+/// on its request in flight.
+pub async fn send_then_drop(address: SocketAddr, message: &str, after: Duration) {
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {address}\r\ncontent-length: {}\r\n",
+        message.len()
+    );
+    for (name, value) in mcp_headers(message) {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut socket = TcpStream::connect(address).await.expect("connects");
+    socket
+        .write_all(head.as_bytes())
+        .await
+        .expect("the head is sent");
+    socket
+        .write_all(message.as_bytes())
+        .await
+        .expect("the body is sent");
+    tokio::time::sleep(after).await;
+    drop(socket);
 }
 
 /// Reads SSE events from a streaming response as they arrive.

@@ -1,9 +1,13 @@
 //! Validation against the vendored `schema.json` of revision 2025-11-25,
-//! for what the legacy adapter sends to initialize-handshake clients.
+//! for what the legacy adapter sends to initialize-handshake clients, and
+//! the requests of a legacy-era (session) client over Streamable HTTP.
 
+use std::net::SocketAddr;
 use std::sync::OnceLock;
 
 use serde_json::Value;
+
+use crate::http::{self, Reply};
 
 /// The vendored 2025-11-25 schema.
 pub fn legacy_schema() -> &'static Value {
@@ -48,4 +52,30 @@ pub fn assert_valid_legacy_message(message: &Value) {
         other => panic!("unexpected message to a legacy client: {other:?}"),
     };
     assert_valid_legacy(definition, message);
+}
+
+/// The headers every legacy-era POST carries: content type and accept.
+pub fn base_headers() -> Vec<(String, String)> {
+    vec![
+        ("content-type".into(), "application/json".into()),
+        (
+            "accept".into(),
+            "application/json, text/event-stream".into(),
+        ),
+    ]
+}
+
+/// The headers of a request in `session`, which negotiated `version`:
+/// the base headers plus the session id and the protocol version.
+pub fn session_headers(session: &str, version: &str) -> Vec<(String, String)> {
+    let mut headers = base_headers();
+    headers.push(("mcp-session-id".into(), session.into()));
+    headers.push(("mcp-protocol-version".into(), version.into()));
+    headers
+}
+
+/// POSTs `body` to `/mcp` with exactly `headers`, and reads the whole
+/// response.
+pub async fn post(address: SocketAddr, headers: &[(String, String)], body: &Value) -> Reply {
+    http::request(address, "POST", "/mcp", headers, body.to_string()).await
 }

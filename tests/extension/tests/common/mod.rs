@@ -227,3 +227,81 @@ pub(crate) fn wait_started(token: Value) -> Value {
         "progressToken": token, "progress": 0
     }})
 }
+
+/// The revision a legacy (initialize-handshake) client speaks.
+pub(crate) const LEGACY_VERSION: &str = "2025-11-25";
+
+/// A legacy request: no `_meta` is needed, the session carries it all.
+pub(crate) fn legacy_request(id: i64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// The answer to a legacy client's `initialize` (id 0): the extension is
+/// advertised with its settings under `capabilities.extensions`.
+pub(crate) fn legacy_initialize_result() -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "result": {
+        "protocolVersion": LEGACY_VERSION,
+        "capabilities": {
+            "tools": {},
+            "extensions": {ID: {"maxLength": 64}},
+            "logging": {}
+        },
+        "serverInfo": server_info()
+    }})
+}
+
+/// A legacy client with a session open, over stdio or HTTP.
+pub(crate) trait LegacyClient {
+    /// Sends request `id` and returns its response, validated with the
+    /// result against `definition` (errors by the envelope).
+    async fn request(&mut self, id: i64, method: &str, params: Value, definition: &str) -> Value;
+}
+
+/// What a session that negotiated the extension gets: pongs (`resultType:
+/// "pong"` kept), the tool and the stats, each without `_meta`.
+pub(crate) async fn assert_pongs_and_the_tool(client: &mut impl LegacyClient) {
+    let hi = json!({"message": "hi"});
+    let ping = client.request(1, "com.example/ping", hi, "Result").await;
+    assert_eq!(without_result_meta(ping), legacy(pong(1, "hi")));
+    let params = json!({"name": "pong", "arguments": {"message": "hi"}});
+    let tool = client
+        .request(2, "tools/call", params, "CallToolResult")
+        .await;
+    assert_eq!(without_result_meta(tool), legacy(pong_tool(2, "hi")));
+    let stats_response = client.request(3, "pings/stats", json!({}), "Result").await;
+    assert_eq!(without_result_meta(stats_response), legacy(stats(3, 1, 0)));
+}
+
+/// What a session that did not negotiate the extension gets: its methods
+/// and its tool refused with `-32021` naming it, `pings/stats` answered
+/// anyway, and `-32601` for an unknown method.
+pub(crate) async fn assert_refused_without_the_extension(client: &mut impl LegacyClient) {
+    let hi = json!({"message": "hi"});
+    let ping = client.request(1, "com.example/ping", hi, "Result").await;
+    assert_eq!(ping, missing_extension(1));
+    let params = json!({"name": "pong", "arguments": {"message": "hi"}});
+    let tool = client
+        .request(2, "tools/call", params, "CallToolResult")
+        .await;
+    assert_eq!(tool, missing_extension(2));
+    let stats_response = client.request(3, "pings/stats", json!({}), "Result").await;
+    assert_eq!(without_result_meta(stats_response), legacy(stats(3, 0, 0)));
+    let nope = client
+        .request(4, "com.example/nope", json!({}), "Result")
+        .await;
+    assert_eq!(nope, not_found(4, "com.example/nope"));
+}
+
+/// Polls `pings/stats` (ids 2 to 99) until it counts one cancelled wait,
+/// and checks the whole answer then.
+pub(crate) async fn assert_one_cancelled_legacy_wait(client: &mut impl LegacyClient) {
+    for id in 2..100 {
+        let response = client.request(id, "pings/stats", json!({}), "Result").await;
+        if response["result"]["cancelledWaits"] == 1 {
+            assert_eq!(without_result_meta(response), legacy(stats(id, 0, 1)));
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the wait never saw its cancellation");
+}
