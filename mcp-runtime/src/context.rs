@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::changes::Changes;
 use crate::mrtr::Input;
 use crate::protocol::jsonrpc::notification_frame;
+use crate::protocol::method::Method;
 use crate::protocol::{
     ClientCapabilities, Implementation, LogLevel, ProgressToken, RequestId, RequestMeta,
 };
@@ -61,12 +62,29 @@ impl Outbox {
     }
 }
 
+/// The method a request is for, as its handler sees it: one pointer wide
+/// (scopes move through every request's future).
+#[derive(Clone, Debug)]
+pub(crate) enum MethodLabel {
+    Core(Method),
+    /// An extension's method, named by the server's build.
+    Extension(Arc<String>),
+}
+
+impl MethodLabel {
+    fn name(&self) -> &str {
+        match self {
+            MethodLabel::Core(method) => method.name(),
+            MethodLabel::Extension(name) => name,
+        }
+    }
+}
+
 /// Everything about a request a handler can see, except its input.
 #[derive(Debug)]
 pub(crate) struct Scope {
     pub(crate) request_id: RequestId,
-    /// The method's name (an extension's is owned: it is not `'static`).
-    pub(crate) method: std::borrow::Cow<'static, str>,
+    pub(crate) method: MethodLabel,
     /// Boxed: it is large, and scopes move through every request's future.
     pub(crate) meta: Box<RequestMeta>,
     pub(crate) outbox: Outbox,
@@ -141,7 +159,7 @@ impl Context {
 
     /// The JSON-RPC method being served, e.g. `tools/call`.
     pub fn method(&self) -> &str {
-        &self.inner.scope.method
+        self.inner.scope.method.name()
     }
 
     /// The request's `_meta`.
@@ -489,7 +507,7 @@ mod tests {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let scope = Scope {
             request_id: RequestId::Number(1),
-            method: "tools/call".into(),
+            method: MethodLabel::Core(Method::ToolsCall),
             meta: Box::new(meta),
             outbox: Outbox::channel(tx),
             cancellation: CancellationToken::new(),

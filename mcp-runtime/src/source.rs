@@ -30,17 +30,31 @@ pub enum TransportKind {
 #[derive(Clone, Default)]
 pub struct RequestSource {
     transport: TransportKind,
-    principal: Option<Principal>,
     /// Lists show this caller only what it may use.
     hide_unpermitted: bool,
-    attachment: Option<Arc<dyn Any + Send + Sync>>,
+    /// The caller and the attachment, in one allocation (none for a source
+    /// that has neither). Kept to one pointer: a source moves with every
+    /// request's future, and the handler's future is sized to stay in the
+    /// allocator's fast per-thread cache.
+    details: Option<SharedDetails>,
 }
+
+/// The caller and what the transport attached (`()` when nothing).
+struct Details<T: ?Sized> {
+    principal: Option<Principal>,
+    attachment: T,
+}
+
+type SharedDetails = Arc<Details<dyn Any + Send + Sync>>;
+
+/// The attachment of the details a source was rebuilt from.
+struct Inherited(SharedDetails);
 
 impl fmt::Debug for RequestSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RequestSource")
             .field("transport", &self.transport)
-            .field("principal", &self.principal)
+            .field("principal", &self.principal())
             .field("hide_unpermitted", &self.hide_unpermitted)
             .finish_non_exhaustive()
     }
@@ -58,7 +72,15 @@ impl RequestSource {
     /// The caller, as authentication established it.
     #[must_use]
     pub fn with_principal(mut self, principal: Option<Principal>) -> Self {
-        self.principal = principal;
+        let attached = self.details.take();
+        self.details = match attached {
+            None if principal.is_none() => None,
+            None => Some(Arc::new(Details {
+                principal,
+                attachment: (),
+            })),
+            Some(details) => Some(Self::rebuilt(principal, details)),
+        };
         self
     }
 
@@ -72,11 +94,30 @@ impl RequestSource {
     }
 
     /// Attaches the transport's description of the request, for handlers
-    /// (read back with [`attachment`](Self::attachment)).
+    /// (read back with [`attachment`](Self::attachment)); it replaces an
+    /// earlier attachment.
     #[must_use]
     pub fn with_attachment<T: Any + Send + Sync>(mut self, attachment: T) -> Self {
-        self.attachment = Some(Arc::new(attachment));
+        let principal = self.principal().cloned();
+        self.details = Some(Arc::new(Details {
+            principal,
+            attachment,
+        }));
         self
+    }
+
+    /// `details` with another principal: changed in place when nobody else
+    /// holds them, else in a new allocation that refers to the old one for
+    /// the attachment (which cannot be moved out of a shared one).
+    fn rebuilt(principal: Option<Principal>, mut details: SharedDetails) -> SharedDetails {
+        if let Some(unique) = Arc::get_mut(&mut details) {
+            unique.principal = principal;
+            return details;
+        }
+        Arc::new(Details {
+            principal,
+            attachment: Inherited(details),
+        })
     }
 
     /// The transport the request arrived on.
@@ -86,17 +127,65 @@ impl RequestSource {
 
     /// The authenticated caller, if there is one.
     pub fn principal(&self) -> Option<&Principal> {
-        self.principal.as_ref()
+        self.details.as_ref()?.principal.as_ref()
     }
 
     /// The caller whose lists hide what it may not use, when the server
     /// hides unpermitted items.
     pub(crate) fn list_filter(&self) -> Option<&Principal> {
-        self.principal.as_ref().filter(|_| self.hide_unpermitted)
+        self.principal().filter(|_| self.hide_unpermitted)
     }
 
     /// What the transport attached, if it is a `T`.
     pub fn attachment<T: Any>(&self) -> Option<&T> {
-        self.attachment.as_deref()?.downcast_ref()
+        let mut details = self.details.as_ref()?;
+        loop {
+            let attachment: &(dyn Any + Send + Sync) = &details.attachment;
+            if let Some(found) = attachment.downcast_ref() {
+                return Some(found);
+            }
+            details = &attachment.downcast_ref::<Inherited>()?.0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_caller_and_the_attachment_are_kept_together_in_one_pointer() {
+        assert_eq!(std::mem::size_of::<RequestSource>(), 24);
+        let bare = RequestSource::new(TransportKind::Stdio);
+        assert!(bare.details.is_none() && bare.principal().is_none());
+        let alice = Principal::new("alice");
+        let source = RequestSource::new(TransportKind::Http)
+            .with_principal(Some(alice.clone()))
+            .hiding_unpermitted(true)
+            .with_attachment(7_u32);
+        assert_eq!(source.principal(), Some(&alice));
+        assert_eq!(source.list_filter(), Some(&alice));
+        assert_eq!(source.attachment::<u32>(), Some(&7));
+        assert_eq!(source.attachment::<String>(), None);
+        let bob = Principal::new("bob");
+        let rebound = source.with_principal(Some(bob.clone()));
+        assert_eq!(rebound.principal(), Some(&bob));
+        assert_eq!(rebound.attachment::<u32>(), Some(&7), "kept when unshared");
+        let shared = rebound.clone();
+        let carol = Principal::new("carol");
+        let again = shared.with_principal(Some(carol.clone()));
+        assert_eq!(again.principal(), Some(&carol));
+        assert_eq!(again.attachment::<u32>(), Some(&7), "kept when shared");
+        assert_eq!(
+            rebound.principal(),
+            Some(&bob),
+            "the other holder is untouched"
+        );
+        assert!(
+            RequestSource::default()
+                .with_principal(None)
+                .details
+                .is_none()
+        );
     }
 }

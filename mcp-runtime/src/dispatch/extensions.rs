@@ -24,6 +24,8 @@ use crate::registry::{BuildError, Registry};
 pub(crate) struct Served {
     /// The extension's identifier.
     pub(crate) extension: Arc<str>,
+    /// The method's name, shared with the contexts of its calls.
+    pub(crate) name: Arc<String>,
     pub(crate) method: ExtensionMethod,
 }
 
@@ -125,6 +127,7 @@ impl Extensions {
         }
         let served = Served {
             extension: extension.clone(),
+            name: Arc::new(method.name.clone()),
             method,
         };
         self.methods

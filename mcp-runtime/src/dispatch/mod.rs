@@ -27,6 +27,7 @@ mod run;
 pub(crate) mod subscriptions;
 mod tools;
 
+use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -201,10 +202,11 @@ pub(crate) enum Dispatched<F, A: Admission> {
     /// The transport did not admit it.
     Refused(A::Refusal),
     /// Running: `future` answers it, and the transport holds `admitted`
-    /// until it does.
+    /// until it does. Boxed where it is made: it is the largest state of a
+    /// request, and moved by value it would be copied at every step.
     Running {
         id: RequestId,
-        future: F,
+        future: Pin<Box<F>>,
         #[cfg_attr(
             not(feature = "http"),
             allow(dead_code, reason = "read by the HTTP transport (feature `http`)")
@@ -328,7 +330,7 @@ impl Dispatcher {
             Err(refusal) => Dispatched::Refused(refusal),
             Ok((outbox, admitted)) => Dispatched::Running {
                 id: prepared.request.id.clone(),
-                future: self.run(prepared, target, outbox, shutdown.clone()),
+                future: Box::pin(self.run(prepared, target, outbox, shutdown.clone())),
                 admitted,
             },
         }

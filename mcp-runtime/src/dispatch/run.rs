@@ -13,7 +13,7 @@ use tracing::Instrument as _;
 use super::envelope::Request;
 use super::{Dispatcher, Prepared, Reply, Target, completion, extensions, prompts, resources};
 use super::{request_span, subscriptions, tools};
-use crate::context::{Outbox, Scope};
+use crate::context::{MethodLabel, Outbox, Scope};
 use crate::protocol::ErrorObject;
 use crate::protocol::method::Method;
 
@@ -87,7 +87,7 @@ impl Dispatcher {
         let cancel_on_drop = cancellation.clone().drop_guard();
         let scope = Scope {
             request_id: request.id.clone(),
-            method: target.name(),
+            method: target.label(),
             meta,
             outbox,
             cancellation,
@@ -129,10 +129,10 @@ impl Dispatcher {
 
 impl Target {
     /// The method's name, for the handler's context.
-    fn name(&self) -> std::borrow::Cow<'static, str> {
+    fn label(&self) -> MethodLabel {
         match self {
-            Target::Core(method) => method.name().into(),
-            Target::Extension(served) => served.method.name.clone().into(),
+            Target::Core(method) => MethodLabel::Core(*method),
+            Target::Extension(served) => MethodLabel::Extension(served.name.clone()),
         }
     }
 }

@@ -212,8 +212,11 @@ impl Connection {
         match dispatched {
             Dispatched::Answered(answer) => self.send(answer.into_reply()),
             Dispatched::Refused(never) => match never {},
-            Dispatched::Running { id, future, .. } => {
-                let mut running = Box::pin(future);
+            Dispatched::Running {
+                id,
+                future: mut running,
+                ..
+            } => {
                 // Most handlers finish on their first poll: those are
                 // answered without a task. A pending one moves into a
                 // task, whose first poll registers the wakers this one

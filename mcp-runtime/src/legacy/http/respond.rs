@@ -54,7 +54,7 @@ pub(super) async fn answer(
     locked(&legacy.running).insert(key.clone(), cancelled.clone());
     let queue = Arc::new(NoteQueue::default());
     let deadline = endpoint.options.request_timeout;
-    let running = {
+    let running = Box::pin({
         let (endpoint, outbox, id) = (endpoint.clone(), Outbox::new(queue.clone()), id.clone());
         let offer = legacy.offer.clone();
         let pending = legacy.pending.clone();
@@ -79,7 +79,7 @@ pub(super) async fn answer(
             };
             call.answer(&id, &method, params).await
         }
-    };
+    });
     let streaming = Streaming {
         sse,
         deadline: Some(deadline),

@@ -49,14 +49,13 @@ pub(crate) enum Responding<S> {
 /// `queue`, and answers with JSON or switches to SSE.
 pub(crate) fn respond<F>(
     id: RequestId,
-    running: F,
+    mut running: Pin<Box<F>>,
     queue: Arc<NoteQueue>,
     streaming: Streaming,
 ) -> Responding<impl Future<Output = HttpResponse> + 'static>
 where
     F: Future<Output = Reply> + 'static,
 {
-    let mut running = Box::pin(running);
     // Most handlers finish on their first poll: they are answered without
     // reading the clock for a deadline.
     if let Some(finished) = running.as_mut().now_or_never() {
