@@ -260,7 +260,7 @@ mod erased {
     }
     impl<T: serde::Serialize + ?Sized> Data for T {
         fn to_value(&self) -> serde_json::Value {
-            serde_json::to_value(self)
+            crate::protocol::finite::to_value(self)
                 .unwrap_or_else(|e| serde_json::Value::String(format!("<unserializable: {e}>")))
         }
     }

@@ -204,7 +204,7 @@ impl MethodResult {
     pub fn of_type(result_type: impl Into<String>, members: impl serde::Serialize) -> Self {
         MethodResult {
             result_type: result_type.into(),
-            members: serde_json::to_value(members)
+            members: crate::protocol::finite::to_value(&members)
                 .unwrap_or_else(|error| Value::String(error.to_string())),
         }
     }

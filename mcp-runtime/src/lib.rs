@@ -18,6 +18,7 @@ mod context;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod contract;
+mod diagnostics;
 mod dispatch;
 pub mod extension;
 #[cfg(feature = "cli")]

@@ -3,7 +3,6 @@
 //! server with the hooks the enabled eras plug into them (the legacy
 //! adapter's).
 
-use std::io::IsTerminal as _;
 use std::process::ExitCode;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -27,7 +26,8 @@ impl ServerBuilder {
     /// Startup problems, such as two tools with the same name, are printed
     /// with both definition sites and make the process exit with status 1.
     pub fn run(self) -> ExitCode {
-        init_tracing();
+        // Held until the server is done: dropping it flushes the log.
+        let _logging = crate::diagnostics::init();
         #[cfg(feature = "cli")]
         let (server, stdio) = match crate::cli::launch(self) {
             crate::cli::Launch::Exit(code) => return code,
@@ -165,22 +165,4 @@ fn http_hook(dispatcher: &Dispatcher) -> Option<Arc<dyn HttpHook>> {
 #[cfg(all(feature = "http", not(feature = "legacy")))]
 fn http_hook(_: &Dispatcher) -> Option<Arc<dyn HttpHook>> {
     None
-}
-
-/// Diagnostics go to stderr only: stdout belongs to the protocol.
-pub(crate) fn init_tracing() {
-    let level = std::env::var("RUST_LOG")
-        .ok()
-        .and_then(|spec| {
-            spec.split(',')
-                .filter(|d| !d.contains('='))
-                .filter_map(|d| d.trim().parse::<tracing::Level>().ok())
-                .next_back()
-        })
-        .unwrap_or(tracing::Level::WARN);
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_max_level(level)
-        .try_init();
 }

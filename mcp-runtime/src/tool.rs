@@ -176,7 +176,7 @@ impl<T> Structured<T> {
 
 impl<T: Serialize + JsonSchema> IntoToolResult for Structured<T> {
     fn into_tool_result(self) -> CallToolResult {
-        let value = match serde_json::to_value(&self.value) {
+        let value = match crate::protocol::finite::to_value(&self.value) {
             Ok(value) => value,
             Err(error) => {
                 tracing::error!(%error, "structured tool output failed to serialize");

@@ -188,7 +188,11 @@ impl Gate {
         let principal = match verifier.verify(token).await {
             Ok(principal) => principal,
             Err(VerifyError::Unavailable(problem)) => {
-                tracing::warn!(%problem, "could not verify an access token");
+                // Every request with a token provokes it while the
+                // authorization server is down.
+                crate::diagnostics::REFUSALS.unverified.note(|suppressed| {
+                    tracing::warn!(%problem, suppressed, "could not verify an access token");
+                });
                 return Err(Denied::Unavailable);
             }
             Err(error) => {

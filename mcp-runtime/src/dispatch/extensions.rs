@@ -14,6 +14,7 @@ use super::guard::Handler;
 use crate::context::{Context, Scope};
 use crate::extension::{Extension, ExtensionMethod, MethodResult};
 use crate::mrtr::Input;
+use crate::protocol::finite::Finite;
 use crate::protocol::method::{CLIENT_METHODS, Method, REMOVED};
 use crate::protocol::result::ResultMeta;
 use crate::protocol::{ClientCapabilities, ErrorObject, JsonObject};
@@ -284,7 +285,7 @@ fn write_result(result: &MethodResult, server_info: Option<&RawValue>) -> Option
         members: Members(members),
         meta: ResultMeta { server_info, extra },
     };
-    serde_json::to_vec(&written).ok().map(Bytes::from)
+    serde_json::to_vec(&Finite(&written)).ok().map(Bytes::from)
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use super::page::Listing;
 use crate::context::{Context, Scope};
 use crate::mrtr::run_round;
 use crate::prompt::{PromptError, PromptInvocation};
+use crate::protocol::finite::Finite;
 use crate::protocol::result::{COMPLETE, ResultMeta};
 use crate::protocol::{ErrorObject, PromptMessage};
 use crate::registry::{PromptEntry, Registry};
@@ -106,10 +107,12 @@ pub(super) async fn get(
             extra: None,
         },
     };
-    Ok(Bytes::from(serde_json::to_vec(&wire).map_err(|error| {
-        tracing::error!(%error, prompt = prompt.name, "prompt failed to serialize");
-        ErrorObject::internal_error()
-    })?))
+    Ok(Bytes::from(serde_json::to_vec(&Finite(&wire)).map_err(
+        |error| {
+            tracing::error!(%error, prompt = prompt.name, "prompt failed to serialize");
+            ErrorObject::internal_error()
+        },
+    )?))
 }
 
 /// Arguments are strings on the wire; every required one must be present

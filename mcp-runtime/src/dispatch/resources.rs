@@ -11,6 +11,7 @@ use super::page::Listing;
 use crate::context::{Context, Scope};
 use crate::mrtr::{Input, run_round};
 use crate::protocol::CacheHint;
+use crate::protocol::finite::Finite;
 use crate::protocol::result::{COMPLETE, ResultMeta};
 use crate::protocol::{ErrorObject, ResourceContents};
 use crate::registry::{Registry, ResourceEntry};
@@ -94,7 +95,7 @@ pub(super) async fn read(
             extra: None,
         },
     };
-    Ok(Bytes::from(serde_json::to_vec(&result).map_err(
+    Ok(Bytes::from(serde_json::to_vec(&Finite(&result)).map_err(
         |error| {
             tracing::error!(%error, uri, "resource contents failed to serialize");
             ErrorObject::internal_error()

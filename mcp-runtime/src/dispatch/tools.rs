@@ -14,6 +14,7 @@ use super::mrtr::{self, Rounds, Target};
 use super::page::Listing;
 use crate::context::{Context, Scope};
 use crate::mrtr::{Input, run_round};
+use crate::protocol::finite::Finite;
 use crate::protocol::{CallToolResult, ErrorObject};
 use crate::registry::RegisteredTool;
 use crate::tool::ToolInvocation;
@@ -83,7 +84,7 @@ pub(super) async fn call(
         return rounds.stopped(&input, server_info);
     };
     Ok(Bytes::from(
-        serde_json::to_vec(&result.wire(server_info)).map_err(|error| {
+        serde_json::to_vec(&Finite(&result.wire(server_info))).map_err(|error| {
             tracing::error!(%error, tool = tool.entry.name, "tool result failed to serialize");
             ErrorObject::internal_error()
         })?,

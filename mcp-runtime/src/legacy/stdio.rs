@@ -145,7 +145,7 @@ impl Connection {
             negotiated: &session.negotiated,
             live: &session.live,
             peer: Peer {
-                outbox: Outbox::channel(self.frames.clone()),
+                outbox: Outbox::new(Arc::new(self.frames.clone())),
                 pending: &self.pending,
                 session: "",
                 can_ask: true,

@@ -302,7 +302,7 @@ impl Input {
             return value;
         }
         let value = compute().await;
-        match serde_json::to_value(&value) {
+        match crate::protocol::finite::to_value(&value) {
             Ok(json) => {
                 self.lock().used.push((key, Step::Memo(json)));
             }

@@ -7,6 +7,7 @@
 mod completion;
 mod content;
 mod discover;
+pub(crate) mod finite;
 pub(crate) mod json;
 pub(crate) mod jsonrpc;
 pub(crate) mod meta;

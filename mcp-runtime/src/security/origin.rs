@@ -45,23 +45,25 @@ impl OriginPolicy {
             .push(origin.trim_end_matches('/').to_ascii_lowercase());
     }
 
-    /// Whether a request's `Host` header (`host[:port]`) is allowed. A
-    /// missing `Host` is refused: HTTP/1.1 requires it.
-    pub(crate) fn host_allowed(&self, host: Option<&str>) -> bool {
-        if self.any_host {
-            return true;
+    /// Whether a request's `Host` (`host[:port]`) is allowed. A missing or
+    /// malformed one is refused as malformed (RFC 9112 §3.2 requires 400),
+    /// even when any host is allowed.
+    pub(crate) fn check_host(&self, host: Option<&str>) -> Result<(), HostRefusal> {
+        let name = host.and_then(host_of).ok_or(HostRefusal::Malformed)?;
+        let allowed = self.any_host
+            || self
+                .hosts
+                .iter()
+                .any(|allowed| allowed.eq_ignore_ascii_case(name));
+        if allowed {
+            Ok(())
+        } else {
+            Err(HostRefusal::NotAllowed)
         }
-        let Some(host) = host else {
-            return false;
-        };
-        let name = normalize_host(strip_port(host));
-        self.hosts
-            .iter()
-            .any(|allowed| allowed.eq_ignore_ascii_case(name))
     }
 
     /// Whether an `Origin` header is allowed. Requests without one (not
-    /// from a browser) pass; `Origin: null` does not.
+    /// from a browser) pass; `Origin: null` and malformed origins do not.
     pub(crate) fn origin_allowed(&self, origin: Option<&str>) -> bool {
         let Some(origin) = origin else {
             return true;
@@ -74,32 +76,67 @@ impl OriginPolicy {
             return false;
         };
         matches!(scheme, "http" | "https")
-            && !authority.contains(['/', '@'])
-            && LOOPBACK.contains(&normalize_host(strip_port(authority)))
+            && host_of(authority).is_some_and(|host| LOOPBACK.contains(&host))
     }
 }
 
-/// `host:port` → `host`, `[::1]:8080` → `[::1]`. Byte-wise: it runs on
-/// every request.
-fn strip_port(authority: &str) -> &str {
-    let bytes = authority.as_bytes();
-    if bytes.first() == Some(&b'[') {
-        return match bytes.iter().position(|&b| b == b']') {
-            Some(end) => &authority[..=end],
-            None => authority,
-        };
-    }
-    match bytes.iter().rposition(|&b| b == b':') {
-        Some(colon) if bytes[colon + 1..].iter().all(u8::is_ascii_digit) => &authority[..colon],
-        _ => authority,
-    }
+/// Why a `Host` was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HostRefusal {
+    /// Missing, or not a host and port (a 400).
+    Malformed,
+    /// Well formed, but not one this server answers to (a 403).
+    NotAllowed,
 }
 
-/// `[::1]` → `::1`; a trailing dot is dropped.
+/// The host of an authority (`host[:port]`), read strictly (RFC 3986
+/// §3.2.2-3): a DNS name or IPv4 address (one trailing dot allowed, no
+/// empty label), or an IPv6 address in one pair of brackets (returned
+/// without them); a port of at most five digits below 65536. `None` for
+/// anything else: a lax reading would let `[[localhost]]`, `localhost..` or
+/// `localhost:99999999999` pass as loopback. Byte-wise: it runs on every
+/// request.
+fn host_of(authority: &str) -> Option<&str> {
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(bracketed) => {
+            let (inside, after) = bracketed.split_once(']')?;
+            inside.parse::<std::net::Ipv6Addr>().ok()?;
+            let port = match after {
+                "" => None,
+                _ => Some(after.strip_prefix(':')?),
+            };
+            return port.is_none_or(valid_port).then_some(inside);
+        }
+        None => match authority.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        },
+    };
+    let name = host.strip_suffix('.').unwrap_or(host);
+    let labels_valid = !name.is_empty()
+        && name.len() <= 253
+        && name.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        });
+    (labels_valid && port.is_none_or(valid_port)).then_some(name)
+}
+
+/// A port: digits only, at most 65535 (empty is allowed, RFC 3986 §3.2.3).
+fn valid_port(port: &str) -> bool {
+    port.is_empty() || (port.len() <= 5 && port.parse::<u16>().is_ok())
+}
+
+/// `[::1]` → `::1`; one trailing dot is dropped (configured names).
 fn normalize_host(host: &str) -> &str {
-    host.trim_start_matches('[')
-        .trim_end_matches(']')
-        .trim_end_matches('.')
+    let host = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    host.strip_suffix('.').unwrap_or(host)
 }
 
 #[cfg(test)]
@@ -116,28 +153,79 @@ mod tests {
             "[::1]:80",
             "LOCALHOST",
         ] {
-            assert!(policy.host_allowed(Some(host)), "{host}");
+            assert_eq!(policy.check_host(Some(host)), Ok(()), "{host}");
         }
         for host in [
             "evil.example.com",
             "evil.example.com:8080",
             "127.0.0.2",
             "localhost.evil.com",
-            "",
         ] {
-            assert!(!policy.host_allowed(Some(host)), "{host}");
+            assert_eq!(
+                policy.check_host(Some(host)),
+                Err(HostRefusal::NotAllowed),
+                "{host}"
+            );
         }
-        assert!(!policy.host_allowed(None));
+    }
+
+    #[test]
+    fn malformed_hosts_are_refused_as_malformed_even_when_any_host_is_allowed() {
+        let mut policy = OriginPolicy::default();
+        for any in [false, true] {
+            if any {
+                policy.allow_any_host();
+            }
+            for host in [
+                "",
+                "[[localhost]]",
+                "[localhost]",
+                "[::1",
+                "[::1]x",
+                "[::1]:99999",
+                "localhost..",
+                "..localhost",
+                "local..host",
+                "localhost:99999999999",
+                "localhost:65536",
+                "localhost:8o",
+                "localhost:80:80",
+                "::1",
+                "user@localhost",
+                "localhost/x",
+                "local host",
+            ] {
+                assert_eq!(
+                    policy.check_host(Some(host)),
+                    Err(HostRefusal::Malformed),
+                    "{host}"
+                );
+            }
+            assert_eq!(policy.check_host(None), Err(HostRefusal::Malformed));
+        }
+        let policy = OriginPolicy::default();
+        for host in [
+            "localhost.",
+            "localhost:",
+            "[::1]",
+            "[::1]:65535",
+            "127.0.0.1:0",
+        ] {
+            assert_eq!(policy.check_host(Some(host)), Ok(()), "{host}");
+        }
     }
 
     #[test]
     fn configured_hosts_and_any_host() {
         let mut policy = OriginPolicy::default();
         policy.allow_host("mcp.example.com");
-        assert!(policy.host_allowed(Some("mcp.example.com:443")));
-        assert!(!policy.host_allowed(Some("other.example.com")));
+        assert_eq!(policy.check_host(Some("mcp.example.com:443")), Ok(()));
+        assert_eq!(
+            policy.check_host(Some("other.example.com")),
+            Err(HostRefusal::NotAllowed)
+        );
         policy.allow_any_host();
-        assert!(policy.host_allowed(Some("other.example.com")));
+        assert_eq!(policy.check_host(Some("other.example.com")), Ok(()));
     }
 
     #[test]
@@ -157,6 +245,11 @@ mod tests {
             "file://",
             "http://localhost.evil.com",
             "http://user@localhost",
+            "http://[::1",
+            "http://[[::1]]",
+            "http://localhost..",
+            "http://localhost:99999999999",
+            "http://localhost/app",
         ] {
             assert!(!policy.origin_allowed(Some(origin)), "{origin}");
         }

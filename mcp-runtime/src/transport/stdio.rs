@@ -14,15 +14,17 @@ use std::io;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::Bytes;
 use futures_util::FutureExt as _;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::sync::Notify;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::{AbortHandle, JoinSet, LocalSet};
 use tokio_util::sync::CancellationToken;
 
-use crate::context::Outbox;
+use crate::context::{Outbox, Sink};
 use crate::dispatch::envelope::{self, Incoming, Notification, Request};
 use crate::dispatch::{Dispatched, Dispatcher, Reply, Unconditional};
 use crate::protocol::{ErrorObject, RequestId};
@@ -34,20 +36,43 @@ use crate::source::{RequestSource, TransportKind};
 pub struct StdioOptions {
     /// Longest accepted line, in bytes.
     pub(crate) max_line_bytes: usize,
+    /// Output waiting for stdout above which input is not read.
+    pub(crate) max_backlog_bytes: usize,
+    /// Requests running at once above which input is not read.
+    pub(crate) max_in_flight: usize,
 }
 
 impl Default for StdioOptions {
     fn default() -> Self {
         StdioOptions {
             max_line_bytes: 4 * 1024 * 1024,
+            max_backlog_bytes: 8 * 1024 * 1024,
+            max_in_flight: 1024,
         }
     }
 }
 
 impl StdioOptions {
-    /// The defaults: messages up to 4 MiB.
+    /// The defaults: messages up to 4 MiB; input waits while 8 MiB of
+    /// output wait for stdout, or while 1,024 requests run.
     pub fn new() -> Self {
         StdioOptions::default()
+    }
+
+    /// How much output may wait for a client that does not read stdout
+    /// before the server stops reading stdin (default 8 MiB). Memory then
+    /// stays bounded whatever the client sends: the client is slowed down
+    /// to the pace at which it reads, the way a pipe slows a writer.
+    pub fn max_output_backlog(mut self, bytes: usize) -> Self {
+        self.max_backlog_bytes = bytes.max(1);
+        self
+    }
+
+    /// How many requests may run at once before the server stops reading
+    /// stdin until one finishes (default 1,024).
+    pub fn max_in_flight(mut self, requests: usize) -> Self {
+        self.max_in_flight = requests.max(1);
+        self
     }
 
     /// The largest message accepted, in bytes (default 4 MiB). Longer lines
@@ -58,8 +83,75 @@ impl StdioOptions {
     }
 }
 
-/// Where frames for stdout go: the writer's queue.
-pub(crate) type Frames = UnboundedSender<Bytes>;
+/// Where frames for stdout go: the writer's queue, which counts what
+/// waits in it (the reader stops reading while too much does).
+#[derive(Clone)]
+pub(crate) struct Frames {
+    sender: UnboundedSender<Bytes>,
+    backlog: Arc<Backlog>,
+}
+
+/// Bytes queued for stdout, and a wake-up for the reader when they fall
+/// back under the limit.
+struct Backlog {
+    bytes: AtomicUsize,
+    limit: usize,
+    drained: Notify,
+}
+
+impl Frames {
+    fn new(limit: usize) -> (Frames, UnboundedReceiver<Bytes>) {
+        let (sender, pending) = unbounded_channel();
+        let backlog = Arc::new(Backlog {
+            bytes: AtomicUsize::new(0),
+            limit,
+            drained: Notify::new(),
+        });
+        (Frames { sender, backlog }, pending)
+    }
+
+    /// Queues one frame; `Err` when the writer is gone.
+    pub(crate) fn send(&self, frame: Bytes) -> Result<(), Bytes> {
+        let size = frame.len() + 1;
+        self.backlog.bytes.fetch_add(size, Ordering::Relaxed);
+        self.sender.send(frame).map_err(|unsent| {
+            self.backlog.written(size);
+            unsent.0
+        })
+    }
+
+    /// Returns once the backlog is within its limit.
+    async fn room(&self) {
+        let backlog = &self.backlog;
+        loop {
+            let drained = backlog.drained.notified();
+            let mut drained = std::pin::pin!(drained);
+            // Registered before the check: a drain in between still wakes.
+            drained.as_mut().enable();
+            if backlog.bytes.load(Ordering::Relaxed) <= backlog.limit {
+                return;
+            }
+            drained.await;
+        }
+    }
+}
+
+impl Backlog {
+    /// `size` bytes left the queue; wakes the reader when that brings the
+    /// backlog back within the limit (only then: waking costs a lock).
+    fn written(&self, size: usize) {
+        let before = self.bytes.fetch_sub(size, Ordering::Relaxed);
+        if before > self.limit && before - size <= self.limit {
+            self.drained.notify_waiters();
+        }
+    }
+}
+
+impl Sink for Frames {
+    fn send(&self, frame: Bytes) {
+        let _ = Frames::send(self, frame);
+    }
+}
 
 /// A request a [`StdioHook`] claimed: answered already, or being answered.
 #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
@@ -97,7 +189,8 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let (frames, pending) = unbounded_channel();
+    let (frames, pending) = Frames::new(options.max_backlog_bytes);
+    let backlog = frames.backlog.clone();
     let connection = Connection {
         hook: hook(&frames),
         outbox: Outbox::new(Arc::new(frames.clone())),
@@ -107,11 +200,15 @@ where
         in_flight: Rc::default(),
         end_of_input: CancellationToken::new(),
         max_line_bytes: options.max_line_bytes,
+        max_in_flight: options.max_in_flight,
     };
     let lines = LineReader::new(input, options.max_line_bytes);
     LocalSet::new()
         .run_until(async {
-            tokio::try_join!(connection.read(lines), write_frames(output, pending))
+            tokio::try_join!(
+                connection.read(lines),
+                write_frames(output, pending, &backlog)
+            )
         })
         .await
         .map(|_| ())
@@ -129,11 +226,13 @@ struct Connection {
     /// Cancelled at end of input: subscriptions then close gracefully.
     end_of_input: CancellationToken,
     max_line_bytes: usize,
+    max_in_flight: usize,
 }
 
 impl Connection {
     async fn read<R: AsyncRead + Unpin>(mut self, mut lines: LineReader<R>) -> io::Result<()> {
         loop {
+            self.room().await;
             let line = match lines.next().await? {
                 Line::Eof => break,
                 Line::TooLong => {
@@ -159,6 +258,15 @@ impl Connection {
 
     fn send(&self, reply: Reply) {
         let _ = self.frames.send(reply.frame);
+    }
+
+    /// Backpressure: input waits while too much output waits for stdout,
+    /// or while too many requests run.
+    async fn room(&mut self) {
+        self.frames.room().await;
+        while self.tasks.len() >= self.max_in_flight {
+            self.tasks.join_next().await;
+        }
     }
 
     fn on_line(&mut self, bytes: Vec<u8>) {
@@ -247,6 +355,7 @@ impl Connection {
 async fn write_frames<W: AsyncWrite + Unpin>(
     output: W,
     mut pending: UnboundedReceiver<Bytes>,
+    backlog: &Backlog,
 ) -> io::Result<()> {
     let mut output = BufWriter::with_capacity(64 * 1024, output);
     while let Some(frame) = pending.recv().await {
@@ -255,6 +364,7 @@ async fn write_frames<W: AsyncWrite + Unpin>(
         }
         output.write_all(&frame).await?;
         output.write_all(b"\n").await?;
+        backlog.written(frame.len() + 1);
         if pending.is_empty() {
             output.flush().await?;
         }

@@ -77,6 +77,16 @@ impl<'a> Seen<'a> {
             .ok_or_else(|| mismatch(format!("missing {display} header")))
     }
 
+    /// Whether the header is present with any value but `only` (one line,
+    /// any case).
+    fn is_other_than(&self, only: &str) -> bool {
+        self.first.is_some()
+            && (self.repeated
+                || !self
+                    .first_text()
+                    .is_some_and(|value| value.trim().eq_ignore_ascii_case(only)))
+    }
+
     /// The first value as visible ASCII, as `HeaderMap::get` would give it.
     fn first_text(&self) -> Option<&'a str> {
         self.first.and_then(|value| value.to_str().ok())
@@ -96,6 +106,8 @@ pub(crate) struct EndpointHeaders<'a> {
     content_length: Seen<'a>,
     version: Seen<'a>,
     session_id: Seen<'a>,
+    transfer_encoding: Seen<'a>,
+    content_encoding: Seen<'a>,
 }
 
 impl<'a> EndpointHeaders<'a> {
@@ -112,6 +124,8 @@ impl<'a> EndpointHeaders<'a> {
                 "content-length" => &mut found.content_length,
                 "mcp-protocol-version" => &mut found.version,
                 "mcp-session-id" => &mut found.session_id,
+                "transfer-encoding" => &mut found.transfer_encoding,
+                "content-encoding" => &mut found.content_encoding,
                 _ => continue,
             };
             seen.add(value);
@@ -121,6 +135,29 @@ impl<'a> EndpointHeaders<'a> {
 
     pub(crate) fn host(&self) -> Option<&'a str> {
         self.host.first_text()
+    }
+
+    /// Whether `Host` came more than once (RFC 9112 §3.2 requires a 400).
+    pub(crate) fn host_repeated(&self) -> bool {
+        self.host.repeated
+    }
+
+    /// Whether `Origin` came more than once, which no browser sends
+    /// (RFC 6454 §7.3).
+    pub(crate) fn origin_repeated(&self) -> bool {
+        self.origin.repeated
+    }
+
+    /// Whether the body has a transfer coding besides `chunked` (which
+    /// hyper decodes; anything else would reach the JSON reader encoded).
+    pub(crate) fn foreign_transfer_coding(&self) -> bool {
+        self.transfer_encoding.is_other_than("chunked")
+    }
+
+    /// Whether the body has a content coding (compression), which the
+    /// endpoint does not decode.
+    pub(crate) fn content_coded(&self) -> bool {
+        self.content_encoding.is_other_than("identity")
     }
 
     pub(crate) fn origin(&self) -> Option<&'a str> {

@@ -27,7 +27,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use bytestring::ByteString;
 use futures_util::FutureExt as _;
-use http::header::ALLOW;
+use http::header::{ACCEPT_ENCODING, ALLOW};
 use http::request::Parts;
 use http::{HeaderValue, Method as HttpMethod, Request, StatusCode};
 use http_body::Body;
@@ -43,10 +43,12 @@ use super::queue::NoteQueue;
 use super::respond::{self, HttpResponse, Statuses};
 use super::stream::{Responding, Streaming, respond};
 use crate::context::Outbox;
+use crate::diagnostics::{REFUSALS, Shown};
 use crate::dispatch::envelope::{self, Incoming};
 use crate::dispatch::{Admission, Answer, Dispatched, Prepared, Reply, Target};
 use crate::protocol::ErrorObject;
 use crate::protocol::method::Method;
+use crate::security::origin::HostRefusal;
 
 pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -137,7 +139,10 @@ fn route(endpoint: &Endpoint, parts: &Parts) -> Result<(), HttpResponse> {
 }
 
 /// DNS rebinding protection (`Host` and `Origin` allow-lists), and no
-/// token in the query.
+/// token in the query. A missing, repeated or malformed `Host` is a 400
+/// (RFC 9112 §3.2); an absolute-form target's authority stands in for the
+/// `Host` value (§3.2.2), so `POST http://evil.example/mcp` cannot pass as
+/// loopback. A repeated or malformed `Origin` is refused like a foreign one.
 fn check_authority(
     endpoint: &Endpoint,
     seen: &EndpointHeaders<'_>,
@@ -145,19 +150,30 @@ fn check_authority(
     peer: Option<SocketAddr>,
 ) -> Result<(), HttpResponse> {
     let policy = &endpoint.options.origins;
-    let host = seen
-        .host()
-        .or_else(|| parts.uri.authority().map(|a| a.as_str()));
-    if !policy.host_allowed(host) {
-        tracing::warn!(
-            ?host,
-            ?peer,
-            "refused a request for a host that is not allowed"
-        );
-        return Err(respond::forbidden("Host not allowed"));
+    let host = match parts.uri.authority() {
+        Some(target) if seen.host().is_some() => Some(target.as_str()),
+        _ => seen.host(),
+    };
+    let checked = match seen.host_repeated() {
+        true => Err(HostRefusal::Malformed),
+        false => policy.check_host(host),
+    };
+    if let Err(refusal) = checked {
+        REFUSALS.host.note(|suppressed| {
+            tracing::warn!(host = %Shown(host), ?peer, suppressed, "refused a request for a host that is not allowed");
+        });
+        return Err(match refusal {
+            HostRefusal::Malformed => respond::plain(
+                StatusCode::BAD_REQUEST,
+                "the request needs exactly one valid Host header",
+            ),
+            HostRefusal::NotAllowed => respond::forbidden("Host not allowed"),
+        });
     }
-    if !policy.origin_allowed(seen.origin()) {
-        tracing::warn!(origin = ?seen.origin(), ?peer, "refused a request from an origin that is not allowed");
+    if seen.origin_repeated() || !policy.origin_allowed(seen.origin()) {
+        REFUSALS.origin.note(|suppressed| {
+            tracing::warn!(origin = %Shown(seen.origin()), ?peer, suppressed, "refused a request from an origin that is not allowed");
+        });
         return Err(respond::forbidden("Origin not allowed"));
     }
     if let Some(gate) = &endpoint.gate
@@ -191,8 +207,27 @@ async fn other_method(endpoint: &Arc<Endpoint>, mut parts: Parts) -> HttpRespons
     response
 }
 
-/// `Content-Type` must be JSON, and `Accept` must take JSON or SSE.
+/// `Content-Type` must be JSON, the body plain (no transfer coding but
+/// chunked, no content coding), and `Accept` must take JSON or SSE.
 fn check_content(seen: &EndpointHeaders<'_>) -> Result<Accepts, HttpResponse> {
+    if seen.foreign_transfer_coding() {
+        // RFC 9112 §6.1: a transfer coding the server does not implement.
+        return Err(respond::plain(
+            StatusCode::NOT_IMPLEMENTED,
+            "the only transfer coding accepted is chunked",
+        ));
+    }
+    if seen.content_coded() {
+        // RFC 9110 §15.5.16 and §12.5.3: 415, saying what is accepted.
+        let mut response = respond::plain(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "send the body without a content coding (Content-Encoding: identity)",
+        );
+        response
+            .headers_mut()
+            .insert(ACCEPT_ENCODING, HeaderValue::from_static("identity"));
+        return Err(response);
+    }
     if !accept::is_json(seen.content_type()) {
         return Err(respond::plain(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,

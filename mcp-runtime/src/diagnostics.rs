@@ -1,0 +1,262 @@
+//! Logging that a client cannot turn against the server: values a client
+//! sent are cut and escaped before they are logged ([`Shown`]), refusals a
+//! client can provoke at will are logged at most once a second per kind,
+//! with a count of the rest ([`Throttle`]), and the standard entry point
+//! writes to stderr through a bounded, non-blocking queue that drops lines
+//! (and says how many) rather than stall a worker when nobody reads stderr
+//! ([`init`]).
+
+use std::fmt;
+use std::io::{IsTerminal as _, Write as _};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use tracing_appender::non_blocking::{NonBlocking, NonBlockingBuilder, WorkerGuard};
+use tracing_subscriber::fmt::MakeWriter;
+
+#[cfg_attr(
+    not(feature = "http"),
+    allow(dead_code, reason = "client values are logged by the HTTP transport")
+)]
+/// How much of a client's value a log line shows.
+const SHOWN_BYTES: usize = 64;
+
+/// Lines waiting for stderr before new ones are dropped.
+const QUEUED_LINES: usize = 8_192;
+
+#[cfg_attr(
+    not(feature = "http"),
+    allow(dead_code, reason = "client values are logged by the HTTP transport")
+)]
+/// A value the client sent, as a log line shows it: escaped (quoted, with
+/// control characters written as escapes) and cut to its first 64 bytes,
+/// with its full length. A 60 KB `Host` header then costs a line, not 60
+/// KB of log per request.
+pub(crate) struct Shown<'a>(pub(crate) Option<&'a str>);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(value) = self.0 else {
+            return f.write_str("(none)");
+        };
+        if value.len() <= SHOWN_BYTES {
+            return write!(f, "{value:?}");
+        }
+        let mut cut = SHOWN_BYTES;
+        while !value.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        write!(f, "{:?}... ({} bytes)", &value[..cut], value.len())
+    }
+}
+
+#[cfg_attr(
+    not(feature = "http"),
+    allow(dead_code, reason = "client values are logged by the HTTP transport")
+)]
+/// At most one line a second for one kind of refusal; the refusals in
+/// between are counted, and the next line says how many there were. A
+/// count still pending when the refusals stop is not logged.
+pub(crate) struct Throttle {
+    /// Milliseconds since [`epoch`] at the last line, plus one (0: never).
+    last: AtomicU64,
+    suppressed: AtomicU64,
+}
+
+#[cfg_attr(
+    not(feature = "http"),
+    allow(dead_code, reason = "client values are logged by the HTTP transport")
+)]
+/// The refusals a client can provoke at will, one throttle per kind.
+pub(crate) struct Refusals {
+    pub(crate) host: Throttle,
+    pub(crate) origin: Throttle,
+    /// Tokens that could not be verified (the authorization server is
+    /// unreachable).
+    pub(crate) unverified: Throttle,
+}
+
+#[cfg_attr(
+    not(feature = "http"),
+    allow(dead_code, reason = "client values are logged by the HTTP transport")
+)]
+pub(crate) static REFUSALS: Refusals = Refusals {
+    host: Throttle::new(),
+    origin: Throttle::new(),
+    unverified: Throttle::new(),
+};
+
+#[cfg_attr(
+    not(feature = "http"),
+    allow(dead_code, reason = "client values are logged by the HTTP transport")
+)]
+fn epoch() -> Instant {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+#[cfg_attr(
+    not(feature = "http"),
+    allow(dead_code, reason = "client values are logged by the HTTP transport")
+)]
+impl Throttle {
+    pub(crate) const fn new() -> Throttle {
+        Throttle {
+            last: AtomicU64::new(0),
+            suppressed: AtomicU64::new(0),
+        }
+    }
+
+    /// Calls `log` with the number of refusals not logged since the last
+    /// line, unless a line was written less than a second ago.
+    pub(crate) fn note(&self, log: impl FnOnce(u64)) {
+        let now = u64::try_from(epoch().elapsed().as_millis()).unwrap_or(u64::MAX - 1);
+        self.note_at(now + 1, log);
+    }
+
+    /// [`note`](Self::note) at `now` (milliseconds since the epoch, plus one).
+    fn note_at(&self, now: u64, log: impl FnOnce(u64)) {
+        let last = self.last.load(Ordering::Relaxed);
+        let due = last == 0 || now.saturating_sub(last) >= 1_000;
+        // Of two threads due at once, one logs and the other counts.
+        if !due
+            || self
+                .last
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            self.suppressed.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        log(self.suppressed.swap(0, Ordering::Relaxed));
+    }
+}
+
+/// Logging to stderr for the standard entry point: level from `RUST_LOG`
+/// (the last bare level in it; default `warn`). Keep the guard until the
+/// process ends: dropping it writes out what is queued (waiting at most a
+/// second for a stderr nobody reads).
+pub(crate) fn init() -> Option<LogGuard> {
+    let level = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|spec| {
+            spec.split(',')
+                .filter(|d| !d.contains('='))
+                .filter_map(|d| d.trim().parse::<tracing::Level>().ok())
+                .next_back()
+        })
+        .unwrap_or(tracing::Level::WARN);
+    let writer = Arc::new(Dropping::default());
+    tracing_subscriber::fmt()
+        .with_writer(Shared(writer.clone()))
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_max_level(level)
+        .try_init()
+        .ok()
+        .map(|()| LogGuard(writer))
+}
+
+/// Flushes the log when dropped.
+pub(crate) struct LogGuard(Arc<Dropping>);
+
+impl Drop for LogGuard {
+    fn drop(&mut self) {
+        let guard = self
+            .0
+            .guard
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        drop(guard);
+    }
+}
+
+/// The non-blocking writer, started with the first line (a server that
+/// logs nothing keeps a single thread, which the kernel serves faster), and
+/// which first says how many lines it dropped since it last said so.
+#[derive(Default)]
+struct Dropping {
+    writer: OnceLock<NonBlocking>,
+    guard: Mutex<Option<WorkerGuard>>,
+    reported: AtomicUsize,
+}
+
+impl Dropping {
+    fn writer(&self) -> &NonBlocking {
+        self.writer.get_or_init(|| {
+            let (writer, guard) = NonBlockingBuilder::default()
+                .lossy(true)
+                .buffered_lines_limit(QUEUED_LINES)
+                .thread_name("mcp-log")
+                .finish(std::io::stderr());
+            *self
+                .guard
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(guard);
+            writer
+        })
+    }
+}
+
+/// The writer, shared with the guard that flushes it.
+struct Shared(Arc<Dropping>);
+
+impl<'a> MakeWriter<'a> for Shared {
+    type Writer = NonBlocking;
+
+    fn make_writer(&'a self) -> NonBlocking {
+        self.0.make_writer()
+    }
+}
+
+impl Dropping {
+    fn make_writer(&self) -> NonBlocking {
+        let mut writer = self.writer().clone();
+        let dropped = writer.error_counter().dropped_lines();
+        let reported = self.reported.load(Ordering::Relaxed);
+        if dropped > reported
+            && self
+                .reported
+                .compare_exchange(reported, dropped, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            let _ = writeln!(
+                writer,
+                "WARN mcp_runtime: {} log lines were dropped: stderr was not read fast enough",
+                dropped - reported
+            );
+        }
+        writer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_values_are_cut_and_escaped() {
+        assert_eq!(Shown(None).to_string(), "(none)");
+        assert_eq!(Shown(Some("a\nb\"")).to_string(), r#""a\nb\"""#);
+        let long = "é".repeat(40);
+        let shown = Shown(Some(&long)).to_string();
+        assert_eq!(shown, format!("{:?}... (80 bytes)", "é".repeat(32)));
+    }
+
+    #[test]
+    fn a_throttle_logs_once_a_second_and_counts_the_rest() {
+        let throttle = Throttle::new();
+        let mut lines = Vec::new();
+        for now in [1, 2, 500, 999, 1_000] {
+            throttle.note_at(now, |suppressed| lines.push(suppressed));
+        }
+        assert_eq!(lines, [0]);
+        // A second after the last line, the next one counts the four not
+        // logged.
+        throttle.note_at(1_001, |suppressed| lines.push(suppressed));
+        throttle.note_at(1_002, |suppressed| lines.push(suppressed));
+        throttle.note_at(2_001, |suppressed| lines.push(suppressed));
+        assert_eq!(lines, [0, 4, 1]);
+    }
+}
