@@ -127,7 +127,11 @@ fn host_of(authority: &str) -> Option<&str> {
 
 /// A port: digits only, at most 65535 (empty is allowed, RFC 3986 §3.2.3).
 fn valid_port(port: &str) -> bool {
-    port.is_empty() || (port.len() <= 5 && port.parse::<u16>().is_ok())
+    // Digits checked first: `u16::from_str` also takes a leading `+`.
+    port.is_empty()
+        || (port.len() <= 5
+            && port.bytes().all(|b| b.is_ascii_digit())
+            && port.parse::<u16>().is_ok())
 }
 
 /// `[::1]` → `::1`; one trailing dot is dropped (configured names).
@@ -189,6 +193,7 @@ mod tests {
                 "localhost:99999999999",
                 "localhost:65536",
                 "localhost:8o",
+                "localhost:+80",
                 "localhost:80:80",
                 "::1",
                 "user@localhost",

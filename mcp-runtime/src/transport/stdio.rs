@@ -123,6 +123,11 @@ impl Frames {
     /// Returns once the backlog is within its limit.
     async fn room(&self) {
         let backlog = &self.backlog;
+        // Checked first without a waiter: registering one takes the
+        // `Notify`'s lock, and this runs before every line.
+        if backlog.bytes.load(Ordering::Relaxed) <= backlog.limit {
+            return;
+        }
         loop {
             let drained = backlog.drained.notified();
             let mut drained = std::pin::pin!(drained);
