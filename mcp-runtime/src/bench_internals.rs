@@ -46,7 +46,8 @@ impl StateBench {
                 keys: KeyRing::new([7; 32]),
                 ttl: Duration::from_secs(600),
                 max_rounds: 8,
-                replay: None,
+                replay: Arc::new(crate::mrtr::InMemoryReplayGuard::default()),
+                single_use_everywhere: false,
                 clock: Arc::new(std::time::SystemTime::now),
             },
             tool: tool.to_owned(),
@@ -62,6 +63,7 @@ impl StateBench {
                 Binding::new("tools/call", &self.tool, &self.arguments, None),
                 0,
                 self.steps.clone(),
+                None,
             )
             .expect("seals")
     }
@@ -70,7 +72,8 @@ impl StateBench {
     /// Includes hashing the arguments, as a retry does.
     pub fn open(&self, state: &str, arguments: &str) -> bool {
         let expected = Binding::new("tools/call", &self.tool, arguments, None);
-        self.sealer.open(state, &expected).is_ok()
+        let policy = crate::mrtr::state::StatePolicy::LENIENT;
+        self.sealer.open(state, &expected, policy).is_ok()
     }
 }
 

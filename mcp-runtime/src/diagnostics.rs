@@ -75,6 +75,8 @@ pub(crate) struct Refusals {
     /// Tokens that could not be verified (the authorization server is
     /// unreachable).
     pub(crate) unverified: Throttle,
+    /// Connections and requests past their client's caps.
+    pub(crate) client: Throttle,
 }
 
 #[cfg_attr(
@@ -85,6 +87,7 @@ pub(crate) static REFUSALS: Refusals = Refusals {
     host: Throttle::new(),
     origin: Throttle::new(),
     unverified: Throttle::new(),
+    client: Throttle::new(),
 };
 
 #[cfg_attr(

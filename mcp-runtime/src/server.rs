@@ -59,7 +59,8 @@ struct StateSettings {
     keys: Option<KeyRing>,
     ttl: Duration,
     max_rounds: u32,
-    replay: Option<Arc<dyn ReplayGuard>>,
+    replay: Arc<dyn ReplayGuard>,
+    single_use_everywhere: bool,
     clock: Clock,
 }
 
@@ -98,7 +99,8 @@ impl ServerBuilder {
                 keys: None,
                 ttl: Duration::from_secs(600),
                 max_rounds: 16,
-                replay: None,
+                replay: Arc::new(InMemoryReplayGuard::default()),
+                single_use_everywhere: false,
                 clock: Arc::new(SystemTime::now),
             },
             extensions: Vec::new(),
@@ -241,16 +243,30 @@ impl ServerBuilder {
         self
     }
 
-    /// Makes every `requestState` usable once: a replayed state is refused.
-    /// The default store is in memory; with several instances, use
-    /// [`replay_guard`](Self::replay_guard) with a shared store.
-    pub fn single_use_request_state(self) -> Self {
-        self.replay_guard(InMemoryReplayGuard::default())
+    /// Makes every `requestState` usable once: a replayed state is refused
+    /// with `-32602`, whatever the handler.
+    ///
+    /// Without this, states are single use for the tools a repeat could
+    /// change things with: those not annotated `read_only` that are
+    /// `destructive` or not `idempotent` (the spec's defaults for hints
+    /// left out: a tool without annotations is single use), unless the tool
+    /// says `#[tool(replayable_state)]`. The states of other tools, prompts
+    /// and resource reads can be used again until they expire. Used states
+    /// are remembered in this process; with several instances, give a
+    /// shared store to [`replay_guard`](Self::replay_guard).
+    pub fn single_use_request_state(mut self) -> Self {
+        self.state.single_use_everywhere = true;
+        self
     }
 
-    /// Makes every `requestState` usable once, tracked by `guard`.
+    /// Remembers used single-use states in `guard` instead of this
+    /// process's memory ([`InMemoryReplayGuard`]). Instances behind a load
+    /// balancer need a store they share (a database, a cache with
+    /// `SET NX`): a state used on one instance is then refused on every
+    /// other. Which states are single use does not change; see
+    /// [`single_use_request_state`](Self::single_use_request_state).
     pub fn replay_guard(mut self, guard: impl ReplayGuard) -> Self {
-        self.state.replay = Some(Arc::new(guard));
+        self.state.replay = Arc::new(guard);
         self
     }
 
@@ -285,6 +301,7 @@ impl ServerBuilder {
             ttl: self.state.ttl,
             max_rounds: self.state.max_rounds,
             replay: self.state.replay.clone(),
+            single_use_everywhere: self.state.single_use_everywhere,
             clock: self.state.clock.clone(),
         })
     }

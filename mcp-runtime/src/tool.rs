@@ -125,6 +125,12 @@ impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
 /// `outputSchema` is generated from `T`.
 ///
 /// Use [`Structured`] to choose the text yourself.
+///
+/// `T`'s `Serialize` and `JsonSchema` must agree. Debug builds check that
+/// they do on every call (feature `debug-checks`, on by default): content
+/// that does not fit the `outputSchema` turns the call into an internal
+/// error naming the path, logged with `tracing::error!`. Release builds
+/// send what `Serialize` wrote.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Json<T>(pub T);
 

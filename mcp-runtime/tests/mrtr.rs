@@ -1,7 +1,13 @@
 //! Multi round-trip requests through the dispatcher: every kind of ask,
 //! several asks in a round, flows over three rounds, every way a retry can
-//! be wrong, and every way a `requestState` can be forged or stale. Every
+//! be wrong, every way a `requestState` can be forged or stale, and the
+//! stricter rules for tools a repeat could change things with (single-use
+//! states, answers only with the state of the round that asked). Every
 //! message is validated against the spec's `schema.json`.
+//!
+//! The handlers that only read are annotated `read_only`, so that their
+//! states can be replayed and their answers sent up front; those without
+//! annotations get the spec's defaults (destructive, not idempotent).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -45,13 +51,13 @@ fn elicited<T>(answer: Elicitation<T>, show: impl FnOnce(T) -> String) -> String
 }
 
 /// Greets the user by the name they give.
-#[tool]
+#[tool(annotations(read_only))]
 fn greet_user(#[elicit("What is your name?")] user_name: Elicitation<Name>) -> String {
     elicited(user_name, |Name { name }| format!("Hello, {name}!"))
 }
 
 /// Signs in to a service out of band.
-#[tool]
+#[tool(annotations(read_only))]
 fn connect(
     service: String,
     #[elicit_url(
@@ -64,7 +70,7 @@ fn connect(
 }
 
 /// Summarizes text with the client's model.
-#[tool]
+#[tool(annotations(read_only))]
 fn summarize(
     text: String,
     #[sample(prompt = "Summarize: {text}", max_tokens = 50, system = "Be brief.")]
@@ -74,7 +80,7 @@ fn summarize(
 }
 
 /// Lists the client's roots.
-#[tool]
+#[tool(annotations(read_only))]
 fn show_roots(#[roots] roots: Vec<Root>) -> String {
     roots
         .iter()
@@ -84,7 +90,7 @@ fn show_roots(#[roots] roots: Vec<Root>) -> String {
 }
 
 /// Asks three things at once.
-#[tool]
+#[tool(annotations(read_only))]
 fn onboard(
     #[elicit("What is your name?")] user_name: Elicitation<Name>,
     #[sample(prompt = "Write a greeting")] greeting: SamplingResult,
@@ -1083,4 +1089,364 @@ async fn answers_from_an_older_deployment_are_asked_again_not_misread() {
     let retry = json!({"inputResponses": {"elicitation_2": accept(json!({"name": "Bo"}))}, "requestState": state_of(&fourth)});
     let done = call(&server, "shifty", json!({}), retry, caps).await;
     assert_eq!(text_of(&done), "round 5: Bo blue");
+}
+
+// ---------------------------------------------------------------------------
+// Tools a repeat could change things with
+
+/// What the effectful tools below did, one line per effect, so that a test
+/// can count the effects of its own calls (tests run in parallel; each
+/// uses its own paths).
+static EFFECTS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+fn effect(line: String) -> String {
+    EFFECTS.lock().unwrap().push(line.clone());
+    line
+}
+
+fn effects(line: &str) -> usize {
+    EFFECTS
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| *l == line)
+        .count()
+}
+
+fn confirmed(sure: Elicitation<Confirm>) -> bool {
+    matches!(sure, Elicitation::Accepted(Confirm { ok: true }))
+}
+
+/// Deletes a file once the user confirms.
+#[tool(annotations(destructive))]
+fn delete_file(path: String, #[elicit("Delete {path}?")] sure: Elicitation<Confirm>) -> String {
+    if confirmed(sure) {
+        effect(format!("deleted {path}"))
+    } else {
+        format!("kept {path}")
+    }
+}
+
+/// Appends a line once the user confirms: not destructive, but each call
+/// adds one more.
+#[tool(annotations(destructive = false))]
+fn append_line(path: String, #[elicit("Append to {path}?")] sure: Elicitation<Confirm>) -> String {
+    if confirmed(sure) {
+        effect(format!("appended to {path}"))
+    } else {
+        format!("left {path}")
+    }
+}
+
+/// Erases a file once the user confirms; no annotations, so the spec's
+/// defaults apply (destructive, not idempotent).
+#[tool]
+fn erase(path: String, #[elicit("Erase {path}?")] sure: Elicitation<Confirm>) -> String {
+    if confirmed(sure) {
+        effect(format!("erased {path}"))
+    } else {
+        format!("kept {path}")
+    }
+}
+
+/// Sets a flag once the user confirms: setting it again changes nothing.
+#[tool(annotations(destructive = false, idempotent))]
+fn set_flag(path: String, #[elicit("Flag {path}?")] sure: Elicitation<Confirm>) -> String {
+    if confirmed(sure) {
+        effect(format!("flagged {path}"))
+    } else {
+        format!("unflagged {path}")
+    }
+}
+
+/// Purges a cache once the user confirms; a client may retry the same
+/// state (the opt-out).
+#[tool(annotations(destructive), replayable_state)]
+fn purge_cache(path: String, #[elicit("Purge {path}?")] sure: Elicitation<Confirm>) -> String {
+    if confirmed(sure) {
+        effect(format!("purged {path}"))
+    } else {
+        format!("kept {path}")
+    }
+}
+
+/// Wipes a disk after two questions, the second asked in a later round.
+#[tool(annotations(destructive))]
+async fn wipe(#[ctx] input: Input) -> String {
+    let Some(Name { name: disk }) = input.elicit::<Name>("Which disk?").await.accepted() else {
+        return "nothing wiped".to_owned();
+    };
+    if !confirmed(input.elicit::<Confirm>(format!("Wipe {disk}?")).await) {
+        return format!("kept {disk}");
+    }
+    effect(format!("wiped {disk}"))
+}
+
+/// Sends `tools/call` and returns the response frame exactly as written.
+async fn wire(server: &Server, id: i64, name: &str, arguments: Value, retry: Value) -> String {
+    let message = message(
+        id,
+        "tools/call",
+        tool_call(name, arguments, retry),
+        all_capabilities(),
+    );
+    server.exchange(message).await.response.expect("a response")
+}
+
+fn replayed(id: i64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32602,"message":"{INVALID_STATE}"}}}}"#
+    )
+}
+
+fn yes(key: &str, state: &str) -> Value {
+    json!({"inputResponses": {key: accept(json!({"ok": true}))}, "requestState": state})
+}
+
+/// The `input_required` result asking `key` to confirm `message`.
+fn asks_to_confirm(response: &Value, key: &str, message: &str) -> String {
+    let state = state_of(response);
+    assert_eq!(
+        response["result"],
+        json!({
+            "resultType": "input_required",
+            "inputRequests": {key: {"method": "elicitation/create", "params": {
+                "mode": "form",
+                "message": message,
+                "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+            }}},
+            "requestState": state
+        })
+    );
+    state
+}
+
+#[tokio::test]
+async fn replaying_the_state_of_a_tool_that_changes_things_is_refused() {
+    let server = server();
+    // Destructive; additive but not idempotent; without annotations.
+    for (tool, verb, done) in [
+        ("delete_file", "Delete", "deleted"),
+        ("append_line", "Append to", "appended to"),
+        ("erase", "Erase", "erased"),
+    ] {
+        let path = format!("/tmp/replayed-{tool}");
+        let args = json!({"path": path});
+        let first = call(&server, tool, args.clone(), json!({}), all_capabilities()).await;
+        let state = asks_to_confirm(&first, "sure", &format!("{verb} {path}?"));
+        let retry = yes("sure", &state);
+        let outcome = format!("{done} {path}");
+        assert_eq!(
+            wire(&server, 2, tool, args.clone(), retry.clone()).await,
+            format!(
+                r#"{{"jsonrpc":"2.0","id":2,"result":{{"resultType":"complete","content":[{{"type":"text","text":"{outcome}"}}]}}}}"#
+            )
+        );
+        // The same retry again (a replay, or a client retrying blindly):
+        // refused as any state that does not belong to the request is.
+        assert_eq!(
+            wire(&server, 3, tool, args.clone(), retry).await,
+            replayed(3)
+        );
+        assert_eq!(effects(&outcome), 1, "{tool}");
+    }
+}
+
+#[tokio::test]
+async fn answers_sent_up_front_are_not_used_by_a_tool_that_changes_things() {
+    let server = server();
+    let args = json!({"path": "/tmp/up-front"});
+    // Without any state: the question is asked, the body does not run. An
+    // answer that is not used is not read either (the malformed one is
+    // not a `-32602`, as an unknown key's is not).
+    for answer in [accept(json!({"ok": true})), json!(12345)] {
+        let up_front = json!({"inputResponses": {"sure": answer}});
+        let asked = bad_call(
+            &server,
+            "delete_file",
+            args.clone(),
+            up_front,
+            all_capabilities(),
+        )
+        .await;
+        asks_to_confirm(&asked, "sure", "Delete /tmp/up-front?");
+    }
+    assert_eq!(effects("deleted /tmp/up-front"), 0);
+    // Answered with the state of the round that asked it: done.
+    let first = call(
+        &server,
+        "delete_file",
+        args.clone(),
+        json!({}),
+        all_capabilities(),
+    )
+    .await;
+    let retry = yes("sure", &state_of(&first));
+    let done = call(&server, "delete_file", args, retry, all_capabilities()).await;
+    assert_eq!(text_of(&done), "deleted /tmp/up-front");
+
+    // With the state of a round that asked something else: the second
+    // question's answer, sent with the first's, is not used.
+    let first = call(&server, "wipe", json!({}), json!({}), all_capabilities()).await;
+    assert_eq!(
+        first["result"]["inputRequests"]["elicitation_1"]["params"]["message"],
+        "Which disk?"
+    );
+    let both = json!({
+        "inputResponses": {
+            "elicitation_1": accept(json!({"name": "sdz"})),
+            "elicitation_2": accept(json!({"ok": true}))
+        },
+        "requestState": state_of(&first)
+    });
+    let second = call(&server, "wipe", json!({}), both, all_capabilities()).await;
+    let state = asks_to_confirm(&second, "elicitation_2", "Wipe sdz?");
+    assert_eq!(effects("wiped sdz"), 0);
+    let done = call(
+        &server,
+        "wipe",
+        json!({}),
+        yes("elicitation_2", &state),
+        all_capabilities(),
+    )
+    .await;
+    assert_eq!(text_of(&done), "wiped sdz");
+}
+
+/// A [`ReplayGuard`] that counts what it is asked.
+#[derive(Clone, Default)]
+struct CountingGuard {
+    asked: Arc<AtomicUsize>,
+    inner: Arc<mcp_runtime::mrtr::InMemoryReplayGuard>,
+}
+
+impl mcp_runtime::mrtr::ReplayGuard for CountingGuard {
+    fn first_use(
+        &self,
+        nonce: &str,
+        expires: std::time::SystemTime,
+        now: std::time::SystemTime,
+    ) -> bool {
+        self.asked.fetch_add(1, Ordering::SeqCst);
+        self.inner.first_use(nonce, expires, now)
+    }
+}
+
+#[tokio::test]
+async fn states_of_tools_safe_to_repeat_stay_replayable() {
+    // A configured guard takes the default's place; it does not make
+    // every state single use.
+    let guard = CountingGuard::default();
+    let server = ServerBuilder::new("mrtr", "1.0.0")
+        .without_server_info_in_results()
+        .state_keys(KeyRing::new(KEY))
+        .replay_guard(guard.clone())
+        .build()
+        .unwrap();
+    // Read-only, and non-destructive idempotent: replays complete.
+    let first = call(
+        &server,
+        "greet_user",
+        json!({}),
+        json!({}),
+        all_capabilities(),
+    )
+    .await;
+    let retry = json!({"inputResponses": {"user_name": accept(json!({"name": "Ann"}))}, "requestState": state_of(&first)});
+    for _ in 0..2 {
+        let done = call(
+            &server,
+            "greet_user",
+            json!({}),
+            retry.clone(),
+            all_capabilities(),
+        )
+        .await;
+        assert_eq!(text_of(&done), "Hello, Ann!");
+    }
+    let args = json!({"path": "/tmp/flag"});
+    let first = call(
+        &server,
+        "set_flag",
+        args.clone(),
+        json!({}),
+        all_capabilities(),
+    )
+    .await;
+    let retry = yes("sure", &state_of(&first));
+    for _ in 0..2 {
+        let done = call(
+            &server,
+            "set_flag",
+            args.clone(),
+            retry.clone(),
+            all_capabilities(),
+        )
+        .await;
+        assert_eq!(text_of(&done), "flagged /tmp/flag");
+    }
+    // Their answers may come up front.
+    let up_front = json!({"inputResponses": {"sure": accept(json!({"ok": false}))}});
+    let done = call(&server, "set_flag", args, up_front, all_capabilities()).await;
+    assert_eq!(text_of(&done), "unflagged /tmp/flag");
+    assert_eq!(guard.asked.load(Ordering::SeqCst), 0);
+
+    // A destructive tool's states go through the configured guard.
+    let args = json!({"path": "/tmp/guarded"});
+    let first = call(
+        &server,
+        "delete_file",
+        args.clone(),
+        json!({}),
+        all_capabilities(),
+    )
+    .await;
+    let retry = yes("sure", &state_of(&first));
+    assert_eq!(
+        text_of(
+            &call(
+                &server,
+                "delete_file",
+                args.clone(),
+                retry.clone(),
+                all_capabilities()
+            )
+            .await
+        ),
+        "deleted /tmp/guarded"
+    );
+    assert_eq!(
+        wire(&server, 9, "delete_file", args, retry).await,
+        replayed(9)
+    );
+    assert_eq!(guard.asked.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn replayable_state_lets_a_destructive_tool_be_retried() {
+    let server = server();
+    let args = json!({"path": "/tmp/cache"});
+    let first = call(
+        &server,
+        "purge_cache",
+        args.clone(),
+        json!({}),
+        all_capabilities(),
+    )
+    .await;
+    let retry = yes("sure", &state_of(&first));
+    for id in [2, 3] {
+        assert_eq!(
+            wire(&server, id, "purge_cache", args.clone(), retry.clone()).await,
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"resultType":"complete","content":[{{"type":"text","text":"purged /tmp/cache"}}]}}}}"#
+            )
+        );
+    }
+    assert_eq!(effects("purged /tmp/cache"), 2);
+    // Its questions are still asked before they are answered.
+    let up_front = json!({"inputResponses": {"sure": accept(json!({"ok": true}))}});
+    let asked = call(&server, "purge_cache", args, up_front, all_capabilities()).await;
+    asks_to_confirm(&asked, "sure", "Purge /tmp/cache?");
+    assert_eq!(effects("purged /tmp/cache"), 2);
 }

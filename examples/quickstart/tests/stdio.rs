@@ -265,11 +265,50 @@ async fn confirm_delete_asks_then_deletes_or_keeps() {
     );
     assert!(deleted["result"].get("isError").is_none());
 
-    // A single declared ask completes from `inputResponses` alone.
+    // The same retry again: `confirm_delete` is destructive, so its state
+    // opens once and the file is not deleted twice.
     server
         .send(&confirm_delete(
             3,
-            json!({"inputResponses": {"answer": {"action": "decline"}}}),
+            json!({"inputResponses": accept, "requestState": state}),
+        ))
+        .await;
+    let replayed = server.receive().await;
+    assert_valid_error(&replayed);
+    assert_eq!(
+        replayed,
+        json!({"jsonrpc": "2.0", "id": 3, "error": {
+            "code": -32602,
+            "message": "Invalid requestState: it is malformed, expired, or does not belong to this request; retry without it"
+        }})
+    );
+
+    // An answer sent up front, without the state of the round that asked
+    // it, is not used: the question is asked.
+    server
+        .send(&confirm_delete(
+            4,
+            json!({"inputResponses": {"answer": {"action": "accept", "content": {"confirm": true}}}}),
+        ))
+        .await;
+    let asked = server.receive().await;
+    assert_valid("CallToolResultResponse", &asked);
+    let state = asked["result"]["requestState"].as_str().unwrap().to_owned();
+    assert_eq!(
+        asked,
+        json!({"jsonrpc": "2.0", "id": 4, "result": {
+            "resultType": "input_required",
+            "inputRequests": round["result"]["inputRequests"],
+            "requestState": state,
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "quickstart", "version": "0.1.0"}}
+        }})
+    );
+
+    // Declining, with that round's state, keeps the file.
+    server
+        .send(&confirm_delete(
+            5,
+            json!({"inputResponses": {"answer": {"action": "decline"}}, "requestState": state}),
         ))
         .await;
     let declined = server.receive().await;
@@ -283,7 +322,7 @@ async fn confirm_delete_asks_then_deletes_or_keeps() {
     // A client without elicitation cannot be asked.
     server
         .send(&call_tool(
-            4,
+            6,
             "confirm_delete",
             json!({"path": "/tmp/report.txt"}),
         ))

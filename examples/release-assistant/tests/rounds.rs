@@ -76,16 +76,24 @@ async fn production_deploys_take_two_rounds_and_run_once() {
         done["content"],
         json!([{"type": "text", "text": "deployed billing to production (build 1042)"}])
     );
-    // A second deployment gets the next build: the first ran once. A
-    // first question answered up front needs no state.
-    let staging = json!({"inputResponses": {"elicitation_1": {
-        "action": "accept", "content": {"environment": "staging"}
+    // `deploy` is destructive: its first question answered up front, with
+    // no state, is asked all the same, and a replayed state is refused.
+    let staging = json!({"environment": "staging"});
+    let up_front = json!({"inputResponses": {"elicitation_1": {
+        "action": "accept", "content": staging
     }}});
-    let done = round(&mut server, call(4, "deploy", args, staging)).await;
+    let asked = round(&mut server, call(4, "deploy", args.clone(), up_front)).await;
+    assert_eq!(asked["inputRequests"], first["inputRequests"]);
+    let retry = accept("elicitation_1", staging, &asked["requestState"]);
+    // A second deployment gets the next build: the first ran once.
+    let done = round(&mut server, call(5, "deploy", args.clone(), retry.clone())).await;
     assert_eq!(
         done["content"],
         json!([{"type": "text", "text": "deployed billing to staging (build 1043)"}])
     );
+    server.send(&call(6, "deploy", args, retry)).await;
+    let replayed = server.receive().await;
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
     assert!(server.finish().await.is_empty());
 }
 

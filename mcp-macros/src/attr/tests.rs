@@ -94,6 +94,28 @@ fn values_of_the_wrong_kind_name_the_key() {
 }
 
 #[test]
+fn replayable_state_is_a_flag_given_once() {
+    let (attr, errors) = tool_attr(quote!());
+    assert!(errors.is_empty() && !attr.replayable_state());
+    let (attr, errors) = tool_attr(quote!(replayable_state));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(attr.replayable_state());
+    let (attr, errors) = tool_attr(quote!(replayable_state = false));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(!attr.replayable_state());
+    let (_, errors) = tool_attr(quote!(replayable_state = "yes"));
+    assert_eq!(
+        errors,
+        ["`replayable_state` is `true` or `false`; `replayable_state` alone means `true`"]
+    );
+    let (_, errors) = tool_attr(quote!(replayable_state, replayable_state));
+    assert_eq!(
+        errors,
+        ["duplicate `replayable_state` option; give it once"]
+    );
+}
+
+#[test]
 fn requires_extension_is_repeatable_and_takes_a_string() {
     let (attr, errors) = tool_attr(quote!(
         requires_extension = "com.example/a",

@@ -8,8 +8,8 @@ use syn::parse::Parser as _;
 use super::common::{CommonAttr, Flag, lit_str, parse_flag, set_once, unknown_key};
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    ANNOTATIONS, DESTRUCTIVE, IDEMPOTENT, INPUT_SCHEMA, OPEN_WORLD, READ_ONLY, REQUIRES_EXTENSION,
-    TITLE,
+    ANNOTATIONS, DESTRUCTIVE, IDEMPOTENT, INPUT_SCHEMA, OPEN_WORLD, READ_ONLY, REPLAYABLE_STATE,
+    REQUIRES_EXTENSION, TITLE,
 };
 
 #[derive(Default)]
@@ -31,9 +31,12 @@ pub(crate) struct ToolAttr {
     /// `requires_extension = "..."`, once per extension, in order. Their
     /// syntax and repeats are checked in `check::extension`.
     pub(crate) extensions: Vec<LitStr>,
+    /// `replayable_state`: the key as written (for spans) and its value.
+    /// Whether it has any effect is checked in `check::tool`.
+    pub(crate) replayable_state: Option<(syn::Path, Flag)>,
 }
 
-const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `requires_extension`, `input_schema` or `crate`";
+const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `requires_extension`, `input_schema`, `replayable_state` or `crate`";
 
 impl ToolAttr {
     pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> ToolAttr {
@@ -56,6 +59,16 @@ impl ToolAttr {
                     )
                 })?;
                 attr.extensions.push(id);
+            } else if meta.path == REPLAYABLE_STATE {
+                let flag = parse_flag(&meta, REPLAYABLE_STATE)?;
+                let value = (meta.path.clone(), flag);
+                set_once(
+                    cx,
+                    &meta,
+                    REPLAYABLE_STATE,
+                    &mut attr.replayable_state,
+                    value,
+                );
             } else if meta.path == ANNOTATIONS {
                 meta.parse_nested_meta(|inner| {
                     parse_annotation(cx, &inner, &mut attr.annotations)
@@ -69,6 +82,13 @@ impl ToolAttr {
             cx.push(error);
         }
         attr
+    }
+
+    /// Whether `replayable_state` (or `replayable_state = true`) was given.
+    pub(crate) fn replayable_state(&self) -> bool {
+        self.replayable_state
+            .as_ref()
+            .is_some_and(|(_, flag)| flag.value)
     }
 }
 

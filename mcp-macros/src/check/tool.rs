@@ -2,7 +2,7 @@
 
 use super::extension::check_extensions;
 use super::handler;
-use crate::attr::ToolAttr;
+use crate::attr::{Flag, ToolAttr};
 use crate::ctxt::Ctxt;
 use crate::model::HandlerFn;
 
@@ -11,6 +11,33 @@ pub(crate) fn tool(cx: &Ctxt, tool: &HandlerFn<'_>, attr: &ToolAttr) {
     check_tool_name(cx, tool);
     check_raw_schema(cx, tool, attr);
     check_extensions(cx, &attr.extensions);
+    check_replayable_state(cx, attr);
+}
+
+/// `replayable_state` lifts the single use the runtime gives, by default,
+/// the `requestState` of a tool that a repeat could change things with. On
+/// a tool whose annotations say a repeat changes nothing (the runtime's
+/// rule, `registry::tool`), it would do nothing, and likely stands for an
+/// annotation that is wrong.
+fn check_replayable_state(cx: &Ctxt, attr: &ToolAttr) {
+    let Some((key, Flag { value: true })) = &attr.replayable_state else {
+        return;
+    };
+    let a = &attr.annotations;
+    let is = |flag: Option<Flag>, value: bool| flag.is_some_and(|f| f.value == value);
+    let reason = if is(a.read_only, true) {
+        "a `read_only` tool"
+    } else if is(a.destructive, false) && is(a.idempotent, true) {
+        "a tool annotated `destructive = false` and `idempotent`"
+    } else {
+        return;
+    };
+    cx.error_spanned_by(
+        key,
+        format!(
+            "`replayable_state` has no effect on {reason}: its `requestState` can already be used more than once; remove `replayable_state`"
+        ),
+    );
 }
 
 /// A hand-written schema is published as written, so header mirroring
@@ -76,6 +103,52 @@ pub(crate) fn name_problem(name: &str) -> Option<NameProblem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn replayable_state_errors(args: proc_macro2::TokenStream) -> Vec<String> {
+        let cx = Ctxt::new();
+        let attr = ToolAttr::parse(&cx, args);
+        check_replayable_state(&cx, &attr);
+        match cx.check() {
+            Ok(()) => Vec::new(),
+            Err(errors) => errors.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn replayable_state_must_lift_something() {
+        use quote::quote;
+        // Single use is the default for these: lifting it is meaningful.
+        for args in [
+            quote!(replayable_state),
+            quote!(replayable_state, annotations(destructive)),
+            quote!(replayable_state, annotations(idempotent)),
+            quote!(replayable_state, annotations(destructive = false)),
+            quote!(replayable_state, annotations(read_only = false)),
+            // `= false` asks for nothing, so it contradicts nothing.
+            quote!(replayable_state = false, annotations(read_only)),
+        ] {
+            assert_eq!(
+                replayable_state_errors(args.clone()),
+                Vec::<String>::new(),
+                "{args}"
+            );
+        }
+        assert_eq!(
+            replayable_state_errors(quote!(replayable_state, annotations(read_only))),
+            [
+                "`replayable_state` has no effect on a `read_only` tool: its `requestState` can already be used more than once; remove `replayable_state`"
+            ]
+        );
+        assert_eq!(
+            replayable_state_errors(quote!(
+                annotations(idempotent, destructive = false),
+                replayable_state
+            )),
+            [
+                "`replayable_state` has no effect on a tool annotated `destructive = false` and `idempotent`: its `requestState` can already be used more than once; remove `replayable_state`"
+            ]
+        );
+    }
 
     #[test]
     fn tool_names_follow_the_spec() {

@@ -224,6 +224,7 @@ fn entry(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenS
     let can_log = can_log(tool, private);
     let asks = super::ask::declared(tool);
     let extensions = &attr.extensions;
+    let replayable_state = attr.replayable_state();
     let input_schema = match &attr.input_schema {
         // Spanned at the path, so a function of the wrong type is reported
         // there, as not coercing to `fn() -> Value`.
@@ -243,6 +244,7 @@ fn entry(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenS
             can_log: #can_log,
             asks: #asks,
             extensions: &[#(#extensions),*],
+            replayable_state: #replayable_state,
         };
     }
 }

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::envelope::json_str;
 use crate::context::Scope;
-use crate::mrtr::state::{Binding, StateSealer};
+use crate::mrtr::state::{Binding, StatePolicy, StateSealer};
 use crate::mrtr::{Input, Responses, Stop};
 use crate::protocol::ErrorObject;
 use crate::protocol::result::ResultMeta;
@@ -90,40 +90,47 @@ impl Target<'_> {
     }
 }
 
-/// One request's rounds: what its state is bound to, and its round.
+/// One request's rounds: what its state is bound to, its round, and how
+/// its handler's states may be used.
 pub(super) struct Rounds<'a> {
     sealer: &'a StateSealer,
     target: Target<'a>,
     principal: Option<String>,
     round: u32,
+    policy: StatePolicy,
 }
 
 impl<'a> Rounds<'a> {
-    /// Opens the request's state (if any) and builds its [`Input`].
+    /// Opens the request's state (if any) under `policy` and builds its
+    /// [`Input`].
     pub(super) fn start(
         sealer: &'a StateSealer,
         target: Target<'a>,
         retry: Retry<'_>,
         scope: &Scope,
+        policy: StatePolicy,
     ) -> Result<(Rounds<'a>, Input), ErrorObject> {
         let principal = scope
             .source
             .principal()
             .map(|principal| principal.id().to_owned());
-        let (round, recorded) = match &retry.state {
-            None => (0, Map::new()),
+        let (round, recorded, asked) = match &retry.state {
+            // Bound answers without a state: no round asked anything yet.
+            None => (0, Map::new(), policy.bound_answers.then(Vec::new)),
             Some(state) => {
-                let sealed = sealer.open(state, &target.binding(principal.as_deref()))?;
-                (sealed.round, sealed.steps)
+                let binding = target.binding(principal.as_deref());
+                let sealed = sealer.open(state, &binding, policy)?;
+                (sealed.round, sealed.steps, sealed.asked)
             }
         };
         let capabilities = scope.meta.client_capabilities.clone();
-        let input = Input::new(capabilities, round, recorded, retry.responses);
+        let input = Input::new(capabilities, round, recorded, retry.responses, asked);
         let rounds = Rounds {
             sealer,
             target,
             principal,
             round,
+            policy,
         };
         Ok((rounds, input))
     }
@@ -142,10 +149,15 @@ impl<'a> Rounds<'a> {
             Some(Stop::Missing(required)) => Err(ErrorObject::missing_capability(required)),
             Some(Stop::Pending(pending)) => {
                 warn_once_if_random(self.sealer);
+                let asked: Option<Vec<&str>> = self
+                    .policy
+                    .bound_answers
+                    .then(|| pending.iter().map(|(key, _)| key.as_str()).collect());
                 let state = self.sealer.seal(
                     self.target.binding(self.principal.as_deref()),
                     self.round,
                     input.carried(),
+                    asked.as_deref(),
                 )?;
                 let requests: Map<String, Value> = pending.into_iter().collect();
                 let result = InputRequired {

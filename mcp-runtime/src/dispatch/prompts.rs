@@ -12,6 +12,7 @@ use super::mrtr::{self, Rounds, Target};
 use super::page::Listing;
 use crate::context::{Context, Scope};
 use crate::mrtr::run_round;
+use crate::mrtr::state::StatePolicy;
 use crate::prompt::{PromptError, PromptInvocation};
 use crate::protocol::finite::Finite;
 use crate::protocol::result::{COMPLETE, ResultMeta};
@@ -81,7 +82,13 @@ pub(super) async fn get(
         name: prompt.name,
         arguments: &arguments_json,
     };
-    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, &scope)?;
+    let (rounds, input) = Rounds::start(
+        &dispatcher.sealer,
+        target,
+        retry,
+        &scope,
+        StatePolicy::LENIENT,
+    )?;
     let server_info = dispatcher.server_info.as_deref();
     let handler = Handler {
         kind: "prompt",

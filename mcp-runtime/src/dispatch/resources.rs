@@ -9,6 +9,7 @@ use super::guard::Handler;
 use super::mrtr::{self, Rounds, Target};
 use super::page::Listing;
 use crate::context::{Context, Scope};
+use crate::mrtr::state::StatePolicy;
 use crate::mrtr::{Input, run_round};
 use crate::protocol::CacheHint;
 use crate::protocol::finite::Finite;
@@ -71,7 +72,13 @@ pub(super) async fn read(
         name: &uri,
         arguments: "{}",
     };
-    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, &scope)?;
+    let (rounds, input) = Rounds::start(
+        &dispatcher.sealer,
+        target,
+        retry,
+        &scope,
+        StatePolicy::LENIENT,
+    )?;
     let context = Context::new(scope, input.clone());
     let server_info = dispatcher.server_info.as_deref();
     let Some((entry, mut contents)) =

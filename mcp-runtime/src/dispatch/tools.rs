@@ -77,12 +77,14 @@ pub(super) async fn call(
         name: tool.entry.name,
         arguments,
     };
-    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, &scope)?;
+    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, &scope, tool.state)?;
     let context = Context::new(scope, input.clone());
     let server_info = dispatcher.server_info.as_deref();
     let Some(result) = invoke(tool, arguments, context, &input).await? else {
         return rounds.stopped(&input, server_info);
     };
+    #[cfg(all(debug_assertions, feature = "debug-checks"))]
+    check_output(tool, &result)?;
     Ok(Bytes::from(
         serde_json::to_vec(&Finite(&result.wire(server_info))).map_err(|error| {
             tracing::error!(%error, tool = tool.entry.name, "tool result failed to serialize");
@@ -107,6 +109,43 @@ fn arguments_json<'a>(
             "Invalid arguments for tool {name}: `arguments` must be a JSON object"
         ))),
     }
+}
+
+/// Debug builds: structured content that does not fit the tool's
+/// `outputSchema` is a bug in the server (its `Serialize` and `JsonSchema`
+/// disagree), so the call fails with an internal error, as the spec's
+/// protocol errors include server errors. Not a tool error (`isError`):
+/// those are feedback the model can act on, and no retry of the model's
+/// fixes the server's types.
+#[cfg(all(debug_assertions, feature = "debug-checks"))]
+fn check_output(tool: &RegisteredTool, result: &CallToolResult) -> Result<(), ErrorObject> {
+    let Some(structured) = &result.structured_content else {
+        return Ok(());
+    };
+    let Some(mismatch) = tool.output_mismatch(structured) else {
+        return Ok(());
+    };
+    let name = tool.entry.name;
+    let at = if mismatch.path.is_empty() {
+        "its root"
+    } else {
+        &mismatch.path
+    };
+    tracing::error!(
+        tool = name,
+        path = at,
+        schema_path = %mismatch.schema_path,
+        problem = %mismatch.problem,
+        more = mismatch.more,
+        "structured content does not match the tool's outputSchema (a debug-build check)"
+    );
+    Err(ErrorObject::new(
+        crate::protocol::error_code::INTERNAL_ERROR,
+        format!(
+            "Internal error: the structuredContent of tool {name} does not match its outputSchema at {at}: {} (checked in debug builds)",
+            mismatch.problem
+        ),
+    ))
 }
 
 /// Runs the tool; `None` if it suspended on an unanswered ask.

@@ -8,6 +8,11 @@
 //! is suspended (its future is dropped), and the dispatcher answers with
 //! `input_required`. Answers used this round travel on in the new state,
 //! so later rounds see them without the client re-sending them.
+//!
+//! When the handler's answers are bound to their round
+//! (`StatePolicy::bound_answers`), a response counts only if the round
+//! that sealed this request's state asked its key: one sent up front is
+//! left unread, and its question is asked.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -35,6 +40,9 @@ struct Round {
     recorded: Map<String, Value>,
     /// This request's `inputResponses`.
     responses: Responses,
+    /// The keys whose responses count (those the previous round asked),
+    /// when answers are bound to their round; `None`: every key's.
+    asked: Option<Vec<String>>,
     /// Responses and remembered values used this round, by key: few, so
     /// a list. They are written out as steps only if the round suspends.
     used: Vec<(String, Step)>,
@@ -80,7 +88,7 @@ impl Default for Round {
     fn default() -> Self {
         Round {
             askable: false,
-            ..Round::new(Arc::default(), 0, Map::new(), Responses::new())
+            ..Round::new(Arc::default(), 0, Map::new(), Responses::new(), None)
         }
     }
 }
@@ -93,11 +101,13 @@ impl Round {
         number: u32,
         recorded: Map<String, Value>,
         responses: Responses,
+        asked: Option<Vec<String>>,
     ) -> Round {
         Round {
             capabilities,
             recorded,
             responses,
+            asked,
             used: Vec::new(),
             pending: Vec::new(),
             missing: None,
@@ -107,6 +117,19 @@ impl Round {
             askable: true,
             number,
         }
+    }
+
+    /// This request's response under `key`, if it counts: each key is
+    /// considered once per round, so its response moves out.
+    fn take_response(&mut self, key: &str) -> Option<Box<RawValue>> {
+        let counts = self
+            .asked
+            .as_ref()
+            .is_none_or(|asked| asked.iter().any(|asked| asked == key));
+        if !counts {
+            return None;
+        }
+        self.responses.remove(key)
     }
 
     /// The answer under `key`, from this round or an earlier one.
@@ -185,11 +208,14 @@ pub struct Input {
 }
 
 impl Input {
+    /// `asked`: the keys whose responses count, when answers are bound to
+    /// the round that asked them (`None`: every key's).
     pub(crate) fn new(
         capabilities: Arc<ClientCapabilities>,
         number: u32,
         recorded: Map<String, Value>,
         responses: Responses,
+        asked: Option<Vec<String>>,
     ) -> Self {
         Input {
             round: Arc::new(Mutex::new(Round::new(
@@ -197,6 +223,7 @@ impl Input {
                 number,
                 recorded,
                 responses,
+                asked,
             ))),
         }
     }
@@ -355,8 +382,7 @@ impl Input {
             }
             round.recorded.remove(key);
         }
-        // Each key is considered once per round, so its response moves.
-        if let Some(response) = round.responses.remove(key) {
+        if let Some(response) = round.take_response(key) {
             return match check(Response::Text(&response)) {
                 Ok(()) => {
                     let answer = Step::Answer {
@@ -468,4 +494,83 @@ pub(crate) async fn run_round<F: Future>(input: &Input, future: F) -> Option<F::
         Poll::Pending => Poll::Pending,
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A round whose client can list roots, with `responses` (JSON text by
+    /// key) and `asked` as the previous round's state recorded them.
+    fn round_with(responses: &[(&str, &str)], asked: Option<&[&str]>) -> Input {
+        let capabilities: ClientCapabilities =
+            serde_json::from_value(json!({"roots": {}})).unwrap();
+        let responses = responses
+            .iter()
+            .map(|(key, json)| {
+                (
+                    (*key).to_owned(),
+                    RawValue::from_string((*json).to_owned()).unwrap(),
+                )
+            })
+            .collect();
+        let asked = asked.map(|keys| keys.iter().map(|&key| key.to_owned()).collect());
+        Input::new(Arc::new(capabilities), 1, Map::new(), responses, asked)
+    }
+
+    fn consider(input: &Input, key: &str) -> bool {
+        input.consider(
+            key,
+            AskKind::Roots,
+            Question::Plain(Value::Null),
+            |_| Ok(()),
+        )
+    }
+
+    fn pending_keys(input: &Input) -> Vec<String> {
+        input
+            .lock()
+            .pending
+            .iter()
+            .map(|(key, _)| key.clone())
+            .collect()
+    }
+
+    const ROOTS: &str = r#"{"roots": []}"#;
+
+    #[test]
+    fn any_response_counts_when_answers_are_not_bound() {
+        let input = round_with(&[("a", ROOTS), ("b", ROOTS)], None);
+        assert!(consider(&input, "a"));
+        assert!(consider(&input, "b"));
+        assert!(pending_keys(&input).is_empty());
+    }
+
+    #[test]
+    fn bound_answers_count_only_for_the_keys_the_last_round_asked() {
+        // The previous round asked `a`: its answer counts, `b`'s (sent up
+        // front) is left unread and `b` is asked.
+        let input = round_with(&[("a", ROOTS), ("b", ROOTS)], Some(&["a"]));
+        assert!(consider(&input, "a"));
+        assert!(!consider(&input, "b"));
+        assert_eq!(pending_keys(&input), ["b"]);
+        // Carried into the next state: `a` only.
+        assert_eq!(input.carried().keys().collect::<Vec<_>>(), ["a"]);
+
+        // No state yet: nothing was asked, so nothing is answered.
+        let input = round_with(&[("a", ROOTS)], Some(&[]));
+        assert!(!consider(&input, "a"));
+        assert_eq!(pending_keys(&input), ["a"]);
+    }
+
+    #[test]
+    fn an_unread_response_is_not_checked() {
+        // A response that would not fit is not an error when it does not
+        // count: the question is asked, as for any answer sent up front.
+        let input = round_with(&[("a", "12345")], Some(&[]));
+        let refuse = |_: Response<'_>| Err("does not fit".to_owned());
+        assert!(!input.consider("a", AskKind::Roots, Question::Plain(Value::Null), refuse));
+        assert!(input.lock().invalid.is_none());
+        assert_eq!(pending_keys(&input), ["a"]);
+    }
 }

@@ -8,6 +8,11 @@
 //! one) the authenticated principal. Any instance holding the key can open
 //! it; tampering, expiry, a rotated-out key or use on another request all
 //! fail the same way, with a message that reveals nothing about the key.
+//!
+//! A handler's [`StatePolicy`] adds two rules for the tools a repeat could
+//! change things with: each of their states opens once (a [`ReplayGuard`]
+//! remembers its nonce), and each state lists the keys its round asked, so
+//! that answers count only with the state of the round that asked them.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -127,6 +132,28 @@ fn canonical_digest(arguments: &str) -> HexDigest {
     HexDigest::of(&canonical_json(&value))
 }
 
+/// How a handler's `requestState` may be used, decided once per handler
+/// when the registry is built (`registry::tool`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StatePolicy {
+    /// Each state opens once: a replayed one is refused.
+    pub(crate) single_use: bool,
+    /// Answers count only together with the state of the round that asked
+    /// them: an answer sent up front (without a state, or with the state
+    /// of a round that asked something else) is not used, and its question
+    /// is asked.
+    pub(crate) bound_answers: bool,
+}
+
+impl StatePolicy {
+    /// Reads (prompts, resources, read-only tools): states may be used
+    /// again within their lifetime, and answers may come up front.
+    pub(crate) const LENIENT: StatePolicy = StatePolicy {
+        single_use: false,
+        bound_answers: false,
+    };
+}
+
 /// What travels in `requestState`.
 #[derive(Serialize)]
 struct Sealed<'a> {
@@ -144,6 +171,10 @@ struct Sealed<'a> {
     /// Answers and remembered values from earlier rounds, by key.
     #[serde(rename = "s")]
     steps: Map<String, Value>,
+    /// The keys the sealing round asked, when answers are bound to the
+    /// round that asked them ([`StatePolicy::bound_answers`]).
+    #[serde(rename = "q", skip_serializing_if = "Option::is_none")]
+    asked: Option<&'a [&'a str]>,
 }
 
 /// A [`Sealed`] state as read back, borrowing its text from the decrypted
@@ -160,6 +191,8 @@ struct Unsealed<'a> {
     nonce: Cow<'a, str>,
     #[serde(rename = "s", default)]
     steps: Map<String, Value>,
+    #[serde(rename = "q", borrow, default)]
+    asked: Option<Vec<Cow<'a, str>>>,
 }
 
 #[derive(Deserialize)]
@@ -183,20 +216,35 @@ pub(crate) struct Opened {
     pub(crate) round: u32,
     /// Answers and remembered values from earlier rounds, by key.
     pub(crate) steps: Map<String, Value>,
+    /// With [`StatePolicy::bound_answers`], the keys whose answers this
+    /// request may carry: those the sealing round asked. `None` when any
+    /// key's answer counts.
+    pub(crate) asked: Option<Vec<String>>,
 }
 
 /// Refuses a state that was already used once, across every instance that
-/// shares the store. Off by default; see
-/// [`ServerBuilder::single_use_request_state`](crate::ServerBuilder::single_use_request_state).
+/// shares the store.
+///
+/// States are single use by default for tools a repeat could change things
+/// with (not `read_only`, and `destructive` or not `idempotent`, with the
+/// spec's defaults for hints not given), tracked by an
+/// [`InMemoryReplayGuard`]; see
+/// [`ServerBuilder::replay_guard`](crate::ServerBuilder::replay_guard) for a
+/// store shared by several instances and
+/// [`ServerBuilder::single_use_request_state`](crate::ServerBuilder::single_use_request_state)
+/// to make every state single use.
 pub trait ReplayGuard: Send + Sync + 'static {
     /// Records `nonce` (valid until `expires`); `false` if it was seen.
     /// `now` is the sealer's clock, for forgetting expired nonces.
     fn first_use(&self, nonce: &str, expires: SystemTime, now: SystemTime) -> bool;
 }
 
-/// A [`ReplayGuard`] for one process, forgetting nonces once they expire.
-/// Instances behind a load balancer need a shared guard (a database or a
-/// cache with `SET NX`): implement [`ReplayGuard`] over it.
+/// A [`ReplayGuard`] for one process, forgetting nonces once they expire:
+/// the default. It holds one entry per single-use state opened within the
+/// state lifetime. Instances behind a load balancer need a shared guard (a
+/// database or a cache with `SET NX`): a state replayed on another
+/// instance than the one that saw it is not caught by this one. Implement
+/// [`ReplayGuard`] over the shared store.
 #[derive(Debug, Default)]
 pub struct InMemoryReplayGuard {
     seen: Mutex<SeenNonces>,
@@ -239,7 +287,10 @@ pub(crate) struct StateSealer {
     pub(crate) keys: KeyRing,
     pub(crate) ttl: Duration,
     pub(crate) max_rounds: u32,
-    pub(crate) replay: Option<Arc<dyn ReplayGuard>>,
+    /// Where single-use states are remembered.
+    pub(crate) replay: Arc<dyn ReplayGuard>,
+    /// Every state single use, whatever the handler's policy.
+    pub(crate) single_use_everywhere: bool,
     pub(crate) clock: Clock,
 }
 
@@ -249,6 +300,7 @@ impl fmt::Debug for StateSealer {
             .field("keys", &self.keys)
             .field("ttl", &self.ttl)
             .field("max_rounds", &self.max_rounds)
+            .field("single_use_everywhere", &self.single_use_everywhere)
             .finish_non_exhaustive()
     }
 }
@@ -265,12 +317,14 @@ fn seconds(time: SystemTime) -> u64 {
 }
 
 impl StateSealer {
-    /// Seals the state for the round after `round`.
+    /// Seals the state for the round after `round`; `asked` (the keys this
+    /// round asks) travels with it when answers are bound to their round.
     pub(crate) fn seal(
         &self,
         binding: Binding<'_>,
         round: u32,
         steps: Map<String, Value>,
+        asked: Option<&[&str]>,
     ) -> Result<String, ErrorObject> {
         if round >= self.max_rounds {
             return Err(ErrorObject::invalid_params(format!(
@@ -284,6 +338,7 @@ impl StateSealer {
             round: round + 1,
             nonce: random_hex(),
             steps,
+            asked,
         };
         let plaintext = serde_json::to_vec(&sealed).map_err(|_| ErrorObject::internal_error())?;
         let out = self
@@ -299,8 +354,14 @@ impl StateSealer {
         Ok(format!("{VERSION}.{}", URL_SAFE_NO_PAD.encode(out)))
     }
 
-    /// Opens and checks a state against the request it came back with.
-    pub(crate) fn open(&self, text: &str, expected: &Binding<'_>) -> Result<Opened, ErrorObject> {
+    /// Opens and checks a state against the request it came back with,
+    /// under the policy of the handler it names.
+    pub(crate) fn open(
+        &self,
+        text: &str,
+        expected: &Binding<'_>,
+        policy: StatePolicy,
+    ) -> Result<Opened, ErrorObject> {
         if text.len() > MAX_STATE_BYTES {
             return Err(invalid_state());
         }
@@ -320,15 +381,25 @@ impl StateSealer {
         if !expected.matches(&sealed.binding) || sealed.expires <= seconds((self.clock)()) {
             return Err(invalid_state());
         }
-        if let Some(guard) = &self.replay {
+        if policy.single_use || self.single_use_everywhere {
             let expires = UNIX_EPOCH + Duration::from_secs(sealed.expires);
-            if !guard.first_use(&sealed.nonce, expires, (self.clock)()) {
+            if !self
+                .replay
+                .first_use(&sealed.nonce, expires, (self.clock)())
+            {
                 return Err(invalid_state());
             }
         }
+        // A state sealed without the list (say, before the tool's
+        // annotations changed) asked nothing that can be answered now.
+        let asked = policy.bound_answers.then(|| {
+            let asked = sealed.asked.unwrap_or_default();
+            asked.into_iter().map(Cow::into_owned).collect()
+        });
         Ok(Opened {
             round: sealed.round,
             steps: sealed.steps,
+            asked,
         })
     }
 }
@@ -388,12 +459,19 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    const LENIENT: StatePolicy = StatePolicy::LENIENT;
+    const STRICT: StatePolicy = StatePolicy {
+        single_use: true,
+        bound_answers: true,
+    };
+
     fn sealer(keys: KeyRing, now: u64) -> StateSealer {
         StateSealer {
             keys,
             ttl: Duration::from_secs(300),
             max_rounds: 4,
-            replay: None,
+            replay: Arc::new(InMemoryReplayGuard::default()),
+            single_use_everywhere: false,
             clock: Arc::new(move || UNIX_EPOCH + Duration::from_secs(now)),
         }
     }
@@ -409,20 +487,20 @@ mod tests {
         let bound = binding("a", json!({"x": 1, "y": [1, 2]}));
         let mut steps = Map::new();
         steps.insert("k".into(), json!({"v": true}));
-        let text = sealer.seal(bound, 0, steps.clone()).unwrap();
+        let text = sealer.seal(bound, 0, steps.clone(), None).unwrap();
         let opened = sealer
-            .open(&text, &binding("a", json!({"y": [1, 2], "x": 1})))
+            .open(&text, &binding("a", json!({"y": [1, 2], "x": 1})), LENIENT)
             .unwrap();
-        assert_eq!((opened.round, opened.steps), (1, steps));
+        assert_eq!((opened.round, opened.steps, opened.asked), (1, steps, None));
         // Another tool, other arguments: refused.
         assert!(
             sealer
-                .open(&text, &binding("b", json!({"x": 1, "y": [1, 2]})))
+                .open(&text, &binding("b", json!({"x": 1, "y": [1, 2]})), LENIENT)
                 .is_err()
         );
         assert!(
             sealer
-                .open(&text, &binding("a", json!({"x": 2, "y": [1, 2]})))
+                .open(&text, &binding("a", json!({"x": 2, "y": [1, 2]})), LENIENT)
                 .is_err()
         );
     }
@@ -432,11 +510,20 @@ mod tests {
         let sealer = sealer(KeyRing::new([7; 32]), 1_000);
         let sent = r#"{"x": 1, "y": [1, 2]}"#;
         let text = sealer
-            .seal(Binding::new("tools/call", "a", sent, None), 0, Map::new())
+            .seal(
+                Binding::new("tools/call", "a", sent, None),
+                0,
+                Map::new(),
+                None,
+            )
             .unwrap();
         let opens = |arguments: &str| {
             sealer
-                .open(&text, &Binding::new("tools/call", "a", arguments, None))
+                .open(
+                    &text,
+                    &Binding::new("tools/call", "a", arguments, None),
+                    LENIENT,
+                )
                 .is_ok()
         };
         // Echoed as sent, or equal but written differently.
@@ -447,12 +534,12 @@ mod tests {
         assert!(!opens(r#"{"x": 1, "y": [1, 2"#));
         // The principal is part of the binding.
         let mine = Binding::new("tools/call", "a", sent, Some("alice"));
-        let text = sealer.seal(mine, 0, Map::new()).unwrap();
-        assert!(sealer.open(&text, &mine).is_ok());
+        let text = sealer.seal(mine, 0, Map::new(), None).unwrap();
+        assert!(sealer.open(&text, &mine, LENIENT).is_ok());
         let theirs = Binding::new("tools/call", "a", sent, Some("bob"));
-        assert!(sealer.open(&text, &theirs).is_err());
+        assert!(sealer.open(&text, &theirs, LENIENT).is_err());
         let nobody = Binding::new("tools/call", "a", sent, None);
-        assert!(sealer.open(&text, &nobody).is_err());
+        assert!(sealer.open(&text, &nobody, LENIENT).is_err());
     }
 
     #[test]
@@ -460,7 +547,7 @@ mod tests {
         let old = [1; 32];
         let new = [2; 32];
         let text = sealer(KeyRing::new(old), 1_000)
-            .seal(binding("a", json!({})), 0, Map::new())
+            .seal(binding("a", json!({})), 0, Map::new(), None)
             .unwrap();
         let bound = binding("a", json!({}));
         // One flipped character anywhere is refused.
@@ -470,36 +557,36 @@ mod tests {
             let tampered = String::from_utf8(bytes).unwrap();
             assert!(
                 sealer(KeyRing::new(old), 1_000)
-                    .open(&tampered, &bound)
+                    .open(&tampered, &bound, LENIENT)
                     .is_err()
             );
         }
         assert!(
             sealer(KeyRing::new(old), 1_000)
-                .open(&format!("{text}-TAMPERED"), &bound)
+                .open(&format!("{text}-TAMPERED"), &bound, LENIENT)
                 .is_err()
         );
         // Expired.
         assert!(
             sealer(KeyRing::new(old), 1_300)
-                .open(&text, &bound)
+                .open(&text, &bound, LENIENT)
                 .is_err()
         );
         // A rotated-out key that is still trusted opens; an unknown one does not.
         assert!(
             sealer(KeyRing::new(new).with_verification_key(old), 1_000)
-                .open(&text, &bound)
+                .open(&text, &bound, LENIENT)
                 .is_ok()
         );
         assert!(
             sealer(KeyRing::new(new), 1_000)
-                .open(&text, &bound)
+                .open(&text, &bound, LENIENT)
                 .is_err()
         );
         // Oversized input is refused before decoding.
         assert!(
             sealer(KeyRing::new(old), 1_000)
-                .open(&"v2.".repeat(30_000), &bound)
+                .open(&"v2.".repeat(30_000), &bound, LENIENT)
                 .is_err()
         );
     }
@@ -507,11 +594,92 @@ mod tests {
     #[test]
     fn round_limit_and_single_use() {
         let mut sealer = sealer(KeyRing::new([3; 32]), 1_000);
-        assert!(sealer.seal(binding("a", json!({})), 4, Map::new()).is_err());
-        sealer.replay = Some(Arc::new(InMemoryReplayGuard::default()));
-        let text = sealer.seal(binding("a", json!({})), 0, Map::new()).unwrap();
-        assert!(sealer.open(&text, &binding("a", json!({}))).is_ok());
-        assert!(sealer.open(&text, &binding("a", json!({}))).is_err());
+        assert!(
+            sealer
+                .seal(binding("a", json!({})), 4, Map::new(), None)
+                .is_err()
+        );
+        let text = sealer
+            .seal(binding("a", json!({})), 0, Map::new(), None)
+            .unwrap();
+        // Lenient: opens as often as it is presented.
+        for _ in 0..3 {
+            assert!(
+                sealer
+                    .open(&text, &binding("a", json!({})), LENIENT)
+                    .is_ok()
+            );
+        }
+        // Single use by policy: the first use is remembered, a replay is
+        // refused with the message every state failure gets, and other
+        // handlers' states are not affected.
+        let once = StatePolicy {
+            single_use: true,
+            bound_answers: false,
+        };
+        assert!(sealer.open(&text, &binding("a", json!({})), once).is_ok());
+        assert_eq!(
+            sealer.open(&text, &binding("a", json!({})), once),
+            Err(invalid_state())
+        );
+        assert!(
+            sealer
+                .open(&text, &binding("a", json!({})), LENIENT)
+                .is_ok()
+        );
+        // Single use everywhere: every handler's states.
+        sealer.single_use_everywhere = true;
+        let text = sealer
+            .seal(binding("a", json!({})), 0, Map::new(), None)
+            .unwrap();
+        assert!(
+            sealer
+                .open(&text, &binding("a", json!({})), LENIENT)
+                .is_ok()
+        );
+        assert!(
+            sealer
+                .open(&text, &binding("a", json!({})), LENIENT)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn bound_answers_carry_the_keys_their_round_asked() {
+        let sealer = sealer(KeyRing::new([5; 32]), 1_000);
+        let bound = binding("a", json!({}));
+        let asked = ["answer", "elicitation_2"];
+        let text = sealer.seal(bound, 0, Map::new(), Some(&asked)).unwrap();
+        let opened = sealer.open(&text, &bound, STRICT).unwrap();
+        assert_eq!(
+            opened.asked,
+            Some(vec!["answer".to_owned(), "elicitation_2".to_owned()])
+        );
+        // A lenient handler does not read them.
+        let text = sealer.seal(bound, 0, Map::new(), Some(&asked)).unwrap();
+        assert_eq!(sealer.open(&text, &bound, LENIENT).unwrap().asked, None);
+        // A state sealed without them (a lenient handler's, before its
+        // annotations changed) lets no answer through.
+        let text = sealer.seal(bound, 0, Map::new(), None).unwrap();
+        assert_eq!(
+            sealer.open(&text, &bound, STRICT).unwrap().asked,
+            Some(vec![])
+        );
+    }
+
+    #[test]
+    fn lenient_states_do_not_grow() {
+        // The list of asked keys is sealed only when it is read: states of
+        // lenient handlers stay the size they were.
+        let sealer = sealer(KeyRing::new([5; 32]), 1_000);
+        let bound = binding("a", json!({}));
+        let plain = sealer.seal(bound, 0, Map::new(), None).unwrap();
+        let listed = sealer
+            .seal(bound, 0, Map::new(), Some(&["answer"]))
+            .unwrap();
+        // 15 bytes of JSON, 20 characters of base64.
+        assert_eq!(r#","q":["answer"]"#.len(), 15);
+        assert_eq!(listed.len() - plain.len(), 20);
     }
 
     #[test]

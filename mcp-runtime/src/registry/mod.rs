@@ -7,6 +7,8 @@
 //! startup.
 
 mod common;
+#[cfg(all(debug_assertions, feature = "debug-checks"))]
+mod output_check;
 mod prompt;
 mod resource;
 mod tool;

@@ -4,6 +4,7 @@ use std::sync::OnceLock;
 
 use super::BuildError;
 use super::common::{Location, StaticIcon, icons, parse_static_meta};
+use crate::mrtr::state::StatePolicy;
 use crate::protocol::{Tool, ToolAnnotations};
 use crate::schema;
 use crate::tool::ToolCallFn;
@@ -33,6 +34,18 @@ impl StaticToolAnnotations {
             open_world_hint: self.open_world,
         };
         (!annotations.is_empty()).then_some(annotations)
+    }
+
+    /// Whether calling the tool again, with the same arguments, could
+    /// change its environment again or destroy something: what the spec's
+    /// hints say, read with their defaults (a tool that is not
+    /// `readOnlyHint` is `destructiveHint` and not `idempotentHint` unless
+    /// it says otherwise). Only a read-only tool, or one declared both
+    /// non-destructive and idempotent, is safe to repeat. The macros'
+    /// `replayable_state` check (`check::tool`) mirrors this rule.
+    pub(crate) fn repeat_has_effects(&self) -> bool {
+        !self.read_only.unwrap_or(false)
+            && (self.destructive.unwrap_or(true) || !self.idempotent.unwrap_or(false))
     }
 }
 
@@ -70,8 +83,26 @@ pub struct ToolEntry {
     /// negotiated to call the tool (checked at startup against the
     /// server's extensions).
     pub extensions: &'static [&'static str],
+    /// `replayable_state`: its `requestState` may be used more than once,
+    /// even though the annotations say a repeat could change things.
+    pub replayable_state: bool,
     /// Definition site.
     pub location: Location,
+}
+
+impl ToolEntry {
+    /// How the tool's `requestState` may be used. A tool a repeat could
+    /// change things with gets states that open once (unless
+    /// `replayable_state`), and answers that count only with the state of
+    /// the round that asked them, so that its questions cannot be skipped
+    /// by answering them up front.
+    pub(crate) fn state_policy(&self) -> StatePolicy {
+        let effects = self.annotations.repeat_has_effects();
+        StatePolicy {
+            single_use: effects && !self.replayable_state,
+            bound_answers: effects,
+        }
+    }
 }
 
 /// A registered tool with everything computed once at startup.
@@ -83,6 +114,11 @@ pub(crate) struct RegisteredTool {
     pub(crate) requires_arguments: bool,
     /// Parameters mirrored into `Mcp-Param-*` headers on HTTP.
     pub(crate) header_params: Vec<schema::HeaderParam>,
+    /// How its `requestState` may be used.
+    pub(crate) state: StatePolicy,
+    /// Debug builds: its output schema, compiled to check results with.
+    #[cfg(all(debug_assertions, feature = "debug-checks"))]
+    output_check: super::output_check::OutputCheck,
     /// The tool as listed, once a list has needed it.
     descriptor: OnceLock<Tool>,
 }
@@ -99,6 +135,20 @@ impl RegisteredTool {
         self.descriptor.get_or_init(|| {
             describe(self.entry).expect("the same schema was built and checked at startup")
         })
+    }
+
+    /// Debug builds: where `structured` does not fit the tool's
+    /// `outputSchema`, if it does not.
+    #[cfg(all(debug_assertions, feature = "debug-checks"))]
+    pub(crate) fn output_mismatch(
+        &self,
+        structured: &serde_json::Value,
+    ) -> Option<super::output_check::Mismatch> {
+        let schema = || {
+            let schema = self.descriptor().output_schema.clone()?;
+            Some(serde_json::Value::Object(schema))
+        };
+        self.output_check.mismatch(schema, structured)
     }
 }
 
@@ -129,6 +179,9 @@ pub(super) fn register(entry: &'static ToolEntry) -> Result<RegisteredTool, Buil
         entry,
         requires_arguments,
         header_params,
+        state: entry.state_policy(),
+        #[cfg(all(debug_assertions, feature = "debug-checks"))]
+        output_check: Default::default(),
         descriptor: kept,
     })
 }

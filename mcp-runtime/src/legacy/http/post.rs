@@ -108,13 +108,15 @@ async fn serve(
         Ok(Incoming::Request(request)) => request,
     };
     endpoint.authorize(&mut parts, Some(&request)).await?;
-    let params = params_of(&request)?;
     let method = request.method.as_str().to_owned();
-    let Some((token, local)) = session else {
-        if method == "initialize" {
-            return Ok(initialize(legacy, endpoint, &request.id, params.as_ref()));
-        }
+    // Without a session only `initialize` is served: anything else is the
+    // missing session's 400, whatever its params hold.
+    if session.is_none() && method != "initialize" {
         return Ok(missing_session());
+    }
+    let params = params_of(&request)?;
+    let Some((token, local)) = session else {
+        return Ok(initialize(legacy, endpoint, &request.id, params.as_ref()));
     };
     if method == "tools/call" {
         endpoint.check_rate(peer, &request.id)?;

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 
 use crate::protocol::RequestId;
 use crate::protocol::jsonrpc::{RESULT_END, result_frame, result_head};
+use crate::security::clients::ClientRequest;
 
 /// The body of every response the MCP endpoint sends: one JSON object, or
 /// a stream of server-sent events. An `http_body::Body`; what it holds is
@@ -22,8 +23,10 @@ pub struct McpBody(Kind);
 enum Kind {
     /// A complete body (possibly empty).
     Full(Option<Bytes>),
-    /// Server-sent events, each already framed.
-    Stream(mpsc::Receiver<Bytes>),
+    /// Server-sent events, each already framed; with the client's request
+    /// count when the stream came through the tower service (over our own
+    /// connections, the connection's response wrapper holds it).
+    Stream(mpsc::Receiver<Bytes>, Option<ClientRequest>),
     /// One JSON object sent in pieces, so that a result shared by many
     /// responses is written out without being copied into each.
     Pieces(Pieces),
@@ -70,7 +73,16 @@ impl McpBody {
 
     /// Server-sent events, as the task that runs the request sends them.
     pub(crate) fn stream(events: mpsc::Receiver<Bytes>) -> McpBody {
-        McpBody(Kind::Stream(events))
+        McpBody(Kind::Stream(events, None))
+    }
+
+    /// Keeps `request` counted against its client until a stream ends (a
+    /// complete body ends with its response: the count ends then too).
+    pub(crate) fn holding(mut self, request: ClientRequest) -> McpBody {
+        if let Kind::Stream(_, held) = &mut self.0 {
+            *held = Some(request);
+        }
+        self
     }
 
     /// A JSON-RPC response carrying `result`, which stays shared when it is
@@ -101,7 +113,7 @@ impl Body for McpBody {
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match &mut self.get_mut().0 {
             Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            Kind::Stream(events) => events.poll_recv(cx).map(|e| e.map(|b| Ok(Frame::data(b)))),
+            Kind::Stream(events, _) => events.poll_recv(cx).map(|e| e.map(|b| Ok(Frame::data(b)))),
             Kind::Pieces(pieces) => Poll::Ready(pieces.next().map(|b| Ok(Frame::data(b)))),
         }
     }
@@ -109,7 +121,7 @@ impl Body for McpBody {
     fn is_end_stream(&self) -> bool {
         match &self.0 {
             Kind::Full(bytes) => bytes.is_none(),
-            Kind::Stream(_) => false,
+            Kind::Stream(..) => false,
             Kind::Pieces(pieces) => pieces.remaining() == 0,
         }
     }
@@ -118,7 +130,7 @@ impl Body for McpBody {
         match &self.0 {
             Kind::Full(Some(bytes)) => SizeHint::with_exact(bytes.len() as u64),
             Kind::Full(None) => SizeHint::with_exact(0),
-            Kind::Stream(_) => SizeHint::default(),
+            Kind::Stream(..) => SizeHint::default(),
             Kind::Pieces(pieces) => SizeHint::with_exact(pieces.remaining()),
         }
     }

@@ -1,4 +1,5 @@
-//! One worker's connections: the head timeout, and graceful shutdown.
+//! One worker's connections: the head timeout, graceful shutdown, and the
+//! per-client caps.
 //!
 //! **Head timeout.** A connection that holds a worker without a request in
 //! progress (a head trickled in byte by byte, or an idle keep-alive
@@ -16,7 +17,13 @@
 //! connection polls each time it runs (~170 instructions per request);
 //! here a connection reads a `Cell` and is woken once, at shutdown.
 //!
-//! Everything is per worker thread (`Rc`, `Cell`): a connection never
+//! **Per-client caps.** A connection carries its client's share of the
+//! caps (`security::clients`); each request counts against the client's
+//! requests in progress from the moment hyper hands it over until its
+//! response body is done.
+//!
+//! Everything but the client counts (shared by every worker) is per worker
+//! thread (`Rc`, `Cell`): a connection never
 //! leaves the thread that accepted it.
 
 use std::cell::{Cell, RefCell};
@@ -29,6 +36,8 @@ use http_body::{Body, Frame, SizeHint};
 use hyper_util::server::graceful::GracefulConnection;
 use tokio::task::AbortHandle;
 use tokio::time::MissedTickBehavior;
+
+use crate::security::clients::ClientConnection;
 
 /// How many sweeps a limit spans: a connection is closed between the limit
 /// and an eighth of it later.
@@ -65,6 +74,9 @@ pub(super) struct Activity {
     idle_since: Cell<u64>,
     /// The connection's task, to wake at shutdown.
     task: RefCell<Option<Waker>>,
+    /// Its client's share of the per-client caps (none for a client
+    /// without an address).
+    client: Option<ClientConnection>,
 }
 
 impl Connections {
@@ -104,14 +116,19 @@ impl Connections {
         }
     }
 
-    /// A new connection's activity: idle from now.
-    pub(super) fn connection(self: &Rc<Connections>) -> Rc<Activity> {
+    /// A new connection's activity (counted against `client`'s caps when
+    /// there is one): idle from now.
+    pub(super) fn connection(
+        self: &Rc<Connections>,
+        client: Option<ClientConnection>,
+    ) -> Rc<Activity> {
         self.open.set(self.open.get() + 1);
         Rc::new(Activity {
             connections: self.clone(),
             requests: Cell::new(0),
             idle_since: Cell::new(self.sweeps.get()),
             task: RefCell::new(None),
+            client,
         })
     }
 
@@ -168,10 +185,19 @@ impl Connections {
 
 impl Activity {
     /// A request arrived; it is in progress until the returned guard (kept
-    /// by its response body) drops.
+    /// by its response body) drops. It counts against its client's cap on
+    /// requests in progress unless the client is at it, which the guard
+    /// tells.
     pub(super) fn begin(self: &Rc<Activity>) -> InProgress {
         self.requests.set(self.requests.get() + 1);
-        InProgress(self.clone())
+        let counted = self
+            .client
+            .as_ref()
+            .is_none_or(|client| client.begin_request().is_ok());
+        InProgress {
+            activity: self.clone(),
+            counted,
+        }
     }
 
     /// Serves `connection` until it ends, shutting it down gracefully when
@@ -212,11 +238,28 @@ impl Drop for Activity {
 }
 
 /// A request in progress on its connection.
-pub(super) struct InProgress(Rc<Activity>);
+pub(super) struct InProgress {
+    activity: Rc<Activity>,
+    /// Whether it counts against its client's cap (it does unless the
+    /// client was at it: then it is refused).
+    counted: bool,
+}
+
+impl InProgress {
+    /// Whether the client had room for this request.
+    pub(super) fn admitted(&self) -> bool {
+        self.counted
+    }
+}
 
 impl Drop for InProgress {
     fn drop(&mut self) {
-        let activity = &self.0;
+        let activity = &self.activity;
+        if self.counted
+            && let Some(client) = &activity.client
+        {
+            client.end_request();
+        }
         let left = activity.requests.get() - 1;
         activity.requests.set(left);
         if left == 0 {
@@ -269,7 +312,8 @@ mod tests {
                 assert_eq!(watch.limit, 8);
                 let connection = || tokio::task::spawn_local(std::future::pending::<()>());
                 let (idle, busy) = (connection(), connection());
-                let (idle_activity, busy_activity) = (watch.connection(), watch.connection());
+                let (idle_activity, busy_activity) =
+                    (watch.connection(None), watch.connection(None));
                 watch.watch(&idle_activity, idle.abort_handle());
                 watch.watch(&busy_activity, busy.abort_handle());
                 let request = busy_activity.begin();
@@ -316,7 +360,7 @@ mod tests {
         let local = tokio::task::LocalSet::new();
         local.block_on(&runtime, async {
             let task = tokio::task::spawn_local(async {});
-            watch.watch(&watch.connection(), task.abort_handle());
+            watch.watch(&watch.connection(None), task.abort_handle());
             watch.sweep();
             assert!(watch.watched.borrow().is_empty());
         });

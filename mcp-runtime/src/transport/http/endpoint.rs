@@ -37,6 +37,7 @@ use crate::dispatch::Dispatcher;
 use crate::dispatch::envelope::Request;
 use crate::protocol::RequestId;
 use crate::protocol::method::MethodName;
+use crate::security::clients::Clients;
 use crate::security::rate_limit::ClientKey;
 use crate::security::{Principal, RateLimiter};
 use crate::source::{RequestSource, TransportKind};
@@ -66,6 +67,8 @@ pub(crate) struct Endpoint {
     pub(crate) options: HttpOptions,
     in_flight: Arc<Semaphore>,
     subscriptions: Arc<Semaphore>,
+    /// What each client address holds, shared by every worker.
+    pub(crate) clients: Arc<Clients>,
     limiter: Option<Arc<dyn RateLimiter>>,
     shutdown: CancellationToken,
     /// Authorization, when configured.
@@ -97,6 +100,10 @@ impl Endpoint {
             gate,
             in_flight: Arc::new(Semaphore::new(options.max_in_flight)),
             subscriptions: Arc::new(Semaphore::new(options.max_subscriptions)),
+            clients: Clients::new(
+                options.max_connections_per_client,
+                options.max_requests_per_client,
+            ),
             limiter: options.rate_limiter.clone(),
             options,
             shutdown: CancellationToken::new(),

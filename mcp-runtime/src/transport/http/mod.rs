@@ -27,6 +27,10 @@ use crate::auth::Authorization;
 use crate::security::origin::OriginPolicy;
 use crate::security::{RateLimiter, TokenBucket};
 
+/// How long a body may take before [`HttpOptions::min_body_rate`] applies:
+/// a small body sent right after its head is never held to a rate.
+pub(crate) const BODY_GRACE: Duration = Duration::from_secs(2);
+
 /// Settings of the HTTP transport. The defaults are safe for a local
 /// server: loopback only, loopback `Host`/`Origin` only, 4 MiB bodies,
 /// time limits, and generous rate limits.
@@ -37,9 +41,12 @@ pub struct HttpOptions {
     pub(crate) origins: OriginPolicy,
     pub(crate) max_body_bytes: usize,
     pub(crate) body_timeout: Duration,
+    pub(crate) min_body_rate: u64,
     pub(crate) header_timeout: Duration,
     pub(crate) request_timeout: Duration,
     pub(crate) max_in_flight: usize,
+    pub(crate) max_requests_per_client: usize,
+    pub(crate) max_connections_per_client: usize,
     pub(crate) max_subscriptions: usize,
     pub(crate) keep_alive: Duration,
     pub(crate) rate_limiter: Option<Arc<dyn RateLimiter>>,
@@ -57,6 +64,11 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("request_timeout", &self.request_timeout)
             .field("max_in_flight", &self.max_in_flight)
+            .field("max_requests_per_client", &self.max_requests_per_client)
+            .field(
+                "max_connections_per_client",
+                &self.max_connections_per_client,
+            )
             .field("rate_limited", &self.rate_limiter.is_some())
             .field("authorization", &self.authorization)
             .finish_non_exhaustive()
@@ -71,9 +83,12 @@ impl Default for HttpOptions {
             origins: OriginPolicy::default(),
             max_body_bytes: 4 * 1024 * 1024,
             body_timeout: Duration::from_secs(30),
+            min_body_rate: 1024,
             header_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(120),
             max_in_flight: 1024,
+            max_requests_per_client: 128,
+            max_connections_per_client: 256,
             max_subscriptions: 256,
             keep_alive: Duration::from_secs(15),
             rate_limiter: Some(Arc::new(TokenBucket::new(50.0, 100))),
@@ -150,6 +165,17 @@ impl HttpOptions {
         self
     }
 
+    /// The slowest a body may arrive, in bytes a second on average since
+    /// the request's head, after a first 2 seconds that are free
+    /// (default 1 KiB/s; 0 turns it off); slower is 408. Without it, a
+    /// client trickling a byte at a time would hold its request for the
+    /// whole [`body_timeout`](Self::body_timeout).
+    #[must_use]
+    pub fn min_body_rate(mut self, bytes_per_second: u64) -> Self {
+        self.min_body_rate = bytes_per_second;
+        self
+    }
+
     /// How long a client may take to send a request's head, counted from
     /// when the server starts waiting for it, which on a keep-alive
     /// connection is the end of the previous response (default 10 s). A
@@ -165,10 +191,36 @@ impl HttpOptions {
         self
     }
 
-    /// How many requests may run at once (default 1024); more are 503.
+    /// How many requests may run at once (default 1024); more are 503. A
+    /// request counts once its body has arrived: a client slow to send
+    /// bodies holds none of these.
     #[must_use]
     pub fn max_in_flight(mut self, requests: usize) -> Self {
         self.max_in_flight = requests.max(1);
+        self
+    }
+
+    /// How many requests of one client address may be in progress at once,
+    /// from their head to the end of their response (default 128); more are
+    /// 429. IPv6 addresses count by their /64. Behind a proxy every client
+    /// has the proxy's address: raise this (`usize::MAX` turns it off) and
+    /// let the proxy limit its clients.
+    #[must_use]
+    pub fn max_requests_per_client(mut self, requests: usize) -> Self {
+        self.max_requests_per_client = requests.max(1);
+        self
+    }
+
+    /// How many connections one client address may hold open (default
+    /// 256); a connection past it is answered with 429 and closed. IPv6
+    /// addresses count by their /64; behind a proxy, see
+    /// [`max_requests_per_client`](Self::max_requests_per_client). Applies
+    /// to [`Server::run_http`](crate::Server::run_http) and
+    /// [`Server::serve_http`](crate::Server::serve_http); behind your own
+    /// router, your HTTP server accepts the connections.
+    #[must_use]
+    pub fn max_connections_per_client(mut self, connections: usize) -> Self {
+        self.max_connections_per_client = connections.max(1);
         self
     }
 

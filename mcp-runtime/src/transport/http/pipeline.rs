@@ -2,11 +2,13 @@
 //! every HTTP-level limit and check is applied here, in order, before the
 //! dispatcher sees the request.
 //!
-//! Order: protected resource metadata (when authorization is on), path
-//! (404), `Host`/`Origin` (403), token in the query (400), method (405,
-//! after the hook's say), `Content-Type` (415), `Accept` (406),
-//! concurrency cap (503), body size and read time (413/408), the hook's
-//! say on the body, JSON-RPC envelope (400), authorization: token
+//! Before it, the caller has counted the request against its client's cap
+//! on requests in progress (429). Order: protected resource metadata (when
+//! authorization is on), path (404), `Host`/`Origin` (400/403), token in
+//! the query (400), method (405, after the hook's say), transfer and
+//! content codings (501/415), `Content-Type` (415), `Accept` (406), body
+//! size, time and pace (413/408), concurrency cap (503), the hook's say on
+//! the body, JSON-RPC envelope (400), authorization: token
 //! (401/400/503) and scopes (403), then the dispatcher: `_meta` (400),
 //! mirrored headers (400/-32020), what is answered at once, then admission
 //! (rate limit on `tools/call`, 429; streams, 406/503) and the handler with
@@ -20,9 +22,12 @@
     reason = "an early answer is the response itself, handed to hyper by value: boxing it would add an allocation to every refusal"
 )]
 
+use std::cell::Cell;
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use bytestring::ByteString;
@@ -34,6 +39,7 @@ use http_body::Body;
 use http_body_util::{BodyExt as _, Collected, Limited};
 use tokio::sync::OwnedSemaphorePermit;
 
+use super::BODY_GRACE;
 use super::accept::{self, Accepts};
 use super::body::McpBody;
 use super::endpoint::Endpoint;
@@ -88,8 +94,10 @@ where
     let accepts = check_content(&seen)?;
     let declared = seen.content_length().and_then(|l| l.parse::<u64>().ok());
     let era = seen.era();
-    let permit = endpoint.in_flight_permit()?;
     let text = read_body(endpoint, body, declared, peer).await?;
+    // Taken once the body is in: a client slow to send its body holds only
+    // its own share (the per-client cap), not a slot of everyone's.
+    let permit = endpoint.in_flight_permit()?;
     if let Some(hook) = endpoint
         .hook
         .as_ref()
@@ -160,7 +168,7 @@ fn check_authority(
     };
     if let Err(refusal) = checked {
         REFUSALS.host.note(|suppressed| {
-            tracing::warn!(host = %Shown(host), ?peer, suppressed, "refused a request for a host that is not allowed");
+            tracing::warn!(host = %Shown(host), ?peer, suppressed, "refused a request whose Host is missing, repeated, malformed or not allowed");
         });
         return Err(match refusal {
             HostRefusal::Malformed => respond::plain(
@@ -259,11 +267,15 @@ where
     if declared.is_some_and(|length| length > limit as u64) {
         return Err(respond::too_large(limit));
     }
-    let bytes = match collect(body, limit, endpoint.options.body_timeout).await {
+    let pace = Pace {
+        timeout: endpoint.options.body_timeout,
+        min_rate: endpoint.options.min_body_rate,
+    };
+    let bytes = match collect(body, limit, pace).await {
         Err(_) => {
             return Err(respond::plain(
                 StatusCode::REQUEST_TIMEOUT,
-                "the request body took too long to arrive",
+                "the request body took too long to arrive, or came too slowly",
             ));
         }
         Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => {
@@ -288,7 +300,28 @@ where
     })
 }
 
-/// The body, up to `limit` bytes; `Err` when it took longer than `timeout`.
+/// How long a body may take: `timeout` at most, and no slower than
+/// `min_rate` bytes a second on average after [`BODY_GRACE`].
+#[derive(Clone, Copy)]
+struct Pace {
+    timeout: Duration,
+    min_rate: u64,
+}
+
+impl Pace {
+    /// When a body that began at `start` and has `received` bytes so far
+    /// must be complete by.
+    fn deadline(self, start: Instant, received: usize) -> Instant {
+        let mut allowed = self.timeout;
+        if self.min_rate > 0 {
+            let earned = Duration::from_secs_f64(received as f64 / self.min_rate as f64);
+            allowed = allowed.min(BODY_GRACE.saturating_add(earned));
+        }
+        start + allowed
+    }
+}
+
+/// The body, up to `limit` bytes; `Err` when it came too slowly for `pace`.
 /// Most bodies arrive with their head: only a body still on its way needs
 /// a clock reading and a timer (boxed, like every rare path: the request's
 /// future is moved into hyper's task for every request, so what it holds
@@ -296,16 +329,51 @@ where
 async fn collect<B>(
     body: B,
     limit: usize,
-    timeout: Duration,
-) -> Result<Result<Collected<Bytes>, BoxError>, tokio::time::error::Elapsed>
+    pace: Pace,
+) -> Result<Result<Collected<Bytes>, BoxError>, TooSlow>
 where
     B: Body<Data = Bytes>,
     B::Error: Into<BoxError>,
 {
-    let mut collect = std::pin::pin!(Limited::new(body, limit).collect());
+    let received = Cell::new(0);
+    let counted = body.map_frame(|frame| {
+        if let Some(data) = frame.data_ref() {
+            received.set(received.get() + data.len());
+        }
+        frame
+    });
+    let mut collect = std::pin::pin!(Limited::new(counted, limit).collect());
     match collect.as_mut().now_or_never() {
         Some(collected) => Ok(collected),
-        None => Box::pin(tokio::time::timeout(timeout, collect)).await,
+        None => Box::pin(paced(collect, &received, pace)).await,
+    }
+}
+
+/// A body that came too slowly.
+struct TooSlow;
+
+/// Waits for `collect` while the bytes `received` keep up with `pace`: the
+/// timer is set for the earliest deadline (no bytes since), and each time
+/// it fires the deadline the bytes received so far earn is checked.
+async fn paced<F: Future>(
+    mut collect: Pin<&mut F>,
+    received: &Cell<usize>,
+    pace: Pace,
+) -> Result<F::Output, TooSlow> {
+    let start = Instant::now();
+    let mut timer = std::pin::pin!(tokio::time::sleep_until(pace.deadline(start, 0).into()));
+    loop {
+        tokio::select! {
+            biased;
+            collected = &mut collect => return Ok(collected),
+            () = &mut timer => {
+                let deadline = pace.deadline(start, received.get());
+                if Instant::now() >= deadline {
+                    return Err(TooSlow);
+                }
+                timer.as_mut().reset(deadline.into());
+            }
+        }
     }
 }
 
@@ -413,5 +481,30 @@ impl Admission for HttpAdmission<'_> {
             permit,
         };
         Ok((Outbox::new(queue.clone()), (queue, streaming)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_earns_time_by_its_bytes_after_the_grace_up_to_the_timeout() {
+        let pace = Pace {
+            timeout: Duration::from_secs(30),
+            min_rate: 1024,
+        };
+        let start = Instant::now();
+        assert_eq!(pace.deadline(start, 0), start + BODY_GRACE);
+        assert_eq!(
+            pace.deadline(start, 4096),
+            start + BODY_GRACE + Duration::from_secs(4)
+        );
+        assert_eq!(pace.deadline(start, 1 << 30), start + pace.timeout);
+        let unpaced = Pace {
+            min_rate: 0,
+            ..pace
+        };
+        assert_eq!(unpaced.deadline(start, 0), start + pace.timeout);
     }
 }

@@ -128,6 +128,30 @@ pub(crate) fn busy() -> HttpResponse {
     response
 }
 
+/// 429 with `Retry-After`: the client has as many requests in progress as
+/// one client may (the body, if any, was not read, so the id is unknown).
+pub(crate) fn client_busy() -> HttpResponse {
+    let error = ErrorObject::new(
+        error_code::RATE_LIMITED,
+        "Too many requests from this client in progress; retry when one has finished",
+    );
+    let mut response = reply(&Reply::error(None, &error), Statuses::Modern);
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
+/// What a connection past its client's cap is sent before it is closed,
+/// whatever it asked: it is written before anything is read.
+pub(crate) const TOO_MANY_CONNECTIONS: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\n\
+content-type: text/plain; charset=utf-8\r\n\
+retry-after: 1\r\n\
+connection: close\r\n\
+content-length: 45\r\n\
+\r\n\
+too many connections open from this address\r\n";
+
 /// 429 with `Retry-After`, in both eras: the client must back off, not
 /// read a result.
 pub(crate) fn rate_limited(id: &RequestId, wait: Duration) -> HttpResponse {

@@ -5,20 +5,28 @@
 //! One runtime per core keeps each request on the thread that accepted it,
 //! which is what lets handlers be `!Send`, and avoids cross-thread wake-ups.
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::rc::Rc;
 use std::sync::Arc;
+use std::time::Duration;
 
+use http::{Request, Response};
+use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use tokio::net::TcpListener;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::task::LocalSet;
 
-use super::connections::{Connections, Tracked};
+use super::body::McpBody;
+use super::connections::{Activity, Connections, Tracked};
 use super::endpoint::Endpoint;
-use super::pipeline;
+use super::{pipeline, respond};
+use crate::diagnostics::REFUSALS;
 
 /// Serves Streamable HTTP on the endpoint's address until SIGINT or
 /// SIGTERM, then stops accepting, closes subscriptions and lets requests in
@@ -158,23 +166,16 @@ async fn accept_loop(listener: TcpListener, endpoint: Arc<Endpoint>) -> io::Resu
                         continue;
                     }
                 };
-                let _ = stream.set_nodelay(true);
-                let endpoint = endpoint.clone();
-                let activity = connections.connection();
-                let service = service_fn({
-                    let activity = activity.clone();
-                    move |request| {
-                        let endpoint = endpoint.clone();
-                        let request_in_progress = activity.begin();
-                        async move {
-                            let response = pipeline::handle(endpoint, request, Some(peer)).await;
-                            Ok::<_, std::convert::Infallible>(response.map(|body| Tracked {
-                                body,
-                                _request: request_in_progress,
-                            }))
-                        }
+                let client = match endpoint.clients.connect(peer.ip()) {
+                    Ok(client) => client,
+                    Err(_) => {
+                        refuse_connection(stream, peer);
+                        continue;
                     }
-                });
+                };
+                let _ = stream.set_nodelay(true);
+                let activity = connections.connection(Some(client));
+                let service = service(endpoint.clone(), activity.clone(), peer);
                 let connection = http.serve_connection(TokioIo::new(stream), service);
                 let task = tokio::task::spawn_local({
                     let activity = activity.clone();
@@ -199,6 +200,66 @@ async fn accept_loop(listener: TcpListener, endpoint: Arc<Endpoint>) -> io::Resu
         );
     }
     Ok(())
+}
+
+/// What hyper calls for each request of the connection `activity` tracks:
+/// the pipeline, unless the client already has as many requests in
+/// progress as one client may.
+fn service(
+    endpoint: Arc<Endpoint>,
+    activity: Rc<Activity>,
+    peer: SocketAddr,
+) -> impl hyper::service::Service<
+    Request<Incoming>,
+    Response = Response<Tracked<McpBody>>,
+    Error = Infallible,
+> {
+    service_fn(move |request| {
+        let endpoint = endpoint.clone();
+        let request_in_progress = activity.begin();
+        async move {
+            let response = match request_in_progress.admitted() {
+                true => pipeline::handle(endpoint, request, Some(peer)).await,
+                false => {
+                    REFUSALS.client.note(|suppressed| {
+                        tracing::warn!(%peer, suppressed, "refused a request: its client has as many in progress as one client may");
+                    });
+                    respond::client_busy()
+                }
+            };
+            Ok::<_, Infallible>(response.map(|body| Tracked {
+                body,
+                _request: request_in_progress,
+            }))
+        }
+    })
+}
+
+/// Answers a connection past its client's cap with a 429 and closes it,
+/// without reading what it sent. What it sent is drained for a moment
+/// first (at most 64 KiB, for at most 200 ms), so that the close does not
+/// reset the answer away before the client has read it, but not for long:
+/// each refused connection is a file descriptor until then.
+fn refuse_connection(mut stream: TcpStream, peer: SocketAddr) {
+    REFUSALS.client.note(|suppressed| {
+        tracing::warn!(%peer, suppressed, "refused a connection: its client has as many open as one client may");
+    });
+    tokio::task::spawn_local(async move {
+        let answer = async {
+            stream.write_all(respond::TOO_MANY_CONNECTIONS).await?;
+            stream.shutdown().await?;
+            let mut sink = [0; 4096];
+            let mut drained = 0;
+            while drained < 64 * 1024 {
+                match stream.read(&mut sink).await? {
+                    0 => break,
+                    read => drained += read,
+                }
+            }
+            Ok::<_, io::Error>(())
+        };
+        let _ = tokio::time::timeout(Duration::from_millis(200), answer).await;
+    });
 }
 
 /// SIGINT and SIGTERM, listened for from the moment they are installed

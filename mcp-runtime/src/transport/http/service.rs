@@ -24,15 +24,17 @@ use tokio::task::LocalSet;
 use super::body::McpBody;
 use super::endpoint::Endpoint;
 use super::pipeline::{self, BoxError};
+use super::respond;
 
 type Job = (
     Request<UnsyncBoxBody<Bytes, BoxError>>,
     oneshot::Sender<Response<McpBody>>,
 );
 
-/// The client's address, for rate limiting and for handlers. Insert it as a
-/// request extension in front of [`McpService`] (for example from axum's
-/// `ConnectInfo`); without it, per-client rate limiting is off.
+/// The client's address, for rate limiting, the per-client cap on requests
+/// in progress, and handlers. Insert it as a request extension in front of
+/// [`McpService`] (for example from axum's `ConnectInfo`); without it,
+/// both per-client limits are off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PeerAddr(pub SocketAddr);
 
@@ -86,9 +88,21 @@ async fn work(mut jobs: mpsc::UnboundedReceiver<Job>, endpoint: Arc<Endpoint>) {
         let endpoint = endpoint.clone();
         tokio::task::spawn_local(async move {
             let peer = request.extensions().get::<PeerAddr>().map(|p| p.0);
+            let client = match peer.map(|peer| endpoint.clients.request(peer.ip())) {
+                Some(Err(_)) => {
+                    let _ = reply.send(respond::client_busy());
+                    return;
+                }
+                Some(Ok(client)) => Some(client),
+                None => None,
+            };
             let handle = pipeline::handle(endpoint, request, peer);
             tokio::select! {
                 response = handle => {
+                    let response = match client {
+                        Some(client) => response.map(|body| body.holding(client)),
+                        None => response,
+                    };
                     let _ = reply.send(response);
                 }
                 // The caller gave up (the client disconnected): dropping

@@ -4,12 +4,15 @@
 
 #![allow(dead_code, reason = "each test file uses part of this")]
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::io::{BufRead, BufReader, Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, ChildStderr, Command, Stdio};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+pub(crate) mod keep_alive;
+pub(crate) mod stdio;
 
 pub(crate) const BINARY: &str = env!("CARGO_BIN_EXE_hostile-server");
 
@@ -19,24 +22,36 @@ pub(crate) enum Log {
     Counted,
     /// Never read after the address: a host that ignores stderr.
     Unread,
+    /// Read line by line: counted (bytes), and lines reporting a panic kept
+    /// in [`Http::panics`].
+    Watched,
 }
 
 /// A server on a loopback port of its own choosing.
 pub(crate) struct Http {
     pub(crate) child: Child,
     pub(crate) address: SocketAddr,
-    /// Bytes of log written after the address line (with [`Log::Counted`]).
+    /// Bytes of log written after the address line (with [`Log::Counted`]
+    /// and [`Log::Watched`]).
     pub(crate) logged: Arc<AtomicUsize>,
+    /// Log lines that say something panicked (with [`Log::Watched`]).
+    pub(crate) panics: Panics,
     /// Kept open (and unread) with [`Log::Unread`].
     _stderr: Option<ChildStderr>,
 }
 
 impl Http {
     pub(crate) fn start(args: &[&str], log: Log) -> Http {
+        Http::start_with_env(args, &[], log)
+    }
+
+    /// [`Http::start`] with extra environment variables.
+    pub(crate) fn start_with_env(args: &[&str], env: &[(&str, &str)], log: Log) -> Http {
         let mut child = Command::new(BINARY)
             .args(["--http", "127.0.0.1:0"])
             .args(args)
             .env("RUST_LOG", "info")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -56,6 +71,7 @@ impl Http {
             }
         };
         let logged = Arc::new(AtomicUsize::new(0));
+        let panics = Panics::default();
         let unread = match log {
             Log::Counted => {
                 let logged = logged.clone();
@@ -68,14 +84,79 @@ impl Http {
                 None
             }
             Log::Unread => Some(stderr.into_inner()),
+            Log::Watched => {
+                panics.watch(stderr, logged.clone());
+                None
+            }
         };
         Http {
             child,
             address,
             logged,
+            panics,
             _stderr: unread,
         }
     }
+}
+
+/// The lines of a server's log that say something panicked: the standard
+/// panic hook's `thread '…' panicked at` and the runtime's `handler
+/// panicked`.
+#[derive(Clone, Default)]
+pub(crate) struct Panics(Arc<Mutex<PanicLines>>);
+
+#[derive(Default)]
+struct PanicLines {
+    count: usize,
+    /// The first hundred, for reports.
+    kept: Vec<String>,
+}
+
+/// Lines [`Panics`] keeps.
+const KEPT: usize = 100;
+
+impl Panics {
+    /// How many lines said so.
+    pub(crate) fn count(&self) -> usize {
+        self.0.lock().unwrap().count
+    }
+
+    /// The lines after the first `seen` (of the first hundred).
+    pub(crate) fn since(&self, seen: usize) -> Vec<String> {
+        let lines = self.0.lock().unwrap();
+        lines.kept.get(seen..).unwrap_or_default().to_vec()
+    }
+
+    /// Reads `log` to its end on a thread of its own, counting its bytes
+    /// into `logged` and noting the lines that report a panic.
+    pub(crate) fn watch(&self, mut log: impl BufRead + Send + 'static, logged: Arc<AtomicUsize>) {
+        let panics = self.0.clone();
+        std::thread::spawn(move || {
+            let mut line = Vec::new();
+            while let Ok(read @ 1..) = log.read_until(b'\n', &mut line) {
+                logged.fetch_add(read, Ordering::Relaxed);
+                let text = String::from_utf8_lossy(&line);
+                if text.contains("panicked") {
+                    let mut panics = panics.lock().unwrap();
+                    panics.count += 1;
+                    if panics.kept.len() < KEPT {
+                        panics.kept.push(text.trim_end().to_owned());
+                    }
+                }
+                line.clear();
+            }
+        });
+    }
+}
+
+/// The resident set of process `pid` (`VmRSS`), in KiB.
+pub(crate) fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
 }
 
 impl Drop for Http {
@@ -151,6 +232,15 @@ pub(crate) fn post(head: &str, method: &str, name: Option<&str>, body: &str) -> 
         body.len()
     ));
     request.into_bytes()
+}
+
+/// `request` (made by [`post`]) without its `Connection: close`, for a
+/// [`keep_alive::KeepAlive`] connection.
+pub(crate) fn kept_open(request: Vec<u8>) -> Vec<u8> {
+    String::from_utf8(request)
+        .expect("text")
+        .replacen("Connection: close\r\n", "", 1)
+        .into_bytes()
 }
 
 /// A well-formed `server/discover` to `address`.
