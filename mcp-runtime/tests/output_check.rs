@@ -1,5 +1,6 @@
 //! Debug builds check a tool's `structuredContent` against its
-//! `outputSchema` (feature `debug-checks`, on by default): a tool whose
+//! `outputSchema` (feature `debug-checks`; the workspace's tests turn it
+//! on through `tests/hostile`): a tool whose
 //! `Serialize` disagrees with its `JsonSchema` fails with an internal
 //! error naming the path, and the mismatch is logged. Release builds (and
 //! builds without the feature) send what the tool returned.
