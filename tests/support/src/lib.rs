@@ -27,14 +27,37 @@ pub fn assert_valid(definition: &str, instance: &Value) {
 }
 
 /// Validates `instance` against `#/$defs/{definition}` of `schema` (the
-/// schema of `revision`), panicking with every violation. Validators are
-/// compiled once per revision and definition.
+/// schema of `revision`), panicking with every violation.
 pub(crate) fn assert_valid_in(
     revision: &'static str,
     schema: &'static Value,
     definition: &str,
     instance: &Value,
 ) {
+    let errors = violations_in(revision, schema, definition, instance);
+    assert!(
+        errors.is_empty(),
+        "not a valid {revision} `{definition}`:\n{}\ninstance: {instance:#}",
+        errors.join("\n")
+    );
+}
+
+/// How `instance` breaks `#/$defs/{definition}` of the spec schema (empty
+/// when it conforms), for tests that count failures rather than stop at
+/// the first.
+pub fn violations(definition: &str, instance: &Value) -> Vec<String> {
+    violations_in("2026-07-28", spec_schema(), definition, instance)
+}
+
+/// Every violation of `#/$defs/{definition}` of `schema` (the schema of
+/// `revision`) by `instance`. Validators are compiled once per revision and
+/// definition.
+fn violations_in(
+    revision: &'static str,
+    schema: &'static Value,
+    definition: &str,
+    instance: &Value,
+) -> Vec<String> {
     type Validators = Mutex<HashMap<(&'static str, String), &'static jsonschema::Validator>>;
     static VALIDATORS: OnceLock<Validators> = OnceLock::new();
     let validators = VALIDATORS.get_or_init(Default::default);
@@ -53,15 +76,10 @@ pub(crate) fn assert_valid_in(
                 jsonschema::draft202012::new(&schema).expect("schema.json compiles"),
             ))
         });
-    let errors: Vec<String> = validator
+    validator
         .iter_errors(instance)
         .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "not a valid {revision} `{definition}`:\n{}\ninstance: {instance:#}",
-        errors.join("\n")
-    );
+        .collect()
 }
 
 /// Validates a response frame: results against `result_definition` (for

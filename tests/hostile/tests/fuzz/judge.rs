@@ -3,9 +3,6 @@
 //! to the spec's `schema.json` for the method asked; and what a request
 //! lets its answer be, read the way the server reads it.
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
-
 use serde::{Deserialize, Deserializer};
 use serde_json::{Value, json};
 
@@ -163,48 +160,15 @@ fn error_definition(code: i64) -> Option<&'static str> {
     })
 }
 
-const DEFINITIONS: &[&str] = &[
-    "DiscoverResultResponse",
-    "ListToolsResultResponse",
-    "CallToolResultResponse",
-    "ListResourcesResultResponse",
-    "ListResourceTemplatesResultResponse",
-    "ReadResourceResultResponse",
-    "ListPromptsResultResponse",
-    "GetPromptResultResponse",
-    "CompleteResultResponse",
-    "JSONRPCResultResponse",
-    "JSONRPCErrorResponse",
-    "HeaderMismatchError",
-    "MissingRequiredClientCapabilityError",
-    "UnsupportedProtocolVersionError",
-    "ProgressNotification",
-    "LoggingMessageNotification",
-];
-
 /// Checks `instance` against `#/$defs/{definition}` of the spec's schema
-/// (validators compiled once, for both transports' tests).
+/// (the first three violations, if any).
 fn conform(definition: &str, instance: &Value) -> Result<(), String> {
-    static VALIDATORS: OnceLock<HashMap<&str, jsonschema::Validator>> = OnceLock::new();
-    let validators = VALIDATORS.get_or_init(|| {
-        DEFINITIONS
-            .iter()
-            .map(|&definition| {
-                let mut schema = mcp_test_support::spec_schema().clone();
-                schema["$ref"] = json!(format!("#/$defs/{definition}"));
-                let validator =
-                    jsonschema::draft202012::new(&schema).expect("schema.json compiles");
-                (definition, validator)
-            })
-            .collect()
-    });
-    let errors: Vec<String> = validators[definition]
-        .iter_errors(instance)
-        .take(3)
-        .map(|error| format!("{error} at {}", error.instance_path()))
-        .collect();
+    let errors = mcp_test_support::violations(definition, instance);
     match errors.is_empty() {
         true => Ok(()),
-        false => Err(format!("not a valid `{definition}`: {}", errors.join("; "))),
+        false => Err(format!(
+            "not a valid `{definition}`: {}",
+            errors[..errors.len().min(3)].join("; ")
+        )),
     }
 }
