@@ -23,6 +23,10 @@ pub(crate) const OPEN_WORLD: Symbol = Symbol("open_world");
 pub(crate) const INPUT_SCHEMA: Symbol = Symbol("input_schema");
 pub(crate) const REQUIRES_EXTENSION: Symbol = Symbol("requires_extension");
 pub(crate) const REPLAYABLE_STATE: Symbol = Symbol("replayable_state");
+pub(crate) const TASK: Symbol = Symbol("task");
+pub(crate) const REQUIRED: Symbol = Symbol("required");
+pub(crate) const ANSWER_WITHIN_MS: Symbol = Symbol("answer_within_ms");
+pub(crate) const POLL_INTERVAL_MS: Symbol = Symbol("poll_interval_ms");
 
 pub(crate) const COMPLETE: Symbol = Symbol("complete");
 pub(crate) const SIZE: Symbol = Symbol("size");

@@ -104,10 +104,7 @@ impl HeaderBench {
     /// Checks the standard and mirrored headers; `true` when they match.
     pub fn check(&self, headers: &http::HeaderMap) -> bool {
         let dispatcher = &self.server.dispatcher;
-        headers::check(&self.prepared, headers, |name| {
-            dispatcher.tool_header_params(name)
-        })
-        .is_ok()
+        headers::check(&self.prepared, headers, dispatcher).is_ok()
     }
 }
 

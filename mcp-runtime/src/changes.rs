@@ -23,6 +23,21 @@ pub enum Change {
     ResourcesListChanged,
     /// The resource at this URI changed.
     ResourceUpdated(String),
+    /// A task's state changed (the Tasks extension).
+    Task(TaskNotice),
+}
+
+/// A task's new state, for `notifications/tasks` on the `subscriptions/listen`
+/// streams of its owner that asked for it by id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskNotice {
+    /// The task's id.
+    pub task_id: String,
+    /// Whose task it is: only that caller's subscriptions receive it.
+    pub owner: String,
+    /// The notification's params (a `DetailedTask`, as `tasks/get` shows
+    /// it), as a JSON object without `_meta`.
+    pub params: std::sync::Arc<str>,
 }
 
 /// Carries changes from publishers to subscriptions.
@@ -104,6 +119,11 @@ impl Changes {
     /// The resource at `uri` changed.
     pub fn resource_updated(&self, uri: impl Into<String>) {
         self.bus.publish(Change::ResourceUpdated(uri.into()));
+    }
+
+    /// A task's state changed.
+    pub(crate) fn task_changed(&self, notice: TaskNotice) {
+        self.bus.publish(Change::Task(notice));
     }
 
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<Change> {

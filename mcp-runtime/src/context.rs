@@ -29,6 +29,16 @@ pub(crate) trait Sink: Send + Sync {
     /// Sends one complete JSON-RPC frame. A sink whose client is gone drops
     /// it: the request is being cancelled, and nobody is left to tell.
     fn send(&self, frame: Bytes);
+
+    /// Whether this is a task's sink: progress becomes the task's status
+    /// (whatever the request's `progressToken`), and notifications, which
+    /// tasks do not carry, are dropped.
+    fn is_task(&self) -> bool {
+        false
+    }
+
+    /// A task's progress report (only called on a task's sink).
+    fn progress(&self, _progress: f64, _total: Option<f64>, _message: Option<&str>) {}
 }
 
 impl Sink for UnboundedSender<Bytes> {
@@ -59,6 +69,10 @@ impl Outbox {
 
     pub(crate) fn send(&self, frame: Vec<u8>) {
         self.0.send(Bytes::from(frame));
+    }
+
+    fn is_task(&self) -> bool {
+        self.0.is_task()
     }
 }
 
@@ -277,9 +291,11 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Whether the client asked for progress on this request.
+    /// Whether anyone reads progress: the request carried a
+    /// `progressToken`, or it runs as a task (whose status message shows
+    /// the last report).
     pub fn is_requested(&self) -> bool {
-        self.ctx.inner.scope.meta.progress_token.is_some()
+        self.ctx.inner.scope.meta.progress_token.is_some() || self.ctx.inner.scope.outbox.is_task()
     }
 
     /// Reports `progress` with no known total.
@@ -298,9 +314,11 @@ impl Progress {
     }
 
     fn send(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let Some(token) = &self.ctx.inner.scope.meta.progress_token else {
+        let outbox = &self.ctx.inner.scope.outbox;
+        let token = self.ctx.inner.scope.meta.progress_token.as_ref();
+        if token.is_none() && !outbox.is_task() {
             return;
-        };
+        }
         if !progress.is_finite() || total.is_some_and(|t| !t.is_finite()) {
             return;
         }
@@ -317,6 +335,10 @@ impl Progress {
             }
             *last = Some(progress);
         }
+        let Some(token) = token.filter(|_| !outbox.is_task()) else {
+            outbox.0.progress(progress, total, message);
+            return;
+        };
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct Params<'a> {

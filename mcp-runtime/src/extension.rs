@@ -108,6 +108,8 @@ pub struct ExtensionMethod {
     pub(crate) handler: Arc<MethodFn>,
     pub(crate) needs_negotiation: bool,
     pub(crate) scopes: Vec<&'static str>,
+    /// The param that HTTP's `Mcp-Name` header mirrors, if any.
+    pub(crate) named_by: Option<&'static str>,
 }
 
 impl fmt::Debug for ExtensionMethod {
@@ -116,6 +118,7 @@ impl fmt::Debug for ExtensionMethod {
             .field("name", &self.name)
             .field("needs_negotiation", &self.needs_negotiation)
             .field("scopes", &self.scopes)
+            .field("named_by", &self.named_by)
             .finish_non_exhaustive()
     }
 }
@@ -145,7 +148,18 @@ impl ExtensionMethod {
             handler: Arc::new(erased),
             needs_negotiation: true,
             scopes: Vec::new(),
+            named_by: None,
         }
+    }
+
+    /// Names the string param that HTTP's `Mcp-Name` header must carry
+    /// (as `tasks/get` does with `taskId`): over Streamable HTTP, a request
+    /// whose body has the param and whose header is missing or differs is
+    /// refused with `-32020` (HTTP 400), like a `tools/call` whose header
+    /// does not name its tool.
+    pub fn named_by(mut self, param: &'static str) -> Self {
+        self.named_by = Some(param);
+        self
     }
 
     /// Lets clients that did not negotiate the extension call this method

@@ -35,6 +35,7 @@ pub mod schema;
 pub mod security;
 mod server;
 mod source;
+pub mod tasks;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod testing;
@@ -42,7 +43,7 @@ mod tool;
 mod transport;
 mod uri_template;
 
-pub use changes::{Change, ChangeBus, Changes, InProcessBus};
+pub use changes::{Change, ChangeBus, Changes, InProcessBus, TaskNotice};
 pub use complete::{AsyncCompleter, Completer, CompletionRequest, IntoCompletion, SyncCompleter};
 pub use context::{Context, FromContext, Logger, Progress};
 
@@ -108,7 +109,8 @@ pub mod __private {
     pub use crate::protocol::{CacheScope, IconTheme, Role};
     pub use crate::registry::{
         InputSchema, Location, PROMPTS, PromptEntry, RESOURCES, ResourceEntry, StaticAnnotations,
-        StaticIcon, StaticPromptArgument, StaticToolAnnotations, TOOLS, ToolEntry,
+        StaticIcon, StaticPromptArgument, StaticTaskSupport, StaticToolAnnotations, TOOLS,
+        ToolEntry,
     };
     pub use crate::resource::{
         IntoResourceContents, ResourceFuture, ResourceInvocation, ResourceReadFn, TemplateVariable,

@@ -51,6 +51,9 @@ pub struct ServerBuilder {
     bus: Arc<dyn ChangeBus>,
     state: StateSettings,
     extensions: Vec<Extension>,
+    /// How tasks run; `None` until set (a server with task tools then uses
+    /// the defaults).
+    tasks: Option<crate::tasks::TaskOptions>,
 }
 
 /// How `requestState` is sealed.
@@ -104,6 +107,7 @@ impl ServerBuilder {
                 clock: Arc::new(SystemTime::now),
             },
             extensions: Vec::new(),
+            tasks: None,
         }
     }
 
@@ -182,6 +186,16 @@ impl ServerBuilder {
     /// `capabilities.extensions`, its methods served beside the core's.
     pub fn extension(mut self, extension: Extension) -> Self {
         self.extensions.push(extension);
+        self
+    }
+
+    /// How tasks run (the Tasks extension, `io.modelcontextprotocol/tasks`):
+    /// where they are kept, for how long, how often clients should poll.
+    /// A server with `#[tool(task)]` tools runs tasks with the defaults
+    /// ([`TaskOptions::new`](crate::tasks::TaskOptions::new)) without this;
+    /// with it, the extension is offered even without task tools.
+    pub fn tasks(mut self, options: crate::tasks::TaskOptions) -> Self {
+        self.tasks = Some(options);
         self
     }
 
@@ -311,12 +325,27 @@ impl ServerBuilder {
     /// `requestState` keys.
     pub(crate) fn dispatcher(&self, registry: Registry) -> Result<Dispatcher, BuildError> {
         let changes = Changes::new(self.bus.clone());
+        let has_task_tools = registry
+            .tools()
+            .iter()
+            .any(|tool| tool.entry.task.is_some());
+        let tasks = match &self.tasks {
+            Some(options) => Some(options.clone()),
+            None => has_task_tools.then(crate::tasks::TaskOptions::new),
+        };
+        let tasks = tasks.map(|options| {
+            Arc::new(crate::tasks::Runtime::new(
+                options,
+                self.state.clock.clone(),
+            ))
+        });
         Dispatcher::new(
             registry,
             self.extensions.clone(),
             &self.settings,
             changes,
             self.sealer()?,
+            tasks,
         )
     }
 

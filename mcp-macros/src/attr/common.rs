@@ -5,7 +5,7 @@
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
-use syn::{LitBool, LitStr, Path, Token};
+use syn::{LitBool, LitFloat, LitInt, LitStr, Path, Token};
 
 use crate::ctxt::Ctxt;
 use crate::symbol::{
@@ -217,4 +217,30 @@ pub(crate) fn unknown_key(
         syn::parenthesized!(_content in meta.input);
     }
     Ok(())
+}
+
+/// A non-negative integer literal after `key =`; a negative one is
+/// reported (and skipped) here.
+pub(crate) fn lit_int(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    key: Symbol,
+) -> syn::Result<Option<LitInt>> {
+    let value = meta.value()?;
+    if value.peek(Token![-]) && (value.peek2(LitInt) || value.peek2(LitFloat)) {
+        let minus: Token![-] = value.parse()?;
+        let number: syn::Lit = value.parse()?;
+        cx.error_spanned_by(
+            quote::quote!(#minus #number),
+            format!("`{key}` is a non-negative integer"),
+        );
+        return Ok(None);
+    }
+    let lit = value.parse().map_err(|error| {
+        syn::Error::new(
+            error.span(),
+            format!("`{key}` takes an integer literal: `{key} = 1024`"),
+        )
+    })?;
+    Ok(Some(lit))
 }

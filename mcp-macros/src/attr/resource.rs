@@ -3,14 +3,13 @@
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::meta::ParseNestedMeta;
 use syn::parse::{ParseStream, Parser as _};
-use syn::{Ident, LitFloat, LitInt, LitStr, Token};
+use syn::{Ident, LitInt, LitStr, Token};
 
-use super::common::{CommonAttr, lit_str, set_once, unknown_key};
+use super::common::{CommonAttr, lit_int, lit_str, set_once, unknown_key};
 use super::completers::{self, CompleterAttr};
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    ANNOTATIONS, AUDIENCE, CACHE, COMPLETE, LAST_MODIFIED, MIME_TYPE, PRIORITY, SIZE, Symbol,
-    TTL_MS,
+    ANNOTATIONS, AUDIENCE, CACHE, COMPLETE, LAST_MODIFIED, MIME_TYPE, PRIORITY, SIZE, TTL_MS,
 };
 
 /// `annotations(audience = [...], priority = 0.5, last_modified = "...")`.
@@ -181,26 +180,6 @@ fn is_option(argument: &TokenStream) -> bool {
 /// The integer literal after `key =`. A negative number is reported here,
 /// across the sign and the digits (syn spans a negative literal at its sign
 /// alone), and gives `None`.
-fn lit_int(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: Symbol) -> syn::Result<Option<LitInt>> {
-    let value = meta.value()?;
-    if value.peek(Token![-]) && (value.peek2(LitInt) || value.peek2(LitFloat)) {
-        let minus: Token![-] = value.parse()?;
-        let number: syn::Lit = value.parse()?;
-        cx.error_spanned_by(
-            quote::quote!(#minus #number),
-            format!("`{key}` is a non-negative integer"),
-        );
-        return Ok(None);
-    }
-    let lit = value.parse().map_err(|error| {
-        syn::Error::new(
-            error.span(),
-            format!("`{key}` takes an integer literal: `{key} = 1024`"),
-        )
-    })?;
-    Ok(Some(lit))
-}
-
 /// What `priority` must be; also checked for literals in `check/`.
 pub(crate) const PRIORITY_RANGE: &str = "`priority` is a number from 0.0 to 1.0";
 

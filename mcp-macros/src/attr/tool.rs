@@ -5,11 +5,12 @@ use syn::LitStr;
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser as _;
 
-use super::common::{CommonAttr, Flag, lit_str, parse_flag, set_once, unknown_key};
+use super::common::{CommonAttr, Flag, lit_int, lit_str, parse_flag, set_once, unknown_key};
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    ANNOTATIONS, DESTRUCTIVE, IDEMPOTENT, INPUT_SCHEMA, OPEN_WORLD, READ_ONLY, REPLAYABLE_STATE,
-    REQUIRES_EXTENSION, TITLE,
+    ANNOTATIONS, ANSWER_WITHIN_MS, DESTRUCTIVE, IDEMPOTENT, INPUT_SCHEMA, OPEN_WORLD,
+    POLL_INTERVAL_MS, READ_ONLY, REPLAYABLE_STATE, REQUIRED, REQUIRES_EXTENSION, TASK, TITLE,
+    TTL_MS,
 };
 
 #[derive(Default)]
@@ -34,9 +35,22 @@ pub(crate) struct ToolAttr {
     /// `replayable_state`: the key as written (for spans) and its value.
     /// Whether it has any effect is checked in `check::tool`.
     pub(crate) replayable_state: Option<(syn::Path, Flag)>,
+    /// `task` or `task(...)`: runs as a task for clients with the Tasks
+    /// extension. Values are checked in `check::tool`.
+    pub(crate) task: Option<TaskAttr>,
 }
 
-const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `requires_extension`, `input_schema`, `replayable_state` or `crate`";
+/// `task(required, answer_within_ms = 250, ttl_ms = .., poll_interval_ms = ..)`.
+pub(crate) struct TaskAttr {
+    pub(crate) required: Option<Flag>,
+    pub(crate) answer_within_ms: Option<syn::LitInt>,
+    pub(crate) ttl_ms: Option<syn::LitInt>,
+    pub(crate) poll_interval_ms: Option<syn::LitInt>,
+}
+
+const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `requires_extension`, `input_schema`, `replayable_state`, `task` or `crate`";
+
+const TASK_KEYS: &str = "`required`, `answer_within_ms`, `ttl_ms` or `poll_interval_ms`";
 
 impl ToolAttr {
     pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> ToolAttr {
@@ -73,6 +87,9 @@ impl ToolAttr {
                 meta.parse_nested_meta(|inner| {
                     parse_annotation(cx, &inner, &mut attr.annotations)
                 })?;
+            } else if meta.path == TASK {
+                let task = parse_task(cx, &meta)?;
+                set_once(cx, &meta, TASK, &mut attr.task, task);
             } else {
                 unknown_key(cx, &meta, "#[tool]", TOOL_KEYS)?;
             }
@@ -90,6 +107,46 @@ impl ToolAttr {
             .as_ref()
             .is_some_and(|(_, flag)| flag.value)
     }
+}
+
+/// `task` alone, or `task(...)` with its options.
+fn parse_task(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<TaskAttr> {
+    let mut task = TaskAttr {
+        required: None,
+        answer_within_ms: None,
+        ttl_ms: None,
+        poll_interval_ms: None,
+    };
+    if meta.input.peek(syn::Token![=]) {
+        return Err(meta.error(
+            "`task` takes no value: write `task`, or `task(required)` to refuse clients without the Tasks extension",
+        ));
+    }
+    if !meta.input.peek(syn::token::Paren) {
+        return Ok(task);
+    }
+    meta.parse_nested_meta(|inner| {
+        let numbers = [
+            (ANSWER_WITHIN_MS, &mut task.answer_within_ms),
+            (TTL_MS, &mut task.ttl_ms),
+            (POLL_INTERVAL_MS, &mut task.poll_interval_ms),
+        ];
+        if inner.path == REQUIRED {
+            let flag = parse_flag(&inner, REQUIRED)?;
+            set_once(cx, &inner, REQUIRED, &mut task.required, flag);
+            return Ok(());
+        }
+        for (symbol, slot) in numbers {
+            if inner.path == symbol {
+                if let Some(value) = lit_int(cx, &inner, symbol)? {
+                    set_once(cx, &inner, symbol, slot, value);
+                }
+                return Ok(());
+            }
+        }
+        unknown_key(cx, &inner, "task", TASK_KEYS)
+    })?;
+    Ok(task)
 }
 
 fn parse_annotation(

@@ -12,7 +12,59 @@ pub(crate) fn tool(cx: &Ctxt, tool: &HandlerFn<'_>, attr: &ToolAttr) {
     check_raw_schema(cx, tool, attr);
     check_extensions(cx, &attr.extensions);
     check_replayable_state(cx, attr);
+    check_task(cx, attr);
 }
+
+/// `task(...)` values: positive where zero means nothing, and an
+/// `answer_within_ms` shorter than the task's lifetime. The Tasks
+/// extension is declared with `task(required)`, not `requires_extension`,
+/// which would refuse clients without it even for a synchronous call.
+fn check_task(cx: &Ctxt, attr: &ToolAttr) {
+    if let Some(id) = attr
+        .extensions
+        .iter()
+        .find(|id| id.value() == TASKS_EXTENSION)
+    {
+        cx.error_spanned_by(
+            id,
+            "the Tasks extension is declared with `task`: write `#[tool(task)]` (or `task(required)` to refuse clients without it) instead of `requires_extension`",
+        );
+    }
+    let Some(task) = &attr.task else {
+        return;
+    };
+    let number = |lit: &Option<syn::LitInt>, key: &str, positive: bool| -> Option<u64> {
+        let lit = lit.as_ref()?;
+        match lit.base10_parse::<u64>() {
+            Ok(0) if positive => {
+                cx.error_spanned_by(lit, format!("`{key}` must be at least 1"));
+                None
+            }
+            Ok(value) => Some(value),
+            Err(_) => {
+                cx.error_spanned_by(
+                    lit,
+                    format!("`{key}` is a whole number of milliseconds that fits in 64 bits"),
+                );
+                None
+            }
+        }
+    };
+    let answer = number(&task.answer_within_ms, "answer_within_ms", false);
+    let ttl = number(&task.ttl_ms, "ttl_ms", true);
+    number(&task.poll_interval_ms, "poll_interval_ms", true);
+    if let (Some(answer), Some(ttl), Some(lit)) = (answer, ttl, &task.answer_within_ms)
+        && answer >= ttl
+    {
+        cx.error_spanned_by(
+            lit,
+            format!("`answer_within_ms` ({answer}) must be shorter than the task's `ttl_ms` ({ttl}): a call is answered directly only if it finishes well within its task's lifetime"),
+        );
+    }
+}
+
+/// The Tasks extension's identifier.
+const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// `replayable_state` lifts the single use the runtime gives, by default,
 /// the `requestState` of a tool that a repeat could change things with. On

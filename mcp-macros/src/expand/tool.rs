@@ -225,6 +225,7 @@ fn entry(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenS
     let asks = super::ask::declared(tool);
     let extensions = &attr.extensions;
     let replayable_state = attr.replayable_state();
+    let task = task(attr, private);
     let input_schema = match &attr.input_schema {
         // Spanned at the path, so a function of the wrong type is reported
         // there, as not coercing to `fn() -> Value`.
@@ -245,7 +246,37 @@ fn entry(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenS
             asks: #asks,
             extensions: &[#(#extensions),*],
             replayable_state: #replayable_state,
+            task: #task,
         };
+    }
+}
+
+/// `Some(StaticTaskSupport { .. })` for `task(...)`, else `None`.
+fn task(attr: &ToolAttr, private: &TokenStream) -> TokenStream {
+    let Some(task) = &attr.task else {
+        return quote!(::core::option::Option::None);
+    };
+    let required = task.required.is_some_and(|flag| flag.value);
+    let millis = |lit: &Option<syn::LitInt>| {
+        option(lit.as_ref().map(|lit| {
+            let value = lit.base10_parse::<u64>().unwrap_or(1);
+            quote!(#value)
+        }))
+    };
+    let answer_within = task
+        .answer_within_ms
+        .as_ref()
+        .and_then(|lit| lit.base10_parse::<u64>().ok())
+        .unwrap_or(0);
+    let ttl = millis(&task.ttl_ms);
+    let poll = millis(&task.poll_interval_ms);
+    quote! {
+        ::core::option::Option::Some(#private::StaticTaskSupport {
+            required: #required,
+            answer_within_ms: #answer_within,
+            ttl_ms: #ttl,
+            poll_interval_ms: #poll,
+        })
     }
 }
 

@@ -25,6 +25,7 @@ mod prompts;
 mod resources;
 mod run;
 pub(crate) mod subscriptions;
+mod tasks;
 mod tools;
 
 use std::pin::Pin;
@@ -229,16 +230,22 @@ pub(crate) struct Dispatcher {
     resource_pages: Pages<Resources>,
     template_pages: Pages<Templates>,
     prompt_pages: Pages<Prompts>,
+    /// The Tasks extension's runtime, when the server runs tasks.
+    tasks: Option<Arc<crate::tasks::Runtime>>,
 }
 
 impl Dispatcher {
     pub(crate) fn new(
         registry: Registry,
-        extensions: Vec<Extension>,
+        mut extensions: Vec<Extension>,
         settings: &Settings,
         changes: Changes,
         sealer: StateSealer,
+        tasks: Option<Arc<crate::tasks::Runtime>>,
     ) -> Result<Dispatcher, BuildError> {
+        if let Some(runtime) = &tasks {
+            extensions.push(runtime.extension());
+        }
         let extensions = Extensions::build(extensions, &registry)?;
         let server_info = settings
             .server_info_in_results
@@ -265,6 +272,7 @@ impl Dispatcher {
             changes,
             offered,
             server_info,
+            tasks,
         })
     }
 
@@ -410,6 +418,15 @@ impl Dispatcher {
             .tool(name)
             .map(|t| t.header_params.as_slice())
             .filter(|p| !p.is_empty())
+    }
+
+    /// The param an extension method's `Mcp-Name` header mirrors, if any.
+    #[cfg_attr(
+        not(feature = "http"),
+        allow(dead_code, reason = "read by the HTTP transport (feature `http`)")
+    )]
+    pub(crate) fn named_by(&self, method: &str) -> Option<&'static str> {
+        self.extensions.method(method)?.method.named_by
     }
 
     /// Whether this server offers `method` (list methods only exist when

@@ -142,7 +142,7 @@ impl<'a> Rounds<'a> {
         server_info: Option<&RawValue>,
     ) -> Result<Bytes, ErrorObject> {
         match input.stop() {
-            None => Err(ErrorObject::internal_error()),
+            None | Some(Stop::Ready) => Err(ErrorObject::internal_error()),
             Some(Stop::Invalid(problem)) => Err(ErrorObject::invalid_params(format!(
                 "Invalid input response: {problem}"
             ))),

@@ -72,6 +72,16 @@ pub(super) async fn call(
         request.member(&head.input_responses),
         request.member(&head.request_state),
     )?;
+    if let Some(support) = &tool.entry.task
+        && let Some(runtime) = super::tasks::route(dispatcher, support, &scope.meta)?
+    {
+        // Boxed: a task's start is rare, and inline its state would
+        // grow every call's future.
+        return Box::pin(super::tasks::call(
+            dispatcher, runtime, tool, arguments, retry, scope,
+        ))
+        .await;
+    }
     let target = Target {
         method: "tools/call",
         name: tool.entry.name,
@@ -83,8 +93,18 @@ pub(super) async fn call(
     let Some(result) = invoke(tool, arguments, context, &input).await? else {
         return rounds.stopped(&input, server_info);
     };
+    written(tool, &result, server_info)
+}
+
+/// The result's bytes, as `tools/call` answers (checked against the
+/// tool's output schema in debug builds with `debug-checks`).
+pub(super) fn written(
+    tool: &RegisteredTool,
+    result: &CallToolResult,
+    server_info: Option<&RawValue>,
+) -> Result<Bytes, ErrorObject> {
     #[cfg(all(debug_assertions, feature = "debug-checks"))]
-    check_output(tool, &result)?;
+    check_output(tool, result)?;
     Ok(Bytes::from(
         serde_json::to_vec(&Finite(&result.wire(server_info))).map_err(|error| {
             tracing::error!(%error, tool = tool.entry.name, "tool result failed to serialize");
@@ -149,7 +169,7 @@ fn check_output(tool: &RegisteredTool, result: &CallToolResult) -> Result<(), Er
 }
 
 /// Runs the tool; `None` if it suspended on an unanswered ask.
-async fn invoke(
+pub(super) async fn invoke(
     tool: &RegisteredTool,
     arguments: &str,
     context: Context,

@@ -18,7 +18,9 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::pin;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use std::task::Poll;
+use std::task::{Poll, Waker};
+
+use tokio::sync::Notify;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -59,6 +61,26 @@ struct Round {
     askable: bool,
     /// Which round this is: 0 for a request without `requestState`.
     number: u32,
+    /// How an unanswered ask ends: the round, or a wait (a task).
+    mode: Mode,
+    /// Live asks waiting for their answers to arrive.
+    waiters: Vec<Waker>,
+}
+
+/// How a handler's asks are resolved.
+#[derive(Debug, Default)]
+pub(crate) enum Mode {
+    /// Multi round-trip: an unanswered ask ends the round.
+    #[default]
+    Rounds,
+    /// A task's declared asks, answered in rounds before it is created:
+    /// the handler stops once `remaining` more declared asks have their
+    /// answers, before its body runs ([`Stop::Ready`]).
+    Probe { remaining: usize },
+    /// A running task: an unanswered ask waits for its answer, which
+    /// `tasks/update` delivers to this same handler; `changed` wakes the
+    /// task's driver to publish new asks.
+    Live(Arc<Notify>),
 }
 
 /// A value used this round, as the next round's state will carry it.
@@ -116,6 +138,8 @@ impl Round {
             suspended: false,
             askable: true,
             number,
+            mode: Mode::Rounds,
+            waiters: Vec::new(),
         }
     }
 
@@ -146,6 +170,7 @@ impl Round {
 /// What one ask asks. A form's request carries its whole schema, so it is
 /// built only when the ask must be sent; its fingerprint was computed with
 /// the schema, once per type.
+#[derive(Clone)]
 pub(crate) enum Question<'a> {
     /// A form elicitation: the prepared form and this round's message.
     Form { form: &'a Form, message: String },
@@ -191,6 +216,9 @@ pub(crate) enum Stop {
     Missing(Value),
     /// An answer does not fit its ask.
     Invalid(String),
+    /// Every declared ask has its answer: the handler's body may run (as a
+    /// task).
+    Ready,
 }
 
 /// Asks the client for input in the middle of a `tools/call`,
@@ -346,19 +374,52 @@ impl Input {
         format!("{prefix}_{}", round.steps)
     }
 
-    /// One ask: its answer if there is one, else the end of this round.
+    /// One ask: its answer if there is one; else the end of this round,
+    /// or in a task, a wait for the answer `tasks/update` brings.
     pub(crate) async fn ask<A: Answer>(&self, key: Option<&str>, question: Question<'_>) -> A {
         let key = match key {
             Some(key) => key.to_owned(),
             None => self.next_key(A::KIND.key_prefix()),
         };
-        if self.consider(&key, A::KIND, question, |r| read_answer::<A>(r).map(|_| ())) {
-            let answer = self.lock().answer(&key).map(read_answer::<A>);
-            if let Some(Ok(answer)) = answer {
-                return answer;
+        loop {
+            let check = |r: Response<'_>| read_answer::<A>(r).map(|_| ());
+            if self.consider(&key, A::KIND, question.clone(), check) {
+                let answer = self.lock().answer(&key).map(read_answer::<A>);
+                if let Some(Ok(answer)) = answer {
+                    return answer;
+                }
             }
+            if !self.waits_for(&key) {
+                return self.suspend().await;
+            }
+            self.answer_arrives(&key).await;
         }
-        self.suspend().await
+    }
+
+    /// Whether an unanswered `key` waits for its answer (a running task's
+    /// ask, when nothing stopped the task's round) rather than ending the
+    /// round.
+    fn waits_for(&self, key: &str) -> bool {
+        let round = self.lock();
+        matches!(round.mode, Mode::Live(_))
+            && round.invalid.is_none()
+            && round.missing.is_none()
+            && !round.responses.contains_key(key)
+    }
+
+    /// Completes once an answer under `key` has been delivered.
+    async fn answer_arrives(&self, key: &str) {
+        std::future::poll_fn(|cx| {
+            let mut round = self.lock();
+            if round.responses.contains_key(key) {
+                return Poll::Ready(());
+            }
+            if !round.waiters.iter().any(|w| w.will_wake(cx.waker())) {
+                round.waiters.push(cx.waker().clone());
+            }
+            Poll::Pending
+        })
+        .await;
     }
 
     /// Records what `key` needs: `true` if its answer is at hand (and
@@ -417,6 +478,9 @@ impl Input {
             request["params"] = params;
         }
         round.pending.push((key.to_owned(), request));
+        if let Mode::Live(changed) = &round.mode {
+            changed.notify_one();
+        }
         false
     }
 
@@ -431,8 +495,21 @@ impl Input {
             }
         };
         match value {
-            Some(Ok(answer)) => answer,
+            Some(Ok(answer)) if !self.probe_done() => answer,
             _ => self.suspend().await,
+        }
+    }
+
+    /// Counts a declared ask answered while probing; `true` once every one
+    /// is: the handler stops before its body ([`Stop::Ready`]).
+    fn probe_done(&self) -> bool {
+        let mut round = self.lock();
+        match &mut round.mode {
+            Mode::Probe { remaining } => {
+                *remaining = remaining.saturating_sub(1);
+                *remaining == 0
+            }
+            _ => false,
         }
     }
 
@@ -453,7 +530,13 @@ impl Input {
             self.lock().askable,
             "only tools/call, resources/read and prompts/get can ask the client for input"
         );
-        self.lock().suspended = true;
+        {
+            let mut round = self.lock();
+            round.suspended = true;
+            if let Mode::Live(changed) = &round.mode {
+                changed.notify_one();
+            }
+        }
         std::future::pending().await
     }
 
@@ -469,6 +552,9 @@ impl Input {
         if let Some(missing) = round.missing.take() {
             return Some(Stop::Missing(missing));
         }
+        if let Mode::Probe { remaining: 0 } = round.mode {
+            return Some(Stop::Ready);
+        }
         Some(Stop::Pending(std::mem::take(&mut round.pending)))
     }
 
@@ -482,6 +568,76 @@ impl Input {
             .map(|(key, step)| (key.clone(), step.sealed()));
         steps.extend(used);
         steps
+    }
+}
+
+/// A running task's side of its handler's input.
+impl Input {
+    /// The input of a task's handler: asks wait for their answers, and
+    /// `changed` is notified when there are new ones to publish (or the
+    /// handler stopped). `recorded` holds the answers of the declared
+    /// asks, from the rounds before the task was created.
+    pub(crate) fn live(
+        capabilities: Arc<ClientCapabilities>,
+        recorded: Map<String, Value>,
+        changed: Arc<Notify>,
+    ) -> Self {
+        let input = Input::new(capabilities, 0, recorded, Responses::new(), None);
+        input.lock().mode = Mode::Live(changed);
+        input
+    }
+
+    /// Probes the handler's `declared` asks: it stops once they are all
+    /// answered, before its body runs.
+    pub(crate) fn probe(&self, declared: usize) {
+        self.lock().mode = Mode::Probe {
+            remaining: declared,
+        };
+    }
+
+    /// Whether a probed handler stopped because every declared ask has its
+    /// answer (without taking the reason, as [`stop`](Self::stop) does).
+    pub(crate) fn is_ready(&self) -> bool {
+        let round = self.lock();
+        round.suspended
+            && round.invalid.is_none()
+            && round.missing.is_none()
+            && matches!(round.mode, Mode::Probe { remaining: 0 })
+    }
+
+    /// Whether the handler stopped for good (a task's answer did not fit,
+    /// or its client lacks a capability an ask needs).
+    pub(crate) fn is_stopped(&self) -> bool {
+        self.lock().suspended
+    }
+
+    /// Whether asks wait to be published.
+    pub(crate) fn has_pending(&self) -> bool {
+        !self.lock().pending.is_empty()
+    }
+
+    /// Why a running task's handler stopped, if it did.
+    pub(crate) fn stopped(&self) -> Option<Stop> {
+        self.stop()
+    }
+
+    /// The asks recorded since the last call, to publish.
+    pub(crate) fn take_pending(&self) -> Vec<(String, Value)> {
+        std::mem::take(&mut self.lock().pending)
+    }
+
+    /// Delivers answers to waiting asks (the task's driver, from
+    /// `tasks/update`).
+    pub(crate) fn deliver(&self, responses: Map<String, Value>) {
+        let mut round = self.lock();
+        for (key, value) in responses {
+            if let Ok(raw) = RawValue::from_string(value.to_string()) {
+                round.responses.insert(key, raw);
+            }
+        }
+        for waiter in std::mem::take(&mut round.waiters) {
+            waiter.wake();
+        }
     }
 }
 

@@ -23,7 +23,7 @@ pub use self::common::{Location, StaticAnnotations, StaticIcon};
 pub use self::prompt::{PromptEntry, StaticPromptArgument};
 pub use self::resource::ResourceEntry;
 pub(crate) use self::tool::RegisteredTool;
-pub use self::tool::{InputSchema, StaticToolAnnotations, ToolEntry};
+pub use self::tool::{InputSchema, StaticTaskSupport, StaticToolAnnotations, ToolEntry};
 use crate::complete::ArgumentCompleter;
 use crate::schema::SchemaError;
 use crate::uri_template::{self, TemplatePart};

@@ -49,6 +49,23 @@ impl StaticToolAnnotations {
     }
 }
 
+/// `#[tool(task(...))]`: how a tool runs as a task (the Tasks extension).
+///
+/// Built only by generated code; not a stable API.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StaticTaskSupport {
+    /// `task(required)`: a client that did not negotiate the extension gets
+    /// `-32021` instead of a synchronous call.
+    pub required: bool,
+    /// `task(answer_within_ms = N)`: a call that finishes within `N` ms is
+    /// answered directly, without a task (0: always a task).
+    pub answer_within_ms: u64,
+    /// `task(ttl_ms = N)`: how long its tasks are kept.
+    pub ttl_ms: Option<u64>,
+    /// `task(poll_interval_ms = N)`: how often clients should poll.
+    pub poll_interval_ms: Option<u64>,
+}
+
 /// One `#[tool]` function, as the macro registers it.
 ///
 /// Built only by generated code; not a stable API.
@@ -86,6 +103,9 @@ pub struct ToolEntry {
     /// `replayable_state`: its `requestState` may be used more than once,
     /// even though the annotations say a repeat could change things.
     pub replayable_state: bool,
+    /// `task` or `task(...)`: runs as a task for clients that negotiated
+    /// the Tasks extension.
+    pub task: Option<StaticTaskSupport>,
     /// Definition site.
     pub location: Location,
 }

@@ -26,6 +26,22 @@ pub fn assert_valid(definition: &str, instance: &Value) {
     assert_valid_in("2026-07-28", spec_schema(), definition, instance);
 }
 
+/// The vendored schema of the Tasks extension.
+pub fn tasks_schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        serde_json::from_str(include_str!("../../../spec/extensions/tasks/schema.json"))
+            .expect("the tasks schema parses")
+    })
+}
+
+/// Validates `instance` against `#/$defs/{definition}` of the Tasks
+/// extension's schema (`CreateTaskResult`, `GetTaskResult`,
+/// `TaskStatusNotification`, ...), panicking with every violation.
+pub fn assert_valid_task(definition: &str, instance: &Value) {
+    assert_valid_in("tasks", tasks_schema(), definition, instance);
+}
+
 /// Validates `instance` against `#/$defs/{definition}` of `schema` (the
 /// schema of `revision`), panicking with every violation.
 pub(crate) fn assert_valid_in(

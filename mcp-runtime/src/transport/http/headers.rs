@@ -14,8 +14,8 @@ use http::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
 use super::hook::EraHeaders;
-use crate::dispatch::Prepared;
 use crate::dispatch::envelope::json_str;
+use crate::dispatch::{Dispatcher, Prepared};
 use crate::protocol::ErrorObject;
 use crate::protocol::method::{Method, MethodName};
 use crate::schema::{HeaderKind, HeaderParam};
@@ -229,10 +229,10 @@ pub(crate) fn decode<'a>(value: &'a str, display: &str) -> Result<Cow<'a, str>, 
 }
 
 /// Checks every mirrored header of a prepared request.
-pub(crate) fn check<'p>(
+pub(crate) fn check(
     prepared: &Prepared,
     headers: &HeaderMap,
-    header_params: impl Fn(&str) -> Option<&'p [HeaderParam]>,
+    dispatcher: &Dispatcher,
 ) -> Result<(), ErrorObject> {
     let mirrored = Mirrored::scan(headers);
     let version = mirrored.version.required("MCP-Protocol-Version")?;
@@ -249,20 +249,22 @@ pub(crate) fn check<'p>(
             "Mcp-Method header value '{method}' does not match body value '{body_method}'"
         )));
     }
-    let named = match prepared.request.method {
-        MethodName::Known(Method::ToolsCall | Method::PromptsGet) => Some(false),
-        MethodName::Known(Method::ResourcesRead) => Some(true),
-        _ => None,
-    };
-    let Some(by_uri) = named else {
-        return Ok(());
-    };
-    // A body whose target does not parse is rejected by the dispatcher with
-    // -32602.
     let request = &prepared.request;
     let head = request.head();
-    let target = request.member(if by_uri { &head.uri } else { &head.name });
-    let Some(target) = target.and_then(json_str) else {
+    // A body whose target does not parse is rejected by the dispatcher with
+    // -32602.
+    let target = match &request.method {
+        MethodName::Known(Method::ToolsCall | Method::PromptsGet) => {
+            request.member(&head.name).and_then(json_str)
+        }
+        MethodName::Known(Method::ResourcesRead) => request.member(&head.uri).and_then(json_str),
+        MethodName::Unknown(name) => match dispatcher.named_by(name) {
+            Some(param) => param_str(request.params(), param).map(Cow::Owned),
+            None => None,
+        },
+        MethodName::Known(_) => None,
+    };
+    let Some(target) = target else {
         return Ok(());
     };
     let header = mirrored.name.required("Mcp-Name")?;
@@ -273,7 +275,8 @@ pub(crate) fn check<'p>(
         )));
     }
     let is_call = request.method == MethodName::Known(Method::ToolsCall);
-    if let Some(params) = Some(&*target).filter(|_| is_call).and_then(&header_params) {
+    let header_params = |name: &str| dispatcher.tool_header_params(name);
+    if let Some(params) = Some(&*target).filter(|_| is_call).and_then(header_params) {
         // Only tools that mirror arguments pay for reading them.
         let arguments = request
             .member(&head.arguments)
@@ -281,6 +284,16 @@ pub(crate) fn check<'p>(
         check_params(params, arguments.as_ref(), headers)?;
     }
     Ok(())
+}
+
+/// The string param `name` of an extension method's params, which its
+/// `Mcp-Name` header mirrors.
+fn param_str(params: Option<&str>, name: &str) -> Option<String> {
+    let params: serde_json::Map<String, Value> = serde_json::from_str(params?).ok()?;
+    match params.get(name)? {
+        Value::String(value) => Some(value.clone()),
+        _ => None,
+    }
 }
 
 /// Every annotated parameter present in the arguments needs a matching

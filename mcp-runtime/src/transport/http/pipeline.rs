@@ -434,9 +434,7 @@ impl Admission for HttpAdmission<'_> {
             return Ok(());
         };
         let dispatcher = self.endpoint.dispatcher();
-        headers::check(request, &parts.headers, |name| {
-            dispatcher.tool_header_params(name)
-        })
+        headers::check(request, &parts.headers, dispatcher)
     }
 
     fn admit(

@@ -1,0 +1,560 @@
+//! `tools/call` of a task tool (the Tasks extension), for a client whose
+//! request declares the extension.
+//!
+//! The request resolves the tool's declared asks first, in ordinary rounds
+//! (the spec: a server SHOULD settle multi round-trip exchanges before it
+//! answers with a task), by running the handler until they are answered
+//! ([`Input::probe`]). Then a task worker runs the handler from the top
+//! with those answers; its driver answers the request directly if the tool
+//! finishes within `answer_within_ms`, or creates the task in the store
+//! (durably, before the handle is sent) and keeps running it: progress
+//! becomes the status message, an inline ask puts the task in
+//! `input_required` and waits for `tasks/update`, `tasks/cancel` drops the
+//! handler and fires its cancellation token.
+
+use std::pin::pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use serde_json::{Map, Value};
+use tokio::sync::{Notify, oneshot};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::extensions::require_extension;
+use super::guard::Handler;
+use super::mrtr::{Retry, Rounds, Target};
+use super::{Dispatcher, tools};
+use crate::changes::Changes;
+use crate::context::{Context, MethodLabel, Outbox, Scope, Sink};
+use crate::mrtr::{Input, Stop};
+use crate::protocol::finite::Finite;
+use crate::protocol::method::Method;
+use crate::protocol::{CallToolResult, ErrorObject, RequestId, RequestMeta};
+use crate::registry::{RegisteredTool, StaticTaskSupport, ToolEntry};
+use crate::source::RequestSource;
+use crate::tasks::wire::{self, Shape};
+use crate::tasks::{
+    EXTENSION_ID, Runtime, StoreError, TaskOutcome, TaskProgress, TaskRecord, TaskUpdate,
+};
+use crate::tool::ToolInvocation;
+
+/// How long a worker waits for signals before looking again (it also
+/// wakes for the handler, renewals and the deadline).
+const SIGNAL_WAIT: Duration = Duration::from_secs(5);
+
+/// The runtime to run this call as a task with, if it runs as one:
+/// `None` for a client that did not declare the extension (the call runs
+/// synchronously), or `-32021` naming the extension for a tool that
+/// requires it.
+pub(super) fn route<'a>(
+    dispatcher: &'a Dispatcher,
+    support: &StaticTaskSupport,
+    meta: &RequestMeta,
+) -> Result<Option<&'a Arc<Runtime>>, ErrorObject> {
+    let client = &meta.client_capabilities;
+    match &dispatcher.tasks {
+        Some(runtime) if client.supports_extension(EXTENSION_ID) => Ok(Some(runtime)),
+        _ if support.required => require_extension(EXTENSION_ID, client).map(|()| None),
+        _ => Ok(None),
+    }
+}
+
+/// What a task's driver tells the request that started it.
+enum Created {
+    /// The tool finished in time: its result, as for a synchronous call.
+    Direct(CallToolResult),
+    /// The task, durably created.
+    Task(Box<TaskRecord>),
+}
+
+/// What the request hands the task worker: everything the handler's
+/// context needs, owned and `Send`.
+struct Job {
+    runtime: Arc<Runtime>,
+    entry: &'static ToolEntry,
+    arguments: String,
+    /// The declared asks' answers, from the rounds before.
+    recorded: Map<String, Value>,
+    request_id: RequestId,
+    meta: Box<RequestMeta>,
+    source: RequestSource,
+    changes: Changes,
+    record: TaskRecord,
+    answer_within: Duration,
+    created: oneshot::Sender<Result<Created, ErrorObject>>,
+}
+
+pub(super) async fn call(
+    dispatcher: &Dispatcher,
+    runtime: &Arc<Runtime>,
+    tool: &RegisteredTool,
+    arguments: &str,
+    retry: Retry<'_>,
+    scope: Scope,
+) -> Result<Bytes, ErrorObject> {
+    let entry = tool.entry;
+    let server_info = dispatcher.server_info.as_deref();
+    let target = Target {
+        method: "tools/call",
+        name: entry.name,
+        arguments,
+    };
+    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, &scope, tool.state)?;
+    let (request_id, meta, source) = (
+        scope.request_id.clone(),
+        scope.meta.clone(),
+        scope.source.clone(),
+    );
+    let changes = scope.changes.clone();
+    let recorded = if entry.asks.is_empty() {
+        Map::new()
+    } else {
+        input.probe(entry.asks.len());
+        let context = Context::new(scope, input.clone());
+        match tools::invoke(tool, arguments, context, &input).await? {
+            Some(result) => return tools::written(tool, &result, server_info),
+            None if input.is_ready() => input.carried(),
+            None => return rounds.stopped(&input, server_info),
+        }
+    };
+    let (sender, receiver) = oneshot::channel();
+    let job = Job {
+        record: new_record(runtime, entry, &source),
+        runtime: runtime.clone(),
+        entry,
+        arguments: arguments.to_owned(),
+        recorded,
+        request_id,
+        meta,
+        source,
+        changes,
+        answer_within: Duration::from_millis(entry.task.map_or(0, |t| t.answer_within_ms)),
+        created: sender,
+    };
+    runtime
+        .spawn(Box::new(move || Box::pin(drive(job))))
+        .map_err(|problem| {
+            tracing::error!(problem, "a task could not be started");
+            ErrorObject::internal_error()
+        })?;
+    match receiver.await {
+        Ok(Ok(Created::Task(record))) => Ok(Bytes::from(wire::to_vec(
+            &record,
+            Shape::Created,
+            server_info,
+        ))),
+        Ok(Ok(Created::Direct(result))) => tools::written(tool, &result, server_info),
+        Ok(Err(error)) => Err(error),
+        Err(_) => Err(ErrorObject::internal_error()),
+    }
+}
+
+/// A new task of `entry` for the request's caller, leased to this process.
+fn new_record(runtime: &Runtime, entry: &ToolEntry, source: &RequestSource) -> TaskRecord {
+    let options = &runtime.options;
+    let declared = entry.task.unwrap_or_default();
+    let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+    let ttl = declared
+        .ttl_ms
+        .unwrap_or(millis(options.ttl))
+        .min(millis(options.max_ttl));
+    let poll = declared
+        .poll_interval_ms
+        .unwrap_or(millis(options.poll_interval));
+    let now = runtime.now();
+    let mut record = TaskRecord::new(
+        crate::tasks::new_id(),
+        crate::tasks::owner(source),
+        now,
+        ttl.max(1),
+        poll.max(1),
+    );
+    record.lease = Some(runtime.lease(now));
+    record
+}
+
+/// A task's sink: progress becomes the status; notifications (log
+/// messages), which tasks do not carry, are dropped.
+struct TaskSink {
+    changed: Arc<Notify>,
+    reported: Mutex<Reported>,
+}
+
+#[derive(Debug, Default)]
+struct Reported {
+    message: Option<String>,
+    progress: Option<TaskProgress>,
+}
+
+impl Sink for TaskSink {
+    fn send(&self, _frame: Bytes) {}
+
+    fn is_task(&self) -> bool {
+        true
+    }
+
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let message = message.map_or_else(|| describe(progress, total), str::to_owned);
+        let mut reported = self
+            .reported
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        reported.message = Some(message);
+        reported.progress = Some(TaskProgress { progress, total });
+        self.changed.notify_one();
+    }
+}
+
+/// A status message for a progress report without one: `3 of 10 (30%)`.
+fn describe(progress: f64, total: Option<f64>) -> String {
+    match total {
+        Some(total) if total > 0.0 => {
+            let percent = (progress / total * 100.0).clamp(0.0, 100.0).round();
+            format!("{progress} of {total} ({percent}%)")
+        }
+        _ => format!("{progress}"),
+    }
+}
+
+impl TaskSink {
+    fn take(&self) -> Reported {
+        std::mem::take(
+            &mut *self
+                .reported
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+}
+
+/// One running task, on its worker.
+struct Driver {
+    runtime: Arc<Runtime>,
+    record: TaskRecord,
+    input: Input,
+    sink: Arc<TaskSink>,
+    changed: Arc<Notify>,
+    cancel: CancellationToken,
+    changes: Changes,
+    /// What could not be written yet (the store was unavailable).
+    unsent: TaskUpdate,
+}
+
+/// How a running handler ended.
+type Output = Result<CallToolResult, ErrorObject>;
+
+/// Runs one task: the handler, and everything around it.
+async fn drive(job: Job) {
+    let Job {
+        runtime,
+        entry,
+        arguments,
+        recorded,
+        request_id,
+        meta,
+        source,
+        changes,
+        record,
+        answer_within,
+        created,
+    } = job;
+    let changed = Arc::new(Notify::new());
+    let sink = Arc::new(TaskSink {
+        changed: changed.clone(),
+        reported: Mutex::default(),
+    });
+    let input = Input::live(meta.client_capabilities.clone(), recorded, changed.clone());
+    let cancel = CancellationToken::new();
+    let scope = Scope {
+        request_id,
+        method: MethodLabel::Core(Method::ToolsCall),
+        meta,
+        outbox: Outbox::new(sink.clone()),
+        cancellation: cancel.clone(),
+        changes: changes.clone(),
+        source,
+    };
+    let context = Context::new(scope, input.clone());
+    let handler = Handler {
+        kind: "tool",
+        name: entry.name,
+    };
+    let invocation = ToolInvocation {
+        arguments: &arguments,
+        context,
+    };
+    let future = match handler.start(|| (entry.call)(invocation)) {
+        Ok(Ok(future)) => future,
+        Ok(Err(error)) => {
+            let name = entry.name;
+            let result =
+                CallToolResult::error(format!("Invalid arguments for tool {name}: {error}"));
+            let _ = created.send(Ok(Created::Direct(result)));
+            return;
+        }
+        Err(error) => {
+            let _ = created.send(Err(error));
+            return;
+        }
+    };
+    let running = pin!(handler.finish(future));
+    let mut driver = Driver {
+        runtime,
+        record,
+        input,
+        sink,
+        changed,
+        cancel,
+        changes,
+        unsent: TaskUpdate::default(),
+    };
+    // Dropping the driver's future (the worker stopped) cancels the token.
+    let _cancel_on_drop = driver.cancel.clone().drop_guard();
+    driver.run(running, answer_within, created).await;
+}
+
+impl Driver {
+    async fn run(
+        &mut self,
+        mut running: std::pin::Pin<&mut impl Future<Output = Output>>,
+        answer_within: Duration,
+        created: oneshot::Sender<Result<Created, ErrorObject>>,
+    ) {
+        // Without `answer_within_ms`, every call is a task, however quick:
+        // the handler is not polled before the task exists.
+        let early = match answer_within.is_zero() {
+            true => None,
+            false => self.until_due(running.as_mut(), answer_within).await,
+        };
+        if let Some(output) = early {
+            let answer = match self.input.stopped() {
+                Some(stop) => Err(stop_error(stop)),
+                None => output.map(Created::Direct),
+            };
+            let _ = created.send(answer);
+            return;
+        }
+        if !self.materialize(created).await {
+            return;
+        }
+        let outcome = self.supervise(running).await;
+        self.cancel.cancel();
+        if let Some(outcome) = outcome {
+            self.end(outcome).await;
+        }
+    }
+
+    /// Runs the handler until it finishes (its output), or until the task
+    /// is due: `answer_within` has passed, or it needs the client.
+    async fn until_due(
+        &mut self,
+        mut running: std::pin::Pin<&mut impl Future<Output = Output>>,
+        answer_within: Duration,
+    ) -> Option<Output> {
+        let due = Instant::now() + answer_within;
+        loop {
+            tokio::select! {
+                biased;
+                output = running.as_mut() => return Some(output),
+                () = self.changed.notified() => {
+                    if self.input.is_stopped() {
+                        return Some(Err(ErrorObject::internal_error()));
+                    }
+                    if self.input.has_pending() {
+                        return None;
+                    }
+                }
+                () = tokio::time::sleep_until(due) => return None,
+            }
+        }
+    }
+
+    /// Creates the task in the store and sends its handle; `false` when the
+    /// task ends here (the store refused, or nobody waits for the handle).
+    async fn materialize(
+        &mut self,
+        created: oneshot::Sender<Result<Created, ErrorObject>>,
+    ) -> bool {
+        let now = self.runtime.now();
+        let update = self.pending_update();
+        let lease = self.record.lease.clone();
+        self.record.apply(update, now);
+        self.record.lease = lease;
+        if let Err(error) = self.runtime.store().create(self.record.clone()).await {
+            let _ = created.send(Err(crate::tasks::store_error(&error)));
+            return false;
+        }
+        if created
+            .send(Ok(Created::Task(Box::new(self.record.clone()))))
+            .is_err()
+        {
+            // The request was dropped before the client learned the id:
+            // nobody can poll this task, so its work stops.
+            tracing::debug!(task = %self.record.id, "task created for a request that went away; cancelled");
+            self.end(TaskOutcome::Cancelled).await;
+            return false;
+        }
+        true
+    }
+}
+
+/// The JSON-RPC error a stopped handler's task fails with.
+fn stop_error(stop: Stop) -> ErrorObject {
+    match stop {
+        Stop::Invalid(problem) => {
+            ErrorObject::invalid_params(format!("Invalid input response: {problem}"))
+        }
+        Stop::Missing(required) => ErrorObject::missing_capability(required),
+        Stop::Pending(_) | Stop::Ready => ErrorObject::internal_error(),
+    }
+}
+
+impl Driver {
+    /// Runs the created task until it ends: `None` when there is nothing
+    /// left to write (the task is gone, or another worker has it).
+    async fn supervise(
+        &mut self,
+        mut running: std::pin::Pin<&mut impl Future<Output = Output>>,
+    ) -> Option<TaskOutcome> {
+        let store = self.runtime.options.store.clone();
+        let (id, worker) = (self.record.id.clone(), self.runtime.worker.clone());
+        let renew_every = self.runtime.options.lease / 3;
+        let expires = Instant::now()
+            + Duration::from_millis(
+                self.record
+                    .expires_at_ms()
+                    .saturating_sub(self.runtime.now()),
+            );
+        let mut renewal = tokio::time::interval_at(Instant::now() + renew_every, renew_every);
+        let mut signals = store.signals(&id, &worker, SIGNAL_WAIT);
+        loop {
+            tokio::select! {
+                biased;
+                output = running.as_mut() => return Some(outcome(output)),
+                () = self.changed.notified() => {
+                    if let Some(stop) = self.input.stopped() {
+                        return Some(crate::tasks::error_outcome(&stop_error(stop)));
+                    }
+                    self.publish().await.ok()?;
+                }
+                received = &mut signals => {
+                    match received {
+                        Ok(received) if received.cancel => return Some(TaskOutcome::Cancelled),
+                        Ok(received) => self.input.deliver(received.responses),
+                        Err(StoreError::LeaseLost) => return None,
+                        Err(error) => {
+                            tracing::warn!(%error, task = %id, "task signals unavailable; retrying");
+                            tokio::time::sleep(Duration::from_secs(1)).await;
+                        }
+                    }
+                    signals = store.signals(&id, &worker, SIGNAL_WAIT);
+                }
+                _ = renewal.tick() => self.publish().await.ok()?,
+                () = tokio::time::sleep_until(expires) => return None,
+            }
+        }
+    }
+
+    /// What the handler reported since the last write, with what could not
+    /// be written before.
+    fn pending_update(&mut self) -> TaskUpdate {
+        let mut update = std::mem::take(&mut self.unsent);
+        let reported = self.sink.take();
+        if reported.message.is_some() {
+            update.status_message = reported.message;
+        }
+        if reported.progress.is_some() {
+            update.progress = reported.progress;
+        }
+        update.new_input_requests.extend(self.input.take_pending());
+        update
+    }
+
+    /// Writes what changed (and renews the lease); announces the new
+    /// state when it is observable. `Err` when the task is no longer this
+    /// worker's.
+    async fn publish(&mut self) -> Result<(), StoreError> {
+        let mut update = self.pending_update();
+        let now = self.runtime.now();
+        update.lease = Some(self.runtime.lease(now));
+        let renewal_only = update.is_renewal_only();
+        let written =
+            self.runtime
+                .store()
+                .update(&self.record.id, &self.runtime.worker, update.clone(), now);
+        match written.await {
+            Ok(record) => {
+                if !renewal_only {
+                    crate::tasks::announce(&self.changes, &record);
+                }
+                self.record = record;
+                Ok(())
+            }
+            Err(StoreError::LeaseLost) => Err(StoreError::LeaseLost),
+            Err(error) => {
+                tracing::warn!(%error, task = %self.record.id, "task state not written; will retry");
+                update.lease = None;
+                self.unsent = update;
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes the task's end, retrying while the store is unavailable
+    /// (within the task's lifetime).
+    async fn end(&mut self, outcome: TaskOutcome) {
+        let mut update = self.pending_update();
+        if let TaskOutcome::Cancelled = outcome {
+            update.status_message = Some("Cancelled by the client".into());
+        }
+        if let TaskOutcome::Failed(error) = &outcome {
+            update.status_message = Some(failure_message(error.get()));
+        }
+        update.outcome = Some(outcome);
+        for attempt in 0..5_u32 {
+            let now = self.runtime.now();
+            let written = self.runtime.store().update(
+                &self.record.id,
+                &self.runtime.worker,
+                update.clone(),
+                now,
+            );
+            match written.await {
+                Ok(record) => {
+                    crate::tasks::announce(&self.changes, &record);
+                    return;
+                }
+                Err(StoreError::LeaseLost) => return,
+                Err(error) => {
+                    tracing::warn!(%error, attempt, task = %self.record.id, "task end not written; retrying");
+                    tokio::time::sleep(Duration::from_millis(200 << attempt)).await;
+                }
+            }
+        }
+        tracing::error!(task = %self.record.id, "the task's end could not be written; its lease will expire and it will be reported failed");
+    }
+}
+
+/// The task's end, from the handler's output.
+fn outcome(output: Output) -> TaskOutcome {
+    let result = match output {
+        Ok(result) => result,
+        Err(error) => return crate::tasks::error_outcome(&error),
+    };
+    match serde_json::value::to_raw_value(&Finite(&result.wire(None))) {
+        Ok(json) => TaskOutcome::Completed(json),
+        Err(error) => {
+            tracing::error!(%error, "a task's result failed to serialize");
+            crate::tasks::error_outcome(&ErrorObject::internal_error())
+        }
+    }
+}
+
+/// The status message of a failed task: its error's message.
+fn failure_message(error: &str) -> String {
+    serde_json::from_str::<ErrorObject>(error)
+        .map(|error| error.message.into_owned())
+        .unwrap_or_else(|_| "The task failed".into())
+}

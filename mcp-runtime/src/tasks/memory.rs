@@ -1,0 +1,349 @@
+//! The default task store: this process's memory, bounded.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio::sync::Notify;
+
+use super::record::{Signals, TaskRecord, TaskUpdate};
+use super::store::{StoreError, StoreFuture, TaskStore};
+
+/// Keeps tasks in this process's memory: a task lives as long as the
+/// process, and only this instance sees it (give instances behind a load
+/// balancer a shared store).
+///
+/// Bounded: at most [`max_tasks`](Self::max_tasks) tasks and
+/// [`max_bytes`](Self::max_bytes) of results, messages and requests in all,
+/// and [`max_per_owner`](Self::max_per_owner) live tasks per owner; a task
+/// is dropped once its `ttlMs` has passed.
+#[derive(Debug)]
+pub struct InMemoryTaskStore {
+    inner: Mutex<Inner>,
+    limits: Limits,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    tasks: usize,
+    bytes: usize,
+    per_owner: usize,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    tasks: HashMap<String, Entry>,
+    /// Sum of the entries' sizes.
+    bytes: usize,
+    /// Live tasks by owner.
+    owners: HashMap<String, usize>,
+    /// Expiry times, soonest first (an entry may be gone already).
+    expiry: BinaryHeap<Reverse<(u64, String)>>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    record: TaskRecord,
+    size: usize,
+    /// Wakes the worker waiting for signals.
+    wake: Arc<Notify>,
+}
+
+impl Default for InMemoryTaskStore {
+    fn default() -> Self {
+        InMemoryTaskStore {
+            inner: Mutex::default(),
+            limits: Limits {
+                tasks: 10_000,
+                bytes: 128 * 1024 * 1024,
+                per_owner: 1_000,
+            },
+        }
+    }
+}
+
+impl InMemoryTaskStore {
+    /// A store with the default limits: 10,000 tasks, 128 MiB, 1,000 live
+    /// tasks per owner.
+    pub fn new() -> Self {
+        InMemoryTaskStore::default()
+    }
+
+    /// The most tasks kept at once (default 10,000).
+    #[must_use]
+    pub fn max_tasks(mut self, tasks: usize) -> Self {
+        self.limits.tasks = tasks.max(1);
+        self
+    }
+
+    /// The most bytes of results, messages, requests and answers kept at
+    /// once (default 128 MiB). A result that would not fit fails its task
+    /// with an error saying so.
+    #[must_use]
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        self.limits.bytes = bytes.max(1);
+        self
+    }
+
+    /// The most tasks one owner may have before they expire (default
+    /// 1,000).
+    #[must_use]
+    pub fn max_per_owner(mut self, tasks: usize) -> Self {
+        self.limits.per_owner = tasks.max(1);
+        self
+    }
+
+    /// How many tasks are kept now (expired ones included until they are
+    /// swept).
+    pub fn len(&self) -> usize {
+        self.lock().tasks.len()
+    }
+
+    /// Whether no task is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn create_now(&self, record: TaskRecord) -> Result<(), StoreError> {
+        let mut inner = self.lock();
+        inner.sweep(record.created_at_ms);
+        let limits = self.limits;
+        if inner.tasks.len() >= limits.tasks {
+            return Err(StoreError::Full(format!(
+                "it holds {} tasks, its limit",
+                limits.tasks
+            )));
+        }
+        let size = record.size();
+        if inner.bytes + size > limits.bytes {
+            return Err(StoreError::Full(format!(
+                "it holds {} of its {} bytes",
+                inner.bytes, limits.bytes
+            )));
+        }
+        let owned = inner.owners.get(&record.owner).copied().unwrap_or(0);
+        if owned >= limits.per_owner {
+            return Err(StoreError::Quota(format!(
+                "this caller has {owned} tasks, the most one caller may have until some expire"
+            )));
+        }
+        if inner.tasks.contains_key(&record.id) {
+            return Err(StoreError::Unavailable("task id collision".into()));
+        }
+        *inner.owners.entry(record.owner.clone()).or_default() += 1;
+        inner.bytes += size;
+        inner
+            .expiry
+            .push(Reverse((record.expires_at_ms(), record.id.clone())));
+        let entry = Entry {
+            record,
+            size,
+            wake: Arc::default(),
+        };
+        inner.tasks.insert(entry.record.id.clone(), entry);
+        Ok(())
+    }
+
+    fn update_now(
+        &self,
+        id: &str,
+        worker: &str,
+        update: TaskUpdate,
+        now_ms: u64,
+    ) -> Result<TaskRecord, StoreError> {
+        let mut inner = self.lock();
+        inner.sweep(now_ms);
+        let limit = self.limits.bytes;
+        let Inner { tasks, bytes, .. } = &mut *inner;
+        let entry = tasks.get_mut(id).ok_or(StoreError::LeaseLost)?;
+        let held = entry
+            .record
+            .lease
+            .as_ref()
+            .map(|lease| lease.worker.as_str());
+        if entry.record.outcome.is_some() || held != Some(worker) {
+            return Err(StoreError::LeaseLost);
+        }
+        entry.record.apply(update, now_ms);
+        let size = entry.record.size();
+        if *bytes - entry.size + size > limit {
+            // What the worker wrote does not fit: the task ends with an
+            // error that says so, rather than pushing others out.
+            let message = format!(
+                "the task's state ({size} bytes) does not fit in the task store ({limit} bytes)"
+            );
+            entry.record.outcome = Some(super::failure(&message));
+            entry.record.status_message = Some(message);
+            entry.record.input_requests.clear();
+            entry.record.lease = None;
+            entry.record.status = entry.record.derive_status();
+        }
+        let size = entry.record.size();
+        *bytes = *bytes - entry.size + size;
+        entry.size = size;
+        Ok(entry.record.clone())
+    }
+
+    /// Runs `change` on the owner's live task `id`; `None` when there is
+    /// none. Wakes its worker.
+    fn for_owner(
+        &self,
+        id: &str,
+        owner: &str,
+        now_ms: u64,
+        change: impl FnOnce(&mut TaskRecord),
+    ) -> Option<TaskRecord> {
+        let mut inner = self.lock();
+        inner.sweep(now_ms);
+        let Inner { tasks, bytes, .. } = &mut *inner;
+        let entry = tasks.get_mut(id).filter(|e| e.record.owner == owner)?;
+        if entry.record.is_orphaned(now_ms) {
+            orphan(&mut entry.record, now_ms);
+        }
+        change(&mut entry.record);
+        let size = entry.record.size();
+        *bytes = *bytes - entry.size + size;
+        entry.size = size;
+        entry.wake.notify_one();
+        Some(entry.record.clone())
+    }
+
+    fn take_signals(&self, id: &str, worker: &str) -> Result<(Signals, Arc<Notify>), StoreError> {
+        let mut inner = self.lock();
+        let Inner { tasks, bytes, .. } = &mut *inner;
+        let entry = tasks.get_mut(id).ok_or(StoreError::LeaseLost)?;
+        let record = &mut entry.record;
+        let held = record.lease.as_ref().map(|lease| lease.worker.as_str());
+        if record.outcome.is_some() || held != Some(worker) {
+            return Err(StoreError::LeaseLost);
+        }
+        let responses = std::mem::take(&mut record.mailbox);
+        let signals = Signals::new(responses, record.cancel_requested);
+        let size = entry.record.size();
+        *bytes = *bytes - entry.size + size;
+        entry.size = size;
+        Ok((signals, entry.wake.clone()))
+    }
+}
+
+/// A task whose worker stopped renewing its lease: failed, saying why.
+fn orphan(record: &mut TaskRecord, now_ms: u64) {
+    let message = "the server instance running this task stopped before the task ended";
+    record.outcome = Some(super::failure(message));
+    record.status_message = Some(message.into());
+    record.input_requests.clear();
+    record.lease = None;
+    record.status = record.derive_status();
+    record.last_updated_at_ms = now_ms;
+}
+
+impl Inner {
+    /// Drops the tasks whose time is up.
+    fn sweep(&mut self, now_ms: u64) {
+        while let Some(Reverse((at, _))) = self.expiry.peek() {
+            if *at > now_ms {
+                break;
+            }
+            let Some(Reverse((_, id))) = self.expiry.pop() else {
+                break;
+            };
+            let Some(entry) = self.tasks.remove(&id) else {
+                continue;
+            };
+            self.bytes -= entry.size;
+            if let Some(count) = self.owners.get_mut(&entry.record.owner) {
+                *count -= 1;
+                if *count == 0 {
+                    self.owners.remove(&entry.record.owner);
+                }
+            }
+            // Its worker, if it still runs, finds the task gone and stops.
+            entry.wake.notify_one();
+        }
+    }
+}
+
+impl TaskStore for InMemoryTaskStore {
+    fn create(&self, task: TaskRecord) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(self.create_now(task)))
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a str,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Option<TaskRecord>> {
+        Box::pin(std::future::ready(Ok(self.for_owner(
+            id,
+            owner,
+            now_ms,
+            |_| (),
+        ))))
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        worker: &'a str,
+        update: TaskUpdate,
+        now_ms: u64,
+    ) -> StoreFuture<'a, TaskRecord> {
+        Box::pin(std::future::ready(
+            self.update_now(id, worker, update, now_ms),
+        ))
+    }
+
+    fn respond<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a str,
+        responses: Map<String, Value>,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Option<TaskRecord>> {
+        let record = self.for_owner(id, owner, now_ms, |record| {
+            record.deliver(responses, now_ms);
+        });
+        Box::pin(std::future::ready(Ok(record)))
+    }
+
+    fn cancel<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a str,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Option<TaskRecord>> {
+        let record = self.for_owner(id, owner, now_ms, |record| {
+            if record.outcome.is_none() {
+                record.cancel_requested = true;
+            }
+        });
+        Box::pin(std::future::ready(Ok(record)))
+    }
+
+    fn signals<'a>(
+        &'a self,
+        id: &'a str,
+        worker: &'a str,
+        wait: Duration,
+    ) -> StoreFuture<'a, Signals> {
+        Box::pin(async move {
+            let (signals, wake) = self.take_signals(id, worker)?;
+            if !signals.is_empty() {
+                return Ok(signals);
+            }
+            // `notify_one` leaves a permit when nobody waits, so a signal
+            // sent between the look above and this wait is not lost.
+            let _ = tokio::time::timeout(wait, wake.notified()).await;
+            Ok(self.take_signals(id, worker)?.0)
+        })
+    }
+}

@@ -1,0 +1,141 @@
+//! `tasks/get`, `tasks/update` and `tasks/cancel`, served through the
+//! public extension API like any third-party extension's methods: only
+//! clients that declared the extension may call them (`-32021` otherwise),
+//! and over HTTP `Mcp-Name` must carry the `taskId`.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::wire::{Shape, Written};
+use super::{EXTENSION_ID, Runtime, TaskRecord, not_found, owner, plausible_id, store_error};
+use crate::changes::{Changes, TaskNotice};
+use crate::context::Context;
+use crate::extension::{Extension, ExtensionMethod, MethodResult};
+use crate::protocol::ErrorObject;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskParams {
+    task_id: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UpdateParams {
+    task_id: String,
+    input_responses: Value,
+}
+
+pub(super) fn extension(runtime: Arc<Runtime>) -> Extension {
+    let get = runtime.clone();
+    let update = runtime.clone();
+    let cancel = runtime;
+    Extension::new(EXTENSION_ID)
+        .method(
+            ExtensionMethod::new("tasks/get", move |params: TaskParams, ctx: Context| {
+                let runtime = get.clone();
+                async move { self::get(&runtime, &params.task_id, &ctx).await }
+            })
+            .named_by("taskId"),
+        )
+        .method(
+            ExtensionMethod::new("tasks/update", move |params: UpdateParams, ctx: Context| {
+                let runtime = update.clone();
+                async move { self::update(&runtime, params, &ctx).await }
+            })
+            .named_by("taskId"),
+        )
+        .method(
+            ExtensionMethod::new("tasks/cancel", move |params: TaskParams, ctx: Context| {
+                let runtime = cancel.clone();
+                async move { self::cancel(&runtime, &params.task_id, &ctx).await }
+            })
+            .named_by("taskId"),
+        )
+}
+
+/// The task as `tasks/get` shows it: its fields and its status's payload.
+async fn get(runtime: &Runtime, id: &str, ctx: &Context) -> Result<MethodResult, ErrorObject> {
+    if !plausible_id(id) {
+        return Err(not_found());
+    }
+    let owner = owner(ctx.source());
+    let record = runtime
+        .store()
+        .get(id, &owner, runtime.now())
+        .await
+        .map_err(|error| store_error(&error))?
+        .ok_or_else(not_found)?;
+    Ok(detailed(&record))
+}
+
+fn detailed(record: &TaskRecord) -> MethodResult {
+    let written = Written {
+        record,
+        shape: Shape::Detailed,
+        server_info: None,
+        subscription: None,
+    };
+    MethodResult::complete(&written)
+}
+
+/// Delivers answers to the task's outstanding requests (others are
+/// ignored, as the spec asks) and acknowledges with an empty result.
+async fn update(
+    runtime: &Runtime,
+    params: UpdateParams,
+    ctx: &Context,
+) -> Result<MethodResult, ErrorObject> {
+    let Value::Object(responses) = params.input_responses else {
+        return Err(ErrorObject::invalid_params(
+            "Invalid params: `inputResponses` must be an object mapping request keys to responses",
+        ));
+    };
+    if !plausible_id(&params.task_id) {
+        return Err(not_found());
+    }
+    let owner = owner(ctx.source());
+    let after = runtime
+        .store()
+        .respond(&params.task_id, &owner, responses, runtime.now())
+        .await
+        .map_err(|error| store_error(&error))?
+        .ok_or_else(not_found)?;
+    announce(ctx.changes(), &after);
+    Ok(MethodResult::complete(Map::new()))
+}
+
+/// Asks the task's worker to stop; an empty acknowledgement, also for a
+/// task that has ended.
+async fn cancel(runtime: &Runtime, id: &str, ctx: &Context) -> Result<MethodResult, ErrorObject> {
+    if !plausible_id(id) {
+        return Err(not_found());
+    }
+    let owner = owner(ctx.source());
+    runtime
+        .store()
+        .cancel(id, &owner, runtime.now())
+        .await
+        .map_err(|error| store_error(&error))?
+        .ok_or_else(not_found)?;
+    Ok(MethodResult::complete(json!({})))
+}
+
+/// Tells listeners (`subscriptions/listen` with `taskIds`) the task's
+/// state, as `tasks/get` would show it.
+pub(crate) fn announce(changes: &Changes, record: &TaskRecord) {
+    let written = Written {
+        record,
+        shape: Shape::Notification,
+        server_info: None,
+        subscription: None,
+    };
+    let params = serde_json::to_string(&written).expect("a task record serializes");
+    changes.task_changed(TaskNotice {
+        task_id: record.id.clone(),
+        owner: record.owner.clone(),
+        params: params.into(),
+    });
+}
