@@ -16,7 +16,10 @@ other run is one not-scored scenario run on its own.
 Verdict (exit status 1 if any of these holds):
 - a run exited non-zero;
 - a scored scenario is missing, or has a FAILURE or WARNING row;
-- a single-scenario run has a FAILURE row.
+- a single-scenario run has a FAILURE row;
+- a Tasks extension scenario (listed in `tasks.txt`) did not run, or has a
+  FAILURE or WARNING row, or a SKIPPED row other than the suite's own
+  placeholder (`tasks-status-notifications`, which always skips).
 Not-scored scenarios inside the scored run (the tasks extension, and the
 pending scenarios that run.sh also runs on their own) are listed, not judged.
 """
@@ -103,6 +106,32 @@ def judge_scored(results: Path, run: str, listing: str) -> list[str]:
     return failures
 
 
+# The suite's placeholder scenario: one SKIPPED row, whatever the server
+# does (its harness does not read `subscriptions/listen` yet).
+ALWAYS_SKIPPED = {"tasks-status-notifications"}
+
+
+def judge_tasks(results: Path) -> list[str]:
+    """Judges the forced runs of the Tasks extension's scenarios."""
+    listing = results / "tasks.txt"
+    if not listing.exists():
+        return ["tasks.txt is missing: the tasks-* scenarios did not run"]
+    failures: list[str] = []
+    print("Tasks extension scenarios (forced), judged on FAILURE, WARNING and SKIPPED rows:")
+    for name in listing.read_text().split():
+        rows = load_checks(results / name).get(name)
+        if rows is None:
+            failures.append(f"{name}: no checks.json (scenario did not run)")
+            continue
+        bad = ("FAILURE", "WARNING") if name in ALWAYS_SKIPPED else ("FAILURE", "WARNING", "SKIPPED")
+        found = problems(name, rows, bad)
+        failures += found
+        counts = Counter(row["status"] for row in rows)
+        print(f"  {'✗' if found else '✓'} {name}: "
+              + ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s]))
+    return failures
+
+
 def main() -> int:
     results = Path(sys.argv[1])
     failures: list[str] = []
@@ -115,8 +144,13 @@ def main() -> int:
     for run, listing in SCORED_RUNS:
         failures += judge_scored(results, run, listing)
 
+    failures += judge_tasks(results)
+
     scored_dirs = {run for run, _ in SCORED_RUNS}
-    for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and p.name not in scored_dirs):
+    tasks_listing = results / "tasks.txt"
+    tasks = set(tasks_listing.read_text().split()) if tasks_listing.exists() else set()
+    for run_dir in sorted(p for p in results.iterdir()
+                          if p.is_dir() and p.name not in scored_dirs | tasks):
         for name, rows in load_checks(run_dir).items():
             counts = Counter(row["status"] for row in rows)
             found = problems(name, rows, ("FAILURE",))

@@ -9,7 +9,9 @@
 # 2. `cargo build --release -p conformance-server` (honours CARGO_TARGET_DIR);
 # 3. starts the server on a free loopback port and waits until it answers;
 # 4. runs `--requirements 2026-07-28` (37 scored scenarios), then the
-#    pending scenarios below one by one, then `--requirements 2025-11-25`
+#    pending scenarios below one by one, then every `tasks-*` scenario of
+#    the Tasks extension (forced: the suite skips extension scenarios
+#    otherwise), then `--requirements 2025-11-25`
 #    (30 scored scenarios, served by the legacy adapter on the same
 #    endpoint of the same binary);
 # 5. judges the checks.json files with judge.py.
@@ -122,6 +124,19 @@ suite scored --requirements "$spec"
 for scenario in "${pending[@]}"; do
     log "not-scored scenario: $scenario"
     suite "$scenario" --scenario "$scenario" --spec-version "$spec"
+done
+
+# The Tasks extension's scenarios: not scored, and skipped (exit 0) unless
+# forced; every one the pinned suite has, judged like the scored ones.
+mapfile -t tasks < <(npx --no conformance list --server | sed -n 's/^ *- \(tasks-[a-z0-9-]*\) \[extension\]$/\1/p')
+if ((${#tasks[@]} == 0)); then
+    echo "error: the suite lists no tasks-* scenarios" >&2
+    exit 1
+fi
+printf '%s\n' "${tasks[@]}" >"$results/tasks.txt"
+for scenario in "${tasks[@]}"; do
+    log "extension scenario: $scenario (forced)"
+    suite "$scenario" --scenario "$scenario" --spec-version "$spec" --force
 done
 
 # The legacy wire: initialize handshake, sessions, server-to-client

@@ -15,6 +15,7 @@ mod legacy;
 mod prompts;
 mod resources;
 mod schema_2020_12;
+mod tasks;
 
 use mcp_runtime::{CacheHint, CacheScope, ServerBuilder};
 

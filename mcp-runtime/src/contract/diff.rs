@@ -138,6 +138,7 @@ fn compare_items(
         let item = format!("{noun} `{name}`");
         compare_required(changes, &item, before, after, SCOPES);
         compare_required(changes, &item, before, after, EXTENSIONS);
+        compare_task(changes, &item, before, after);
         match kind {
             Kind::Tool => compare_tool(changes, &item, before, after),
             Kind::Prompt => compare_prompt(changes, &item, before, after),
@@ -199,6 +200,22 @@ fn compare_required(
     }
     for name in old.iter().filter(|s| !new.contains(s)) {
         changes.additive(format!("{item}: no longer needs {what} `{name}`"));
+    }
+}
+
+/// Whether a tool runs as a task (`"task"`: absent, `"optional"` or
+/// `"required"`). Any change is breaking: clients with the Tasks extension
+/// get a task handle where they got a result (or the reverse), and a tool
+/// that now requires it refuses clients without the extension.
+fn compare_task(changes: &mut Changes, item: &str, before: &Value, after: &Value) {
+    fn mode(value: &Value) -> &str {
+        value.get("task").and_then(Value::as_str).unwrap_or("never")
+    }
+    let (old, new) = (mode(before), mode(after));
+    if old != new {
+        changes.breaking(format!(
+            "{item}: runs as a task `{new}` (was `{old}`): clients with the Tasks extension get a different kind of answer"
+        ));
     }
 }
 
@@ -537,6 +554,26 @@ mod tests {
             )),
             ["BREAKING  tool `t`: now needs scope `x` (tokens without it get 403)"]
         );
+    }
+
+    #[test]
+    fn any_change_to_task_support_breaks() {
+        let never = json!({"tools": {"t": {}}});
+        let optional = json!({"tools": {"t": {"task": "optional"}}});
+        let required = json!({"tools": {"t": {"task": "required"}}});
+        assert_eq!(
+            described(&compare(&never, &optional)),
+            [
+                "BREAKING  tool `t`: runs as a task `optional` (was `never`): clients with the Tasks extension get a different kind of answer"
+            ]
+        );
+        assert_eq!(
+            described(&compare(&required, &optional)),
+            [
+                "BREAKING  tool `t`: runs as a task `optional` (was `required`): clients with the Tasks extension get a different kind of answer"
+            ]
+        );
+        assert!(compare(&required, &required).is_empty());
     }
 
     #[test]

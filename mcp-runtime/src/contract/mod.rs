@@ -33,8 +33,9 @@ pub const UPDATE_ENV: &str = "MCP_CONTRACT_UPDATE";
 /// Beyond what the wire shows, what turns callers away is part of the
 /// contract too: items declared with `scopes = [...]` carry them as
 /// `"scopes"`, tools declared with `requires_extension` carry
-/// `"requiresExtensions"`, and the methods extensions serve are listed
-/// under `"extensionMethods"`. Each appears only where there is something
+/// `"requiresExtensions"`, tools that run as tasks carry `"task"`
+/// (`"optional"`, or `"required"` for `task(required)`), and the methods
+/// extensions serve are listed under `"extensionMethods"`. Each appears only where there is something
 /// to say, so lock files written before it existed stay valid.
 pub async fn manifest(server: &Server) -> Result<Value, ClientError> {
     let mut manifest = manifest_of(&mut Client::new(InProcess::new(server.clone()))).await?;
@@ -50,6 +51,10 @@ pub async fn manifest(server: &Server) -> Result<Value, ClientError> {
             "requiresExtensions",
             json!(extensions),
         );
+    }
+    for (tool, required) in dispatcher.task_tools() {
+        let task = if required { "required" } else { "optional" };
+        annotate(&mut manifest, "tools", tool, "task", json!(task));
     }
     let methods: Map<String, Value> = dispatcher
         .extension_methods()

@@ -143,6 +143,19 @@ impl Dispatcher {
             .collect()
     }
 
+    /// The tools that run as tasks, and whether they must (`required`),
+    /// for the contract lock file.
+    #[cfg_attr(
+        not(feature = "client"),
+        allow(dead_code, reason = "used by the contract lock (feature `client`)")
+    )]
+    pub(crate) fn task_tools(&self) -> Vec<(&'static str, bool)> {
+        let tools = self.registry.tools().iter();
+        tools
+            .filter_map(|tool| Some((tool.entry.name, tool.entry.task?.required)))
+            .collect()
+    }
+
     /// Every method the extensions serve, by name, for the contract lock
     /// file.
     #[cfg_attr(
