@@ -135,6 +135,12 @@ impl Client {
     }
 }
 
+/// A long job: a task for modern clients that declare the extension.
+#[tool(task)]
+async fn long_job() -> &'static str {
+    "job done"
+}
+
 fn builder() -> ServerBuilder {
     ServerBuilder::new("legacy-test", "1.2.3")
         .instructions("Be nice.")
@@ -161,6 +167,35 @@ where
         script(client)
     );
     served.expect("the server finishes").expect("no I/O error");
+}
+
+#[tokio::test]
+async fn task_tools_run_synchronously_for_handshake_clients() {
+    with_client(|mut client| async move {
+        let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+        let response = client.initialize("2025-11-25", tasks).await;
+        assert!(
+            response["result"]["capabilities"]
+                .get("extensions")
+                .is_none()
+        );
+        let call = client
+            .call(
+                1,
+                "tools/call",
+                json!({"name": "long_job"}),
+                "CallToolResult",
+            )
+            .await;
+        assert_eq!(call["result"]["content"][0]["text"], "job done");
+        assert!(call["result"].get("taskId").is_none());
+        for method in ["tasks/get", "tasks/cancel"] {
+            let params = json!({"taskId": "x"});
+            let response = client.call(2, method, params, "EmptyResult").await;
+            assert_eq!(response["error"]["code"], -32601, "{method}");
+        }
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -239,7 +274,10 @@ async fn results_lose_the_modern_members_and_errors_get_legacy_codes() {
             .iter()
             .map(|t| t["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["chatty", "echo", "greet", "steps", "survey", "touch"]);
+        assert_eq!(
+            names,
+            ["chatty", "echo", "greet", "long_job", "steps", "survey", "touch"]
+        );
         let call = client
             .call(
                 2,

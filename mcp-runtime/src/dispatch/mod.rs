@@ -17,6 +17,7 @@ pub(crate) mod envelope;
 mod extensions;
 mod guard;
 mod head;
+mod invoke;
 mod key;
 mod meta;
 mod mrtr;
@@ -256,6 +257,7 @@ impl Dispatcher {
             prompts: settings.list_changed && !registry.prompts().is_empty(),
             resources: settings.list_changed && registry.has_resources(),
             resource_updates: settings.resource_subscriptions && registry.has_resources(),
+            tasks: tasks.is_some(),
         };
         let page = |cache| (settings.page_size, cache);
         let (size, cache) = page(settings.list_cache);

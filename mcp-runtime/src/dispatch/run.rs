@@ -70,6 +70,11 @@ impl Dispatcher {
         if let Target::Core(Method::SubscriptionsListen) = target {
             // Boxed: a stream's state is large, and inline it would be
             // copied with every other request's future.
+            let tasks = subscriptions::TaskListening {
+                tasks: self.tasks.as_deref(),
+                client: &meta.client_capabilities,
+                owner: crate::tasks::owner(&source),
+            };
             return Box::pin(subscriptions::listen(
                 &request,
                 self.offered,
@@ -77,6 +82,7 @@ impl Dispatcher {
                 &outbox,
                 &shutdown,
                 self.server_info.as_deref(),
+                tasks,
             ))
             .await
             .map(Bytes::from);

@@ -22,10 +22,11 @@ use tokio::sync::{Notify, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::Dispatcher;
 use super::extensions::require_extension;
 use super::guard::Handler;
+use super::invoke::{invoke, written};
 use super::mrtr::{Retry, Rounds, Target};
-use super::{Dispatcher, tools};
 use crate::changes::Changes;
 use crate::context::{Context, MethodLabel, Outbox, Scope, Sink};
 use crate::mrtr::{Input, Stop};
@@ -113,8 +114,8 @@ pub(super) async fn call(
     } else {
         input.probe(entry.asks.len());
         let context = Context::new(scope, input.clone());
-        match tools::invoke(tool, arguments, context, &input).await? {
-            Some(result) => return tools::written(tool, &result, server_info),
+        match invoke(tool, arguments, context, &input).await? {
+            Some(result) => return written(tool, &result, server_info),
             None if input.is_ready() => input.carried(),
             None => return rounds.stopped(&input, server_info),
         }
@@ -145,7 +146,7 @@ pub(super) async fn call(
             Shape::Created,
             server_info,
         ))),
-        Ok(Ok(Created::Direct(result))) => tools::written(tool, &result, server_info),
+        Ok(Ok(Created::Direct(result))) => written(tool, &result, server_info),
         Ok(Err(error)) => Err(error),
         Err(_) => Err(ErrorObject::internal_error()),
     }

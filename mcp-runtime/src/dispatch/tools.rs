@@ -9,15 +9,12 @@ use serde_json::value::RawValue;
 use super::Dispatcher;
 use super::envelope::{Request, json_str};
 use super::extensions::require_extension;
-use super::guard::Handler;
+use super::invoke::{invoke, written};
 use super::mrtr::{self, Rounds, Target};
 use super::page::Listing;
 use crate::context::{Context, Scope};
-use crate::mrtr::{Input, run_round};
-use crate::protocol::finite::Finite;
-use crate::protocol::{CallToolResult, ErrorObject};
+use crate::protocol::ErrorObject;
 use crate::registry::RegisteredTool;
-use crate::tool::ToolInvocation;
 
 /// `tools/list`.
 pub(super) struct Tools;
@@ -96,23 +93,6 @@ pub(super) async fn call(
     written(tool, &result, server_info)
 }
 
-/// The result's bytes, as `tools/call` answers (checked against the
-/// tool's output schema in debug builds with `debug-checks`).
-pub(super) fn written(
-    tool: &RegisteredTool,
-    result: &CallToolResult,
-    server_info: Option<&RawValue>,
-) -> Result<Bytes, ErrorObject> {
-    #[cfg(all(debug_assertions, feature = "debug-checks"))]
-    check_output(tool, result)?;
-    Ok(Bytes::from(
-        serde_json::to_vec(&Finite(&result.wire(server_info))).map_err(|error| {
-            tracing::error!(%error, tool = tool.entry.name, "tool result failed to serialize");
-            ErrorObject::internal_error()
-        })?,
-    ))
-}
-
 /// The arguments object to parse: `{}` when absent and nothing is required.
 fn arguments_json<'a>(
     tool: &RegisteredTool,
@@ -128,60 +108,5 @@ fn arguments_json<'a>(
         Some(_) => Err(ErrorObject::invalid_params(format!(
             "Invalid arguments for tool {name}: `arguments` must be a JSON object"
         ))),
-    }
-}
-
-/// Debug builds: structured content that does not fit the tool's
-/// `outputSchema` is a bug in the server (its `Serialize` and `JsonSchema`
-/// disagree), so the call fails with an internal error, as the spec's
-/// protocol errors include server errors. Not a tool error (`isError`):
-/// those are feedback the model can act on, and no retry of the model's
-/// fixes the server's types.
-#[cfg(all(debug_assertions, feature = "debug-checks"))]
-fn check_output(tool: &RegisteredTool, result: &CallToolResult) -> Result<(), ErrorObject> {
-    let Some(structured) = &result.structured_content else {
-        return Ok(());
-    };
-    let Some(mismatch) = tool.output_mismatch(structured) else {
-        return Ok(());
-    };
-    let name = tool.entry.name;
-    let at = if mismatch.path.is_empty() {
-        "its root"
-    } else {
-        &mismatch.path
-    };
-    tracing::error!(
-        tool = name,
-        path = at,
-        schema_path = %mismatch.schema_path,
-        problem = %mismatch.problem,
-        more = mismatch.more,
-        "structured content does not match the tool's outputSchema (a debug-build check)"
-    );
-    Err(ErrorObject::new(
-        crate::protocol::error_code::INTERNAL_ERROR,
-        format!(
-            "Internal error: the structuredContent of tool {name} does not match its outputSchema at {at}: {} (checked in debug builds)",
-            mismatch.problem
-        ),
-    ))
-}
-
-/// Runs the tool; `None` if it suspended on an unanswered ask.
-pub(super) async fn invoke(
-    tool: &RegisteredTool,
-    arguments: &str,
-    context: Context,
-    input: &Input,
-) -> Result<Option<CallToolResult>, ErrorObject> {
-    let name = tool.entry.name;
-    let handler = Handler { kind: "tool", name };
-    let invocation = ToolInvocation { arguments, context };
-    match handler.start(|| (tool.entry.call)(invocation))? {
-        Ok(future) => run_round(input, handler.finish(future)).await.transpose(),
-        Err(error) => Ok(Some(CallToolResult::error(format!(
-            "Invalid arguments for tool {name}: {error}"
-        )))),
     }
 }

@@ -40,6 +40,13 @@ impl Offer {
             _ => Map::new(),
         };
         capabilities.insert("logging".into(), json!({}));
+        // Not offered to handshake-era clients (see `modern_capabilities`).
+        if let Some(Value::Object(extensions)) = capabilities.get_mut("extensions") {
+            extensions.remove(crate::tasks::EXTENSION_ID);
+            if extensions.is_empty() {
+                capabilities.remove("extensions");
+            }
+        }
         Offer {
             capabilities,
             instructions: result
@@ -112,10 +119,14 @@ impl Call<'_> {
     }
 
     /// Whether the dispatcher answers `method` for legacy clients too:
-    /// the core's methods but the modern lifecycle, and every extension's.
+    /// the core's methods but the modern lifecycle, and every extension's
+    /// but the Tasks extension's: its `tasks/*` names are the 2025-11-25
+    /// tasks feature's with other shapes, and this server's task tools run
+    /// synchronously for these clients.
     fn proxies(&self, method: &str) -> bool {
         match MethodName::parse(method) {
             MethodName::Known(Method::Discover | Method::SubscriptionsListen) => false,
+            MethodName::Unknown(name) if name.starts_with("tasks/") => false,
             MethodName::Known(_) => true,
             unknown => self.dispatcher.serves(&unknown),
         }

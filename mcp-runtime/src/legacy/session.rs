@@ -73,9 +73,16 @@ impl Negotiated {
     }
 
     /// The client's capabilities in modern terms. The shapes are the same,
-    /// except that an empty legacy `elicitation` object means form mode.
+    /// except that an empty legacy `elicitation` object means form mode,
+    /// and that the Tasks extension is left out: it is a 2026 wire
+    /// (`tasks/get` polling, `resultType: "task"`), which clients of the
+    /// initialize handshake do not speak, so task tools run synchronously
+    /// for them.
     fn modern_capabilities(&self) -> Value {
         let mut capabilities = self.capabilities.clone();
+        if let Some(Value::Object(extensions)) = capabilities.get_mut("extensions") {
+            extensions.remove(crate::tasks::EXTENSION_ID);
+        }
         if let Some(Value::Object(elicitation)) = capabilities.get_mut("elicitation")
             && elicitation.is_empty()
         {

@@ -126,13 +126,7 @@ async fn cancel(runtime: &Runtime, id: &str, ctx: &Context) -> Result<MethodResu
 /// Tells listeners (`subscriptions/listen` with `taskIds`) the task's
 /// state, as `tasks/get` would show it.
 pub(crate) fn announce(changes: &Changes, record: &TaskRecord) {
-    let written = Written {
-        record,
-        shape: Shape::Notification,
-        server_info: None,
-        subscription: None,
-    };
-    let params = serde_json::to_string(&written).expect("a task record serializes");
+    let params = super::wire::notification_params(record);
     changes.task_changed(TaskNotice {
         task_id: record.id.clone(),
         owner: record.owner.clone(),

@@ -115,3 +115,14 @@ pub(crate) fn to_vec(record: &TaskRecord, shape: Shape, server_info: Option<&Raw
     };
     serde_json::to_vec(&written).expect("a task record serializes")
 }
+
+/// The params of a task's `notifications/tasks`, without `_meta`.
+pub(crate) fn notification_params(record: &TaskRecord) -> String {
+    let written = Written {
+        record,
+        shape: Shape::Notification,
+        server_info: None,
+        subscription: None,
+    };
+    serde_json::to_string(&written).expect("a task record serializes")
+}

@@ -80,6 +80,8 @@ pub fn mcp_headers(message: &str) -> Vec<(String, String)> {
         let name = match method {
             "tools/call" | "prompts/get" => value["params"]["name"].as_str(),
             "resources/read" => value["params"]["uri"].as_str(),
+            // The Tasks extension's methods name their task.
+            "tasks/get" | "tasks/update" | "tasks/cancel" => value["params"]["taskId"].as_str(),
             _ => None,
         };
         if let Some(name) = name {
