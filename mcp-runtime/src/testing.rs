@@ -34,7 +34,7 @@ use serde_json::{Value, json};
 
 use crate::client::{
     Answers, Client, ClientError, Discovery, ElicitationRequest, InProcess, InputRequest,
-    InputRequired, Notifications, Outcome, Response, SamplingAsk,
+    InputRequired, Notifications, Outcome, Response, SamplingAsk, Task,
 };
 use crate::protocol::{
     CallToolResult, Completion, Content, ErrorObject, GetPromptResult, LogLevel, Prompt,
@@ -346,8 +346,12 @@ impl TestClient {
     }
 
     fn answers_for<R>(&mut self, round: &InputRequired<R>) -> Answers {
+        self.answers_to(&round.requests)
+    }
+
+    fn answers_to(&mut self, requests: &[(String, InputRequest)]) -> Answers {
         let mut answers = Answers::new();
-        for (key, request) in &round.requests {
+        for (key, request) in requests {
             answers = match request {
                 InputRequest::Elicitation(elicitation) => {
                     let answer = self.on_elicit.as_mut().unwrap_or_else(|| {
@@ -381,6 +385,98 @@ impl TestClient {
             };
         }
         answers
+    }
+}
+
+/// Tasks (the Tasks extension): following what `tools/call` created.
+impl TestClient {
+    /// Declares the Tasks extension: task tools answer `tools/call` with a
+    /// task ([`Called::task`]).
+    #[must_use]
+    pub fn tasks(mut self) -> Self {
+        self.client.declare_tasks();
+        self
+    }
+
+    /// `tasks/get`.
+    ///
+    /// # Panics
+    ///
+    /// If the server answers with an error.
+    pub async fn get_task(&mut self, id: &str) -> Task {
+        expect(self.client.get_task(id).await, "tasks/get")
+    }
+
+    /// `tasks/update`: answers to the task's questions.
+    ///
+    /// # Panics
+    ///
+    /// If the server answers with an error.
+    pub async fn answer_task(&mut self, id: &str, answers: Answers) {
+        expect(self.client.update_task(id, answers).await, "tasks/update");
+    }
+
+    /// `tasks/cancel`.
+    ///
+    /// # Panics
+    ///
+    /// If the server answers with an error.
+    pub async fn cancel_task(&mut self, id: &str) {
+        expect(self.client.cancel_task(id).await, "tasks/cancel");
+    }
+
+    /// Polls the task until it ends or waits for input, and returns it.
+    ///
+    /// # Panics
+    ///
+    /// If it does neither within 30 seconds.
+    pub async fn wait_for_task(&mut self, id: &str) -> Task {
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let task = self.get_task(id).await;
+            if task.is_terminal() || !task.input_requests.is_empty() {
+                return task;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "task {id} still {:?} after 30 s",
+                task.status
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Follows the task to its end, answering its questions with the
+    /// registered callbacks: the result as a completed call (a `completed`
+    /// task) or a JSON-RPC error (a `failed` one).
+    ///
+    /// # Panics
+    ///
+    /// If it is cancelled, or asks what no callback answers.
+    pub async fn finish_task(&mut self, id: &str) -> Called<CallToolResult> {
+        let what = format!("task {id}");
+        loop {
+            let task = self.wait_for_task(id).await;
+            if !task.is_terminal() {
+                let answers = self.answers_to(&task.input_requests);
+                self.answer_task(id, answers).await;
+                continue;
+            }
+            let result = match (task.result, task.error) {
+                (Some(result), _) => serde_json::from_value(result)
+                    .map(|result| Response {
+                        outcome: Outcome::Complete(result),
+                        notifications: Notifications::default(),
+                    })
+                    .map_err(|e| ClientError::Malformed(e.to_string())),
+                (None, Some(error)) => Err(ClientError::Rpc(error)),
+                (None, None) => panic!(
+                    "{what}: expected it to complete or fail, it was {:?}",
+                    task.status
+                ),
+            };
+            return Called::new(what, result);
+        }
     }
 }
 
@@ -424,6 +520,10 @@ impl<R: Debug> Called<R> {
                 outcome: Outcome::InputRequired(round),
                 ..
             }) => format!("input_required asking {:?}", round.keys()),
+            Ok(Response {
+                outcome: Outcome::Task(task),
+                ..
+            }) => format!("a task ({}, {:?})", task.id, task.status),
             Err(ClientError::Rpc(error))
                 if error.code == crate::protocol::error_code::METHOD_NOT_FOUND =>
             {
@@ -468,6 +568,23 @@ impl<R: Debug> Called<R> {
                 self.what,
                 self.describe()
             ),
+        }
+    }
+
+    /// The task the server created (a client that declared the Tasks
+    /// extension, calling a task tool).
+    ///
+    /// # Panics
+    ///
+    /// If the request did not create a task.
+    #[track_caller]
+    pub fn task(self) -> Task {
+        match self.result {
+            Ok(Response {
+                outcome: Outcome::Task(task),
+                ..
+            }) => task,
+            _ => panic!("{}: expected a task, got {}", self.what, self.describe()),
         }
     }
 

@@ -7,11 +7,18 @@
 //! - `release_notes` has the client's model draft the notes (a declared
 //!   sampling ask), and asks the user to approve them in the same round.
 //!
+//! - `ship_release` is a long job (four steps of five seconds by default):
+//!   it reports each step as progress and asks the user to approve the
+//!   packaged release before it publishes. Clients that declare the Tasks
+//!   extension get a task to poll, answer and cancel; others wait for the
+//!   result.
+//!
 //! The binary serves these tools; `walkthrough` plays the client.
 
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
 
-use mcp_runtime::{ElicitForm, Elicitation, Input, SamplingResult, tool};
+use mcp_runtime::{ElicitForm, Elicitation, Input, Progress, SamplingResult, tool};
 
 /// Where a deployment goes.
 #[derive(Clone, Copy, Debug, serde::Deserialize, schemars::JsonSchema, ElicitForm)]
@@ -124,4 +131,43 @@ pub async fn release_notes(
         }
         _ => Err(format!("the notes for {version} were not published")),
     }
+}
+
+/// The steps of a release before it is published, as progress shows them.
+const STEPS: [&str; 3] = ["building", "testing", "packaging"];
+
+/// Ships a release: builds, tests and packages it, asks the user to approve
+/// publishing it, then publishes. A long job, run as a task for clients
+/// with the Tasks extension (they poll its progress, answer the approval
+/// with `tasks/update`, and may cancel it).
+#[tool(task, annotations(destructive = false, idempotent, open_world = false))]
+pub async fn ship_release(
+    /// The version to ship, such as `1.4.0`.
+    version: String,
+    /// How long each step takes, in milliseconds (default 5000).
+    step_ms: Option<u64>,
+    #[ctx] progress: Progress,
+    #[ctx] input: Input,
+) -> Result<String, String> {
+    let pace = Duration::from_millis(step_ms.unwrap_or(5_000));
+    let total = STEPS.len() as f64 + 1.0;
+    for (done, step) in STEPS.iter().enumerate() {
+        progress.report_message(done as f64, Some(total), &format!("{step} {version}"));
+        tokio::time::sleep(pace).await;
+    }
+    let waiting = format!("waiting for approval to publish {version}");
+    progress.report_message(STEPS.len() as f64, Some(total), &waiting);
+    let approval = input
+        .elicit::<Approval>(format!("Release {version} is packaged. Publish it?"))
+        .await;
+    if !matches!(approval, Elicitation::Accepted(Approval { publish: true })) {
+        return Err(format!("release {version} was not published"));
+    }
+    progress.report_message(
+        STEPS.len() as f64 + 0.5,
+        Some(total),
+        &format!("publishing {version}"),
+    );
+    tokio::time::sleep(pace).await;
+    Ok(format!("published {version}"))
 }

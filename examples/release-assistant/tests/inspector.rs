@@ -37,3 +37,36 @@ fn a_production_deploy_answered_from_a_file() {
         "deployed web to production (build 1042, migrations run)\n"
     );
 }
+
+#[test]
+fn a_release_task_followed_to_its_end() {
+    let dir = std::env::temp_dir().join(format!("release-task-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let answers = dir.join("answers.json");
+    std::fs::write(
+        &answers,
+        r#"{"elicitation_1": {"action": "accept", "content": {"publish": true}}}"#,
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_release-assistant"))
+        .args([
+            "call",
+            "ship_release",
+            r#"{"version": "1.4.0", "step_ms": 50}"#,
+            "--answers",
+            answers.to_str().unwrap(),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "published 1.4.0\n");
+    // stderr is not a terminal: one plain line per change of status.
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("task ")).collect();
+    assert!(
+        lines.iter().any(|l| l.ends_with("input_required 3/4 (75%): waiting for approval to publish 1.4.0")),
+        "{stderr}"
+    );
+    assert!(lines.last().unwrap().contains(": completed"), "{stderr}");
+}

@@ -72,3 +72,56 @@ async fn a_client_without_elicitation_is_told_what_is_missing() {
         Some(json!({"requiredCapabilities": {"elicitation": {}}}))
     );
 }
+
+#[tokio::test]
+async fn a_release_ships_as_a_task_with_an_approval_midway() {
+    let mut client = TestClient::new()
+        .tasks()
+        .elicitation()
+        .on_elicit(|request| {
+            assert_eq!(request.message, "Release 1.4.0 is packaged. Publish it?");
+            Elicited::Accept(json!({"publish": true}))
+        });
+    let args = json!({"version": "1.4.0", "step_ms": 20});
+    let task = client.call_tool("ship_release", args).await.task();
+    assert_eq!(task.status, mcp_runtime::tasks::TaskStatus::Working);
+    let asking = client.wait_for_task(&task.id).await;
+    assert_eq!(
+        asking.status_message.as_deref(),
+        Some("waiting for approval to publish 1.4.0")
+    );
+    let progress = asking.progress.expect("progress is reported");
+    assert_eq!((progress.progress, progress.total), (3.0, Some(4.0)));
+    client
+        .finish_task(&task.id)
+        .await
+        .assert_text("published 1.4.0");
+}
+
+#[tokio::test]
+async fn a_release_can_be_cancelled_while_it_builds() {
+    let mut client = TestClient::new().tasks();
+    let task = client
+        .call_tool("ship_release", json!({"version": "2.0.0"}))
+        .await
+        .task();
+    client.cancel_task(&task.id).await;
+    let ended = client.wait_for_task(&task.id).await;
+    assert_eq!(ended.status, mcp_runtime::tasks::TaskStatus::Cancelled);
+    assert_eq!(
+        ended.status_message.as_deref(),
+        Some("Cancelled by the client")
+    );
+}
+
+#[tokio::test]
+async fn a_client_without_tasks_waits_for_the_result() {
+    let mut client = TestClient::new()
+        .elicitation()
+        .on_elicit(|_| Elicited::Accept(json!({"publish": false})));
+    let args = json!({"version": "0.9.0", "step_ms": 1});
+    client
+        .call_tool_answering("ship_release", args)
+        .await
+        .assert_tool_error("release 0.9.0 was not published");
+}

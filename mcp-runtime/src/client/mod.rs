@@ -7,6 +7,7 @@
 mod http;
 mod outcome;
 mod stdio;
+mod task;
 mod transport;
 
 use serde::de::DeserializeOwned;
@@ -20,6 +21,7 @@ pub use self::outcome::{
     ProgressUpdate, Response, SampledMessage, SamplingAsk,
 };
 pub use self::stdio::ChildProcess;
+pub use self::task::Task;
 pub use self::transport::{InProcess, Reply, Transport, TransportError};
 use crate::protocol::{
     CallToolResult, Completion, ErrorObject, GetPromptResult, Implementation, LogLevel,
@@ -320,12 +322,12 @@ impl<T: Transport> Client<T> {
         params: Value,
     ) -> Result<Response<R>, ClientError> {
         let (result, notifications) = self.request(method, params).await?;
-        let outcome = if result["resultType"] == "input_required" {
-            Outcome::InputRequired(
+        let outcome = match result["resultType"].as_str() {
+            Some("input_required") => Outcome::InputRequired(
                 InputRequired::read(method, original, &result).map_err(ClientError::Malformed)?,
-            )
-        } else {
-            Outcome::Complete(parse(&result)?)
+            ),
+            Some("task") => Outcome::Task(Task::read(&result).map_err(ClientError::Malformed)?),
+            _ => Outcome::Complete(parse(&result)?),
         };
         Ok(Response {
             outcome,

@@ -27,6 +27,9 @@ pub enum Outcome<R> {
     Complete(R),
     /// The server needs input first: answer and retry.
     InputRequired(InputRequired<R>),
+    /// The server runs the request as a task (the Tasks extension, for a
+    /// client that declared it): poll it with `tasks/get`.
+    Task(super::Task),
 }
 
 /// An `input_required` result: what the server asks, and what the retry
@@ -112,7 +115,7 @@ pub enum InputRequest {
 }
 
 impl InputRequest {
-    fn read(request: &Value) -> Result<Self, String> {
+    pub(crate) fn read(request: &Value) -> Result<Self, String> {
         let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
         match request.get("method").and_then(Value::as_str) {
             Some("elicitation/create") => ElicitationRequest::deserialize(&params)

@@ -56,8 +56,17 @@ impl Answerer {
         &mut self,
         round: &InputRequired<R>,
     ) -> Result<Option<Answers>, ClientError> {
+        self.answer_requests(&round.requests)
+    }
+
+    /// The answers to `requests` (a round's, or a task's), or `None` when
+    /// nobody can answer them.
+    pub(super) fn answer_requests(
+        &mut self,
+        requests: &[(String, InputRequest)],
+    ) -> Result<Option<Answers>, ClientError> {
         let mut answers = Answers::new();
-        for (key, request) in &round.requests {
+        for (key, request) in requests {
             if let InputRequest::Roots = request {
                 let roots = self
                     .roots

@@ -14,6 +14,7 @@
 mod answer;
 mod connection;
 mod print;
+mod task;
 mod terminal;
 
 use std::process::ExitCode;
@@ -184,6 +185,8 @@ async fn execute(server: Server, command: Command) -> Result<ExitCode, ClientErr
         } => {
             let arguments = parse_arguments(arguments.as_deref())?;
             let mut client = target.connect(server, true)?;
+            // Task tools run as tasks, followed until they end.
+            client.declare_tasks();
             let mut answerer = Answerer::new(&ask)?;
             let first = client.call_tool(&name, arguments).await?;
             let Some(done) = rounds(&mut client, &mut answerer, first).await? else {
@@ -238,12 +241,32 @@ async fn rounds<R: DeserializeOwned>(
         let round = match response.outcome {
             Outcome::Complete(result) => return Ok(Some(result)),
             Outcome::InputRequired(round) => round,
+            Outcome::Task(started) => return followed(client, answerer, started).await,
         };
         let Some(answers) = answerer.answer(&round)? else {
             print::unanswered(&round);
             return Ok(None);
         };
         response = client.retry(&round, answers).await?;
+    }
+}
+
+/// Follows a task to its end; its result, or `None` if it was cancelled
+/// or asked what nobody here can answer (both printed).
+async fn followed<R: DeserializeOwned>(
+    client: &mut Client<Connection>,
+    answerer: &mut Answerer,
+    started: crate::client::Task,
+) -> Result<Option<R>, ClientError> {
+    match task::follow(client, answerer, started).await? {
+        task::Ended::Completed(result) => serde_json::from_value(result)
+            .map(Some)
+            .map_err(|error| ClientError::Malformed(format!("the task's result: {error}"))),
+        task::Ended::Cancelled => {
+            eprintln!("the task was cancelled");
+            Ok(None)
+        }
+        task::Ended::Unanswered => Ok(None),
     }
 }
 

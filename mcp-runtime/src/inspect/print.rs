@@ -235,8 +235,13 @@ pub(super) fn prompt(result: &GetPromptResult, as_json: bool) {
 
 /// A round nobody could answer: what it asks and how to answer it.
 pub(super) fn unanswered<R>(round: &InputRequired<R>) {
+    unanswered_requests(&round.requests);
+}
+
+/// The questions nobody could answer (no terminal, no answers file).
+pub(super) fn unanswered_requests(requests: &[(String, InputRequest)]) {
     eprintln!("the server needs input to continue:");
-    for (key, request) in &round.requests {
+    for (key, request) in requests {
         match request {
             InputRequest::Elicitation(e) if e.mode == "url" => {
                 eprintln!(
