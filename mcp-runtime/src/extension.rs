@@ -203,7 +203,21 @@ fn read_params<P: DeserializeOwned>(params: Map<String, Value>) -> Result<P, Err
 #[derive(Clone, Debug, PartialEq)]
 pub struct MethodResult {
     pub(crate) result_type: String,
-    pub(crate) members: Value,
+    pub(crate) members: Members,
+}
+
+/// A result's members: a JSON value, or (the runtime's own extensions)
+/// text written beforehand, so that a large stored result is copied
+/// rather than parsed and written again.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Members {
+    Value(Value),
+    /// A JSON object's text without `resultType` and `_meta`, and the
+    /// entries of the result's `_meta`.
+    Written {
+        object: String,
+        meta: Option<JsonObject>,
+    },
 }
 
 impl MethodResult {
@@ -218,8 +232,20 @@ impl MethodResult {
     pub fn of_type(result_type: impl Into<String>, members: impl serde::Serialize) -> Self {
         MethodResult {
             result_type: result_type.into(),
-            members: crate::protocol::finite::to_value(&members)
-                .unwrap_or_else(|error| Value::String(error.to_string())),
+            members: Members::Value(
+                crate::protocol::finite::to_value(&members)
+                    .unwrap_or_else(|error| Value::String(error.to_string())),
+            ),
+        }
+    }
+
+    /// A final result whose members are written already: `object` is a
+    /// JSON object's text without `resultType` and `_meta` (checked only
+    /// for its braces), `meta` the entries of its `_meta`.
+    pub(crate) fn written(object: String, meta: Option<JsonObject>) -> Self {
+        MethodResult {
+            result_type: crate::protocol::result::COMPLETE.to_owned(),
+            members: Members::Written { object, meta },
         }
     }
 
@@ -231,6 +257,9 @@ impl MethodResult {
     /// The members, when they are an object (anything else is answered
     /// with an internal error).
     pub(crate) fn object(&self) -> Option<&JsonObject> {
-        self.members.as_object()
+        match &self.members {
+            Members::Value(members) => members.as_object(),
+            Members::Written { .. } => None,
+        }
     }
 }

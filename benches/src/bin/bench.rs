@@ -20,6 +20,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+#[path = "bench/tasks.rs"]
+mod tasks;
+
 /// Interleaved rounds per measurement (`BENCH_ROUNDS`); medians are
 /// reported. Seven by default: on a shared 2-core VM one round's ratio
 /// moves by up to ±0.1, and the median of three still by about ±0.05.
@@ -101,6 +104,13 @@ fn main() {
         results,
     };
     let mut report = Report::default();
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("tasks") {
+        // Only the Tasks stage (while iterating on it): its table alone.
+        let table = tasks::stage(&paths);
+        std::fs::write(paths.results.join("tasks.md"), &table).expect("results");
+        print!("{table}");
+        return;
+    }
 
     let echo = request(
         "tools/call",
@@ -227,6 +237,9 @@ fn main() {
 
     eprintln!("== 10,000 tools");
     report.scale = Some(scale(&paths, echo_workload));
+
+    eprintln!("== tasks");
+    report.tasks = Some(tasks::stage(&paths));
 
     let markdown = report.markdown();
     std::fs::write(paths.results.join("RESULTS.md"), &markdown).expect("results");
@@ -800,6 +813,8 @@ struct Report {
     /// The same server built with `default-features = false`.
     stdio_only_size: Option<u64>,
     scale: Option<Scale>,
+    /// The Tasks stage's table.
+    tasks: Option<String>,
 }
 
 /// Ours against the floor, pair by pair (the runs of one round were back to
@@ -948,6 +963,10 @@ impl Report {
                 "| 10,000 tools: tools/list | {} pages of {} tools, largest {} bytes | |",
                 scale.pages, scale.first_page_tools, scale.largest_page_bytes
             );
+        }
+        if let Some(tasks) = &self.tasks {
+            out.push('\n');
+            out.push_str(tasks);
         }
         out
     }

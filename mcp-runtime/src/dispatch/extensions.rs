@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use super::envelope::Request;
 use super::guard::Handler;
 use crate::context::{Context, Scope};
-use crate::extension::{Extension, ExtensionMethod, MethodResult};
+use crate::extension::{self, Extension, ExtensionMethod, MethodResult};
 use crate::mrtr::Input;
 use crate::protocol::finite::Finite;
 use crate::protocol::method::{CLIENT_METHODS, Method, REMOVED};
@@ -255,6 +255,9 @@ pub(super) async fn call(
 
 /// `{"resultType": ..., members..., "_meta": {serverInfo, members' _meta}}`.
 fn write_result(result: &MethodResult, server_info: Option<&RawValue>) -> Option<Bytes> {
+    if let extension::Members::Written { object, meta } = &result.members {
+        return splice(&result.result_type, object, meta.as_ref(), server_info);
+    }
     #[derive(Serialize)]
     struct Written<'a> {
         #[serde(rename = "resultType")]
@@ -288,9 +291,56 @@ fn write_result(result: &MethodResult, server_info: Option<&RawValue>) -> Option
     serde_json::to_vec(&Finite(&written)).ok().map(Bytes::from)
 }
 
+/// `{"resultType": ..., <object's members>, "_meta": {...}}` from members
+/// written beforehand (an object's text without those two keys).
+fn splice(
+    result_type: &str,
+    object: &str,
+    meta: Option<&JsonObject>,
+    server_info: Option<&RawValue>,
+) -> Option<Bytes> {
+    let inner = object.strip_prefix('{')?.strip_suffix('}')?.trim();
+    let meta = ResultMeta {
+        server_info,
+        extra: meta,
+    };
+    let mut out = Vec::with_capacity(object.len() + 128);
+    out.extend_from_slice(b"{\"resultType\":");
+    serde_json::to_writer(&mut out, result_type).ok()?;
+    if !inner.is_empty() {
+        out.push(b',');
+        out.extend_from_slice(inner.as_bytes());
+    }
+    if !meta.is_empty() {
+        out.extend_from_slice(b",\"_meta\":");
+        serde_json::to_writer(&mut out, &Finite(&meta)).ok()?;
+    }
+    out.push(b'}');
+    Some(Bytes::from(out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn written_members_are_spliced_with_the_type_and_meta() {
+        let info = serde_json::value::to_raw_value(&serde_json::json!({"name": "s"})).unwrap();
+        let mut meta = JsonObject::new();
+        meta.insert("k".into(), 1.into());
+        let result = MethodResult::written(r#"{"a":1,"b":[2]}"#.into(), Some(meta));
+        let written = write_result(&result, Some(&info)).unwrap();
+        assert_eq!(
+            std::str::from_utf8(&written).unwrap(),
+            r#"{"resultType":"complete","a":1,"b":[2],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s"},"k":1}}"#
+        );
+        let empty = write_result(&MethodResult::written("{}".into(), None), None).unwrap();
+        assert_eq!(
+            std::str::from_utf8(&empty).unwrap(),
+            r#"{"resultType":"complete"}"#
+        );
+        assert!(write_result(&MethodResult::written("[]".into(), None), None).is_none());
+    }
 
     #[test]
     fn identifiers_follow_the_meta_key_rules() {

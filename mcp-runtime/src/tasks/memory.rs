@@ -193,12 +193,13 @@ impl InMemoryTaskStore {
     }
 
     /// Runs `change` on the owner's live task `id`; `None` when there is
-    /// none. Wakes its worker.
+    /// none. Wakes its worker when `wake` (a client's answer or cancel).
     fn for_owner(
         &self,
         id: &str,
         owner: &str,
         now_ms: u64,
+        wake: bool,
         change: impl FnOnce(&mut TaskRecord),
     ) -> Option<TaskRecord> {
         let mut inner = self.lock();
@@ -212,7 +213,9 @@ impl InMemoryTaskStore {
         let size = entry.record.size();
         *bytes = *bytes - entry.size + size;
         entry.size = size;
-        entry.wake.notify_one();
+        if wake {
+            entry.wake.notify_one();
+        }
         Some(entry.record.clone())
     }
 
@@ -286,6 +289,7 @@ impl TaskStore for InMemoryTaskStore {
             id,
             owner,
             now_ms,
+            false,
             |_| (),
         ))))
     }
@@ -309,7 +313,7 @@ impl TaskStore for InMemoryTaskStore {
         responses: Map<String, Value>,
         now_ms: u64,
     ) -> StoreFuture<'a, Option<TaskRecord>> {
-        let record = self.for_owner(id, owner, now_ms, |record| {
+        let record = self.for_owner(id, owner, now_ms, true, |record| {
             record.deliver(responses, now_ms);
         });
         Box::pin(std::future::ready(Ok(record)))
@@ -321,7 +325,7 @@ impl TaskStore for InMemoryTaskStore {
         owner: &'a str,
         now_ms: u64,
     ) -> StoreFuture<'a, Option<TaskRecord>> {
-        let record = self.for_owner(id, owner, now_ms, |record| {
+        let record = self.for_owner(id, owner, now_ms, true, |record| {
             if record.outcome.is_none() {
                 record.cancel_requested = true;
             }

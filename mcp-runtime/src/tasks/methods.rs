@@ -8,7 +8,6 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::wire::{Shape, Written};
 use super::{EXTENSION_ID, Runtime, TaskRecord, not_found, owner, plausible_id, store_error};
 use crate::changes::{Changes, TaskNotice};
 use crate::context::Context;
@@ -72,13 +71,10 @@ async fn get(runtime: &Runtime, id: &str, ctx: &Context) -> Result<MethodResult,
 }
 
 fn detailed(record: &TaskRecord) -> MethodResult {
-    let written = Written {
-        record,
-        shape: Shape::Detailed,
-        server_info: None,
-        subscription: None,
-    };
-    MethodResult::complete(&written)
+    // Written here, not built as a JSON value: a stored result is copied
+    // as the text it is kept as.
+    let (object, meta) = super::wire::get_members(record);
+    MethodResult::written(object, meta)
 }
 
 /// Delivers answers to the task's outstanding requests (others are

@@ -1,4 +1,4 @@
-//! Tasks on the wire: `CreateTaskResult`, `GetTaskResult` (a
+//! Tasks on the wire: `CreateTaskResult`, `GetTaskResult`'s members (a
 //! `DetailedTask`) and the `notifications/tasks` params, each written
 //! straight from a [`TaskRecord`] (results and errors are copied as the
 //! JSON text the store keeps).
@@ -29,11 +29,12 @@ pub(crate) fn timestamp(millis: u64) -> String {
 pub(crate) enum Shape {
     /// `CreateTaskResult`: `resultType: "task"`, the task's fields only.
     Created,
-    /// `GetTaskResult`: `resultType: "complete"` and the status's payload.
-    Detailed,
     /// `notifications/tasks` params: the payload, and `_meta` naming the
     /// subscription.
     Notification,
+    /// A `GetTaskResult`'s members but `resultType` and `_meta`, which
+    /// the extension API writes.
+    Members,
 }
 
 /// One task written in a [`Shape`].
@@ -51,8 +52,7 @@ impl Serialize for Written<'_> {
         let mut map = serializer.serialize_map(None)?;
         match self.shape {
             Shape::Created => map.serialize_entry("resultType", "task")?,
-            Shape::Detailed => map.serialize_entry("resultType", "complete")?,
-            Shape::Notification => {}
+            Shape::Notification | Shape::Members => {}
         }
         map.serialize_entry("taskId", &record.id)?;
         map.serialize_entry("status", record.status.as_str())?;
@@ -67,7 +67,8 @@ impl Serialize for Written<'_> {
             payload(record, &mut map)?;
         }
         let live_progress = record.progress.is_some() && record.outcome.is_none();
-        if self.server_info.is_some() || self.subscription.is_some() || live_progress {
+        let has_meta = self.server_info.is_some() || self.subscription.is_some() || live_progress;
+        if has_meta && self.shape != Shape::Members {
             map.serialize_entry("_meta", &Meta(self))?;
         }
         map.end()
@@ -125,4 +126,26 @@ pub(crate) fn notification_params(record: &TaskRecord) -> String {
         subscription: None,
     };
     serde_json::to_string(&written).expect("a task record serializes")
+}
+
+/// `tasks/get`'s members (the task's fields and its status's payload) as
+/// JSON text, and its `_meta` entries (the last progress, while live).
+pub(crate) fn get_members(record: &TaskRecord) -> (String, Option<crate::protocol::JsonObject>) {
+    let written = Written {
+        record,
+        shape: Shape::Members,
+        server_info: None,
+        subscription: None,
+    };
+    let object = serde_json::to_string(&written).expect("a task record serializes");
+    let meta = record
+        .progress
+        .filter(|_| record.outcome.is_none())
+        .map(|progress| {
+            let mut meta = crate::protocol::JsonObject::new();
+            let value = serde_json::to_value(progress).unwrap_or_default();
+            meta.insert(PROGRESS_META_KEY.to_owned(), value);
+            meta
+        });
+    (object, meta)
 }
