@@ -23,6 +23,14 @@ pub(crate) const OPEN_WORLD: Symbol = Symbol("open_world");
 pub(crate) const INPUT_SCHEMA: Symbol = Symbol("input_schema");
 pub(crate) const REQUIRES_EXTENSION: Symbol = Symbol("requires_extension");
 pub(crate) const REPLAYABLE_STATE: Symbol = Symbol("replayable_state");
+// MCP Apps
+pub(crate) const UI: Symbol = Symbol("ui");
+pub(crate) const VISIBILITY: Symbol = Symbol("visibility");
+pub(crate) const APP: Symbol = Symbol("app");
+pub(crate) const CSP: Symbol = Symbol("csp");
+pub(crate) const PERMISSIONS: Symbol = Symbol("permissions");
+pub(crate) const PREFERS_BORDER: Symbol = Symbol("prefers_border");
+pub(crate) const DOMAIN: Symbol = Symbol("domain");
 
 pub(crate) const COMPLETE: Symbol = Symbol("complete");
 pub(crate) const SIZE: Symbol = Symbol("size");

@@ -34,15 +34,17 @@ pub(crate) struct ToolAttr {
     /// `replayable_state`: the key as written (for spans) and its value.
     /// Whether it has any effect is checked in `check::tool`.
     pub(crate) replayable_state: Option<(syn::Path, Flag)>,
+    /// MCP Apps: `ui = "ui://..."`, `visibility = [...]`.
+    pub(crate) app: super::AppToolAttr,
 }
 
-const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `requires_extension`, `input_schema`, `replayable_state` or `crate`";
+const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `requires_extension`, `input_schema`, `replayable_state`, `ui`, `visibility` or `crate`";
 
 impl ToolAttr {
     pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> ToolAttr {
         let mut attr = ToolAttr::default();
         let parser = syn::meta::parser(|meta| {
-            if attr.common.parse_key(cx, &meta)? {
+            if attr.common.parse_key(cx, &meta)? || attr.app.parse_key(cx, &meta)? {
             } else if meta.path == INPUT_SCHEMA {
                 let path: syn::Path = meta.value()?.parse().map_err(|error| {
                     syn::Error::new(

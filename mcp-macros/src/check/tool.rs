@@ -12,6 +12,7 @@ pub(crate) fn tool(cx: &Ctxt, tool: &HandlerFn<'_>, attr: &ToolAttr) {
     check_raw_schema(cx, tool, attr);
     check_extensions(cx, &attr.extensions);
     check_replayable_state(cx, attr);
+    super::app::tool(cx, &attr.app, &attr.common);
 }
 
 /// `replayable_state` lifts the single use the runtime gives, by default,
