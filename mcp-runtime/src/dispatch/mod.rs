@@ -412,6 +412,13 @@ impl Dispatcher {
             .filter(|p| !p.is_empty())
     }
 
+    /// Every `Mcp-Param-*` header any tool's arguments are mirrored into
+    /// (the `x-mcp-header` names), for the CORS preflight's allowed headers.
+    pub(crate) fn header_param_names(&self) -> impl Iterator<Item = &str> {
+        let tools = self.registry.tools().iter();
+        tools.flat_map(|tool| tool.header_params.iter().map(|param| param.name.as_str()))
+    }
+
     /// Whether this server offers `method` (list methods only exist when
     /// there is something to list).
     fn offers(&self, method: Method) -> bool {

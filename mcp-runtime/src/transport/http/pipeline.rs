@@ -59,19 +59,54 @@ use crate::security::origin::HostRefusal;
 pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Answers one request: the steps in the module docs, each of which may
-/// answer early.
+/// answer early. A request with an `Origin` (a web page's) goes through
+/// CORS (`cors`), which runs these steps inside it.
 pub(crate) async fn handle<B>(
     endpoint: Arc<Endpoint>,
     request: Request<B>,
     peer: Option<SocketAddr>,
 ) -> HttpResponse
 where
-    B: Body<Data = Bytes>,
+    B: Body<Data = Bytes> + 'static,
     B::Error: Into<BoxError>,
 {
-    match serve(&endpoint, request, peer).await {
+    match serve(&endpoint, request, peer, Cors::Apply).await {
         Ok(response) | Err(response) => response,
     }
+}
+
+/// The steps for a request CORS has taken in hand.
+pub(super) async fn serve_same_origin<B>(
+    endpoint: Arc<Endpoint>,
+    request: Request<B>,
+    peer: Option<SocketAddr>,
+) -> HttpResponse
+where
+    B: Body<Data = Bytes> + 'static,
+    B::Error: Into<BoxError>,
+{
+    match serve(&endpoint, request, peer, Cors::Applied).await {
+        Ok(response) | Err(response) => response,
+    }
+}
+
+/// Whether a request with an `Origin` still has to go through CORS.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cors {
+    Apply,
+    Applied,
+}
+
+/// What refuses a CORS preflight: the checks of the request it announces
+/// that need no body (path, `Host`, `Origin`).
+pub(super) fn check_preflight(
+    endpoint: &Endpoint,
+    parts: &Parts,
+    peer: Option<SocketAddr>,
+) -> Result<(), HttpResponse> {
+    route(endpoint, parts)?;
+    let seen = EndpointHeaders::scan(&parts.headers);
+    check_authority(endpoint, &seen, parts, peer)
 }
 
 /// The steps; `Err` is an early answer.
@@ -79,14 +114,20 @@ async fn serve<B>(
     endpoint: &Arc<Endpoint>,
     request: Request<B>,
     peer: Option<SocketAddr>,
+    cors: Cors,
 ) -> Result<HttpResponse, HttpResponse>
 where
-    B: Body<Data = Bytes>,
+    B: Body<Data = Bytes> + 'static,
     B::Error: Into<BoxError>,
 {
     let (mut parts, body) = request.into_parts();
-    route(endpoint, &parts)?;
     let seen = EndpointHeaders::scan(&parts.headers);
+    if cors == Cors::Apply && seen.origin().is_some() {
+        // Boxed: kept out of the state of every same-origin request's future.
+        let request = Request::from_parts(parts, body);
+        return Ok(Box::pin(super::cors::answer(endpoint.clone(), request, peer)).await);
+    }
+    route(endpoint, &parts)?;
     check_authority(endpoint, &seen, &parts, peer)?;
     if parts.method != HttpMethod::POST {
         return Err(Box::pin(other_method(endpoint, parts)).await);

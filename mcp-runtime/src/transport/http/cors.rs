@@ -1,0 +1,167 @@
+//! CORS, for MCP clients that are web pages: tower-http's `CorsLayer`,
+//! tied to the endpoint's `Origin` allow-list.
+//!
+//! Only requests that carry an `Origin` go through it (the pipeline tells
+//! from the header scan it makes anyway), so a request without one pays
+//! nothing for it. A preflight (`OPTIONS`) is refused as the request it
+//! announces would be (404 off the endpoint's path, 400/403 for its `Host`,
+//! 403 for an `Origin` off the list), and otherwise answered by the layer
+//! with the methods and headers MCP uses; every other request runs the
+//! whole pipeline inside the layer, which adds `Access-Control-Allow-Origin`
+//! (the caller's origin, never `*`) to what an allowed origin gets. No
+//! `Access-Control-Allow-Credentials`: MCP's credential is a bearer token
+//! in `Authorization`, which a page sends without credentials mode (no
+//! cookies).
+
+use std::convert::Infallible;
+use std::future::{Future, poll_fn};
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::header::{self, HeaderName};
+use http::{Method, Request};
+use http_body::Body;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_layer::Layer as _;
+use tower_service::Service;
+
+use super::endpoint::Endpoint;
+use super::pipeline::{self, BoxError};
+use super::respond::HttpResponse;
+use crate::security::origin::OriginPolicy;
+
+/// How long a browser may keep a preflight's answer.
+const MAX_AGE: Duration = Duration::from_secs(3600);
+
+/// Request headers every MCP client may send, besides `Mcp-Param-*`.
+const REQUEST_HEADERS: [&str; 7] = [
+    "content-type",
+    "accept",
+    "mcp-protocol-version",
+    "mcp-method",
+    "mcp-name",
+    "authorization",
+    "last-event-id",
+];
+
+/// The endpoint's CORS rules, built once.
+pub(crate) struct Cors {
+    layer: CorsLayer,
+}
+
+impl Cors {
+    /// Rules for `origins`, allowing the `Mcp-Param-*` headers of
+    /// `header_params` (each tool argument's `x-mcp-header`) and, when the
+    /// legacy adapter serves the endpoint (`legacy`), `GET`, `DELETE` and
+    /// `Mcp-Session-Id`.
+    pub(crate) fn new<'a>(
+        origins: &OriginPolicy,
+        header_params: impl Iterator<Item = &'a str>,
+        legacy: bool,
+    ) -> Cors {
+        let policy = origins.clone();
+        // One Origin, on the list: a repeated one is refused (403) and
+        // gets no grant either.
+        let allow_origin = AllowOrigin::predicate(move |origin, parts| {
+            parts.headers.get_all(header::ORIGIN).iter().count() == 1
+                && policy.origin_allowed(Some(origin.to_str().unwrap_or("")))
+        });
+        let mut headers: Vec<HeaderName> = REQUEST_HEADERS
+            .iter()
+            .map(|name| HeaderName::from_static(name))
+            .collect();
+        headers.extend(
+            header_params.filter_map(|name| HeaderName::try_from(format!("mcp-param-{name}")).ok()),
+        );
+        let mut methods = vec![Method::POST];
+        let mut exposed = vec![header::WWW_AUTHENTICATE, header::RETRY_AFTER];
+        if legacy {
+            let session = HeaderName::from_static("mcp-session-id");
+            methods.extend([Method::GET, Method::DELETE]);
+            headers.push(session.clone());
+            exposed.push(session);
+        }
+        let layer = CorsLayer::new()
+            .allow_origin(allow_origin)
+            .allow_methods(methods)
+            .allow_headers(headers)
+            .expose_headers(exposed)
+            .max_age(MAX_AGE);
+        Cors { layer }
+    }
+}
+
+/// Answers a request that carries an `Origin`: a preflight from an allowed
+/// origin at once, anything else through the pipeline (`serve`, called
+/// back without CORS) with the layer's headers added.
+pub(crate) async fn answer<B>(
+    endpoint: Arc<Endpoint>,
+    request: Request<B>,
+    peer: Option<SocketAddr>,
+) -> HttpResponse
+where
+    B: Body<Data = Bytes> + 'static,
+    B::Error: Into<BoxError>,
+{
+    if request.method() == Method::OPTIONS {
+        let (parts, body) = request.into_parts();
+        if let Err(refusal) = pipeline::check_preflight(&endpoint, &parts, peer) {
+            return refusal;
+        }
+        return through_layer(endpoint, Request::from_parts(parts, body), peer).await;
+    }
+    through_layer(endpoint, request, peer).await
+}
+
+async fn through_layer<B>(
+    endpoint: Arc<Endpoint>,
+    request: Request<B>,
+    peer: Option<SocketAddr>,
+) -> HttpResponse
+where
+    B: Body<Data = Bytes> + 'static,
+    B::Error: Into<BoxError>,
+{
+    let mut service = endpoint.cors.layer.layer(Pipeline {
+        endpoint: endpoint.clone(),
+        peer,
+    });
+    let ready = poll_fn(|cx| Service::<Request<B>>::poll_ready(&mut service, cx)).await;
+    let answered = match ready {
+        Ok(()) => service.call(request).await,
+        Err(never) => match never {},
+    };
+    match answered {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+/// The pipeline as the service the layer wraps.
+struct Pipeline {
+    endpoint: Arc<Endpoint>,
+    peer: Option<SocketAddr>,
+}
+
+impl<B> Service<Request<B>> for Pipeline
+where
+    B: Body<Data = Bytes> + 'static,
+    B::Error: Into<BoxError>,
+{
+    type Response = HttpResponse;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>>>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let (endpoint, peer) = (self.endpoint.clone(), self.peer);
+        Box::pin(async move { Ok(pipeline::serve_same_origin(endpoint, request, peer).await) })
+    }
+}
