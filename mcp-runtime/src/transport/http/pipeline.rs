@@ -42,6 +42,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use super::BODY_GRACE;
 use super::accept::{self, Accepts};
 use super::body::McpBody;
+use super::cors::CrossOriginBody;
 use super::endpoint::Endpoint;
 use super::headers::{self, EndpointHeaders};
 use super::hook::Post;
@@ -76,15 +77,11 @@ where
 }
 
 /// The steps for a request CORS has taken in hand.
-pub(super) async fn serve_same_origin<B>(
+pub(super) async fn serve_same_origin(
     endpoint: Arc<Endpoint>,
-    request: Request<B>,
+    request: Request<CrossOriginBody>,
     peer: Option<SocketAddr>,
-) -> HttpResponse
-where
-    B: Body<Data = Bytes> + 'static,
-    B::Error: Into<BoxError>,
-{
+) -> HttpResponse {
     match serve(&endpoint, request, peer, Cors::Applied).await {
         Ok(response) | Err(response) => response,
     }
@@ -95,6 +92,21 @@ where
 enum Cors {
     Apply,
     Applied,
+}
+
+/// A request with an `Origin`, answered through CORS (boxed: kept out of
+/// the state of every same-origin request's future).
+fn cross_origin<B>(
+    endpoint: Arc<Endpoint>,
+    request: Request<B>,
+    peer: Option<SocketAddr>,
+) -> Pin<Box<dyn Future<Output = HttpResponse>>>
+where
+    B: Body<Data = Bytes> + 'static,
+    B::Error: Into<BoxError>,
+{
+    let request = request.map(CrossOriginBody::new);
+    Box::pin(super::cors::answer(endpoint, request, peer))
 }
 
 /// What refuses a CORS preflight: the checks of the request it announces
@@ -123,9 +135,8 @@ where
     let (mut parts, body) = request.into_parts();
     let seen = EndpointHeaders::scan(&parts.headers);
     if cors == Cors::Apply && seen.origin().is_some() {
-        // Boxed: kept out of the state of every same-origin request's future.
-        let request = Request::from_parts(parts, body);
-        return Ok(Box::pin(super::cors::answer(endpoint.clone(), request, peer)).await);
+        let answer = cross_origin(endpoint.clone(), Request::from_parts(parts, body), peer);
+        return Ok(answer.await);
     }
     route(endpoint, &parts)?;
     check_authority(endpoint, &seen, &parts, peer)?;
