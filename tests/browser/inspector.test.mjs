@@ -53,13 +53,18 @@ test("the MCP Inspector connects directly, lists the tools and calls add", async
     await page.getByText("Connected").first().waitFor({ timeout: 15000 });
     await page.getByRole("tab", { name: "Tools" }).click();
     await page.getByRole("button", { name: "List Tools" }).click();
+    // Every tool of the quickstart is listed.
+    for (const name of ["add", "confirm_delete", "countdown", "divide", "echo"]) {
+      await page.getByText(name, { exact: true }).first().waitFor({ timeout: 10000 });
+    }
     await page.getByText("add", { exact: true }).first().click();
     await page.locator("#a").fill("2");
     await page.locator("#b").fill("40");
     await page.getByRole("button", { name: "Run Tool" }).click();
     await page.getByText("Tool Result: Success").waitFor({ timeout: 10000 });
     const result = await page.locator("body").innerText();
-    assert.match(result, /"sum": 42/);
+    assert.match(result, /Tool Result: Success\nStructured Content:\n\{\nsum:\n42\n\}/);
+    assert.match(result, /Unstructured Content:\n"42"/);
   } finally {
     await page.screenshot({ path: `${results}inspector.png`, fullPage: true });
   }

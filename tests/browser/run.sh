@@ -44,11 +44,22 @@ log "checking examples/dashboard/view/dist/view.html against its sources"
 node "$root/examples/dashboard/view/build.mjs" --check
 
 # --- 3. The servers ---------------------------------------------------------
+# The dashboard as `cargo test --workspace` built it (.ci/run's test step:
+# this is then a no-op), and the quickstart of .ci/run's release build.
 log "building the dashboard example"
-(cd "$root" && cargo build --quiet -p dashboard)
+DASHBOARD=$(cd "$root" && cargo test --workspace --no-run --message-format=json 2>/dev/null |
+    python3 -c '
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    target = message.get("target", {})
+    if message.get("reason") == "compiler-artifact" and target.get("name") == "dashboard" and "bin" in target.get("kind", []):
+        print(message["executable"])
+')
+[[ -x $DASHBOARD ]] || { echo "error: no dashboard binary was built" >&2; exit 1; }
+export DASHBOARD
 target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-export DASHBOARD="$target_dir/debug/dashboard"
 if [[ ! -x $target_dir/release/quickstart ]]; then
     log "building the quickstart (release)"
     (cd "$root" && cargo build --quiet --release -p quickstart)
@@ -58,4 +69,4 @@ export QUICKSTART="$target_dir/release/quickstart"
 # --- 4. The tests -----------------------------------------------------------
 rm -rf "$here/results"
 cd "$here"
-node --test --test-concurrency=1 apps.test.mjs
+node --test --test-concurrency=1 apps.test.mjs inspector.test.mjs

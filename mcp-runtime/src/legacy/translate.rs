@@ -76,15 +76,20 @@ fn drop_non_object_structure(method: &str, result: &mut Map<String, Value>) {
         "tools/list" => {
             let tools = result.get_mut("tools").and_then(Value::as_array_mut);
             for tool in tools.into_iter().flatten().filter_map(Value::as_object_mut) {
-                if tool.get("outputSchema").is_some_and(|s| !is_object_schema(s)) {
+                if tool
+                    .get("outputSchema")
+                    .is_some_and(|s| !is_object_schema(s))
+                {
                     tool.remove("outputSchema");
                 }
             }
         }
-        "tools/call" => {
-            if result.get("structuredContent").is_some_and(|c| !c.is_object()) {
-                result.remove("structuredContent");
-            }
+        "tools/call"
+            if result
+                .get("structuredContent")
+                .is_some_and(|c| !c.is_object()) =>
+        {
+            result.remove("structuredContent");
         }
         _ => {}
     }
@@ -173,14 +178,22 @@ mod tests {
                 {"name": "add", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}
             ]})
         );
-        for (structured, kept) in [(json!(0.5), false), (json!([1]), false), (json!({"sum": 1}), true)] {
+        for (structured, kept) in [
+            (json!(0.5), false),
+            (json!([1]), false),
+            (json!({"sum": 1}), true),
+        ] {
             let call = json!({"jsonrpc": "2.0", "id": 1, "result": {
                 "resultType": "complete", "content": [], "structuredContent": structured
             }});
             let Answer::Complete(result) = answer("tools/call", &frame(call)) else {
                 panic!()
             };
-            assert_eq!(result.contains_key("structuredContent"), kept, "{structured}");
+            assert_eq!(
+                result.contains_key("structuredContent"),
+                kept,
+                "{structured}"
+            );
         }
     }
 

@@ -13,27 +13,21 @@
 //! in `Authorization`, which a page sends without credentials mode (no
 //! cookies).
 
-use std::convert::Infallible;
-use std::future::{Future, poll_fn};
-use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
+use http::Method;
 use http::header::{self, HeaderName};
-use http::{Method, Request};
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt as _;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_layer::Layer as _;
-use tower_service::Service;
 
-use super::endpoint::Endpoint;
-use super::pipeline::{self, BoxError};
-use super::respond::HttpResponse;
 use crate::security::origin::OriginPolicy;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// How long a browser may keep a preflight's answer.
 const MAX_AGE: Duration = Duration::from_secs(3600);
@@ -94,64 +88,10 @@ impl Cors {
             .max_age(MAX_AGE);
         Cors { layer }
     }
-}
 
-/// Answers a request that carries an `Origin`: a preflight from an allowed
-/// origin at once, anything else through the pipeline (`serve`, called
-/// back without CORS) with the layer's headers added.
-pub(crate) async fn answer(
-    endpoint: Arc<Endpoint>,
-    request: Request<CrossOriginBody>,
-    peer: Option<SocketAddr>,
-) -> HttpResponse {
-    if request.method() == Method::OPTIONS {
-        let (parts, body) = request.into_parts();
-        if let Err(refusal) = pipeline::check_preflight(&endpoint, &parts, peer) {
-            return refusal;
-        }
-        return through_layer(endpoint, Request::from_parts(parts, body), peer).await;
-    }
-    through_layer(endpoint, request, peer).await
-}
-
-async fn through_layer(
-    endpoint: Arc<Endpoint>,
-    request: Request<CrossOriginBody>,
-    peer: Option<SocketAddr>,
-) -> HttpResponse {
-    let mut service = endpoint.cors.layer.layer(Pipeline {
-        endpoint: endpoint.clone(),
-        peer,
-    });
-    let ready = poll_fn(|cx| service.poll_ready(cx)).await;
-    let answered = match ready {
-        Ok(()) => service.call(request).await,
-        Err(never) => match never {},
-    };
-    match answered {
-        Ok(response) => response,
-        Err(never) => match never {},
-    }
-}
-
-/// The pipeline as the service the layer wraps.
-struct Pipeline {
-    endpoint: Arc<Endpoint>,
-    peer: Option<SocketAddr>,
-}
-
-impl Service<Request<CrossOriginBody>> for Pipeline {
-    type Response = HttpResponse;
-    type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>>>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request<CrossOriginBody>) -> Self::Future {
-        let (endpoint, peer) = (self.endpoint.clone(), self.peer);
-        Box::pin(async move { Ok(pipeline::serve_same_origin(endpoint, request, peer).await) })
+    /// `inner` with the CORS layer around it.
+    pub(super) fn around<S>(&self, inner: S) -> tower_http::cors::Cors<S> {
+        self.layer.layer(inner)
     }
 }
 

@@ -23,10 +23,12 @@
 )]
 
 use std::cell::Cell;
-use std::future::Future;
+use std::convert::Infallible;
+use std::future::{Future, poll_fn};
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -38,6 +40,7 @@ use http::{HeaderValue, Method as HttpMethod, Request, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt as _, Collected, Limited};
 use tokio::sync::OwnedSemaphorePermit;
+use tower_service::Service;
 
 use super::BODY_GRACE;
 use super::accept::{self, Accepts};
@@ -106,7 +109,66 @@ where
     B::Error: Into<BoxError>,
 {
     let request = request.map(CrossOriginBody::new);
-    Box::pin(super::cors::answer(endpoint, request, peer))
+    Box::pin(answer(endpoint, request, peer))
+}
+
+/// Answers a request that carries an `Origin`: a preflight from an allowed
+/// origin at once, anything else through the pipeline (`serve`, called
+/// back without CORS) with the layer's headers added.
+async fn answer(
+    endpoint: Arc<Endpoint>,
+    request: Request<CrossOriginBody>,
+    peer: Option<SocketAddr>,
+) -> HttpResponse {
+    if request.method() == HttpMethod::OPTIONS {
+        let (parts, body) = request.into_parts();
+        if let Err(refusal) = check_preflight(&endpoint, &parts, peer) {
+            return refusal;
+        }
+        return through_layer(endpoint, Request::from_parts(parts, body), peer).await;
+    }
+    through_layer(endpoint, request, peer).await
+}
+
+async fn through_layer(
+    endpoint: Arc<Endpoint>,
+    request: Request<CrossOriginBody>,
+    peer: Option<SocketAddr>,
+) -> HttpResponse {
+    let mut service = endpoint.cors.around(Pipeline {
+        endpoint: endpoint.clone(),
+        peer,
+    });
+    let ready = poll_fn(|cx| service.poll_ready(cx)).await;
+    let answered = match ready {
+        Ok(()) => service.call(request).await,
+        Err(never) => match never {},
+    };
+    match answered {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+/// The pipeline as the service the layer wraps.
+struct Pipeline {
+    endpoint: Arc<Endpoint>,
+    peer: Option<SocketAddr>,
+}
+
+impl Service<Request<CrossOriginBody>> for Pipeline {
+    type Response = HttpResponse;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>>>>;
+
+    fn poll_ready(&mut self, _cx: &mut std::task::Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<CrossOriginBody>) -> Self::Future {
+        let (endpoint, peer) = (self.endpoint.clone(), self.peer);
+        Box::pin(async move { Ok(serve_same_origin(endpoint, request, peer).await) })
+    }
 }
 
 /// What refuses a CORS preflight: the checks of the request it announces
