@@ -4,7 +4,7 @@
 //!
 //! Declared with the macros alone:
 //!
-//! ```
+//! ```standalone_crate
 //! use mcp_runtime::apps::UiCapability;
 //! use mcp_runtime::{Structured, resource, tool};
 //!
