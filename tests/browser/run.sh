@@ -53,7 +53,8 @@ import json, sys
 for line in sys.stdin:
     message = json.loads(line)
     target = message.get("target", {})
-    if message.get("reason") == "compiler-artifact" and target.get("name") == "dashboard" and "bin" in target.get("kind", []):
+    built = message.get("reason") == "compiler-artifact" and not message["profile"]["test"]
+    if built and target.get("name") == "dashboard" and "bin" in target.get("kind", []):
         print(message["executable"])
 ')
 [[ -x $DASHBOARD ]] || { echo "error: no dashboard binary was built" >&2; exit 1; }
