@@ -27,6 +27,14 @@ pub(crate) const TASK: Symbol = Symbol("task");
 pub(crate) const REQUIRED: Symbol = Symbol("required");
 pub(crate) const ANSWER_WITHIN_MS: Symbol = Symbol("answer_within_ms");
 pub(crate) const POLL_INTERVAL_MS: Symbol = Symbol("poll_interval_ms");
+// MCP Apps
+pub(crate) const UI: Symbol = Symbol("ui");
+pub(crate) const VISIBILITY: Symbol = Symbol("visibility");
+pub(crate) const APP: Symbol = Symbol("app");
+pub(crate) const CSP: Symbol = Symbol("csp");
+pub(crate) const PERMISSIONS: Symbol = Symbol("permissions");
+pub(crate) const PREFERS_BORDER: Symbol = Symbol("prefers_border");
+pub(crate) const DOMAIN: Symbol = Symbol("domain");
 
 pub(crate) const COMPLETE: Symbol = Symbol("complete");
 pub(crate) const SIZE: Symbol = Symbol("size");

@@ -35,6 +35,8 @@ pub struct TaskNotice {
     pub task_id: String,
     /// Whose task it is: only that caller's subscriptions receive it.
     pub owner: String,
+    /// Whether the task has ended: nothing about it follows this notice.
+    pub terminal: bool,
     /// The notification's params (a `DetailedTask`, as `tasks/get` shows
     /// it), as a JSON object without `_meta`.
     pub params: std::sync::Arc<str>,

@@ -36,6 +36,11 @@ struct Cli {
     /// that limits, or to benchmark.
     #[arg(long, value_name = "PER_SECOND", requires = "http")]
     rate_limit: Option<u32>,
+    /// With --http: also serve web pages from this origin
+    /// (`scheme://host[:port]`; repeat for more), with CORS. Loopback
+    /// origins are always allowed.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    allow_origin: Vec<String>,
     /// Inspect instead of serving.
     #[command(subcommand)]
     inspect: Option<crate::inspect::Command>,
@@ -47,7 +52,7 @@ pub(crate) fn launch(builder: ServerBuilder) -> Launch {
     let cli = parse(&builder);
     let http = cli
         .http
-        .map(|address| http_options(&builder, address, cli.rate_limit));
+        .map(|address| http_options(&builder, address, cli.rate_limit, &cli.allow_origin));
     if let Some(command) = cli.inspect {
         return Launch::Exit(match builder.single_instance().build() {
             Ok(server) => crate::inspect::run(server, command),
@@ -96,14 +101,18 @@ fn parse(builder: &ServerBuilder) -> Cli {
     }
 }
 
-/// The server's HTTP options, bound to `address`, with the rate limit the
-/// flags set.
+/// The server's HTTP options, bound to `address`, with the rate limit and
+/// the origins the flags set.
 fn http_options(
     builder: &ServerBuilder,
     address: std::net::SocketAddr,
     rate_limit: Option<u32>,
+    origins: &[String],
 ) -> HttpOptions {
-    let options = builder.http.clone().bind(address);
+    let mut options = builder.http.clone().bind(address);
+    for origin in origins {
+        options = options.allow_origin(origin);
+    }
     match rate_limit {
         None => options,
         Some(0) => options.without_rate_limit(),

@@ -31,6 +31,14 @@
 //! let server = mcp_runtime::server!().extension(ping).build();
 //! # let _ = server;
 //! ```
+//!
+//! Two more points let an extension take part in what the server is built
+//! from: [`Extension::check`] runs at startup over the server's [`Catalog`]
+//! (its tools and resources, with their `_meta`), so that what handlers
+//! declare for the extension can be checked before anything is served; and
+//! [`LINKED_EXTENSIONS`] lets code that uses an extension (a macro's
+//! expansion, say) bring it along, so that a server offers it without being
+//! told twice. MCP Apps ([`crate::apps`]) is built on these alone.
 
 use std::fmt;
 use std::future::Future;
@@ -42,6 +50,8 @@ use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::protocol::{ErrorObject, JsonObject};
+use crate::registry::{Registry, ResourceEntry, ToolEntry};
+use crate::uri_template;
 
 /// The future an extension method's handler returns, boxed.
 pub(crate) type MethodFuture = Pin<Box<dyn Future<Output = Result<MethodResult, ErrorObject>>>>;
@@ -50,6 +60,28 @@ pub(crate) type MethodFuture = Pin<Box<dyn Future<Output = Result<MethodResult, 
 /// and its context in, the result out.
 pub(crate) type MethodFn = dyn Fn(Map<String, Value>, Context) -> MethodFuture + Send + Sync;
 
+/// A startup check over the server's catalog (see [`Extension::check`]).
+pub(crate) type CheckFn = dyn Fn(&Catalog<'_>) -> Result<(), String> + Send + Sync;
+
+/// Extensions that linked code brings along: each is added when the server
+/// is built, unless the builder was given one with the same identifier
+/// (which then wins). Code generated for a handler that uses an extension
+/// registers it here, so that writing the handler is the opt-in:
+///
+/// ```
+/// use mcp_runtime::extension::{Extension, LINKED_EXTENSIONS};
+///
+/// fn my_extension() -> Extension {
+///     Extension::new("com.example/ping")
+/// }
+///
+/// #[linkme::distributed_slice(LINKED_EXTENSIONS)]
+/// #[linkme(crate = mcp_runtime::__private::linkme)]
+/// static PING: fn() -> Extension = my_extension;
+/// ```
+#[linkme::distributed_slice]
+pub static LINKED_EXTENSIONS: [fn() -> Extension];
+
 /// An extension a server offers. See the [module docs](self).
 #[derive(Clone)]
 #[must_use]
@@ -57,6 +89,7 @@ pub struct Extension {
     pub(crate) id: String,
     pub(crate) settings: Value,
     pub(crate) methods: Vec<ExtensionMethod>,
+    pub(crate) checks: Vec<Arc<CheckFn>>,
 }
 
 impl fmt::Debug for Extension {
@@ -65,6 +98,7 @@ impl fmt::Debug for Extension {
             .field("id", &self.id)
             .field("settings", &self.settings)
             .field("methods", &self.methods)
+            .field("checks", &self.checks.len())
             .finish()
     }
 }
@@ -78,6 +112,7 @@ impl Extension {
             id: id.into(),
             settings: Value::Object(Map::new()),
             methods: Vec::new(),
+            checks: Vec::new(),
         }
     }
 
@@ -94,10 +129,132 @@ impl Extension {
         self
     }
 
+    /// Runs `check` when the server is built, over its [`Catalog`]: an
+    /// `Err` stops the build with a [`BuildError::Extension`] naming the
+    /// extension and the problem (say what to fix, and where).
+    ///
+    /// [`BuildError::Extension`]: crate::BuildError::Extension
+    pub fn check(
+        mut self,
+        check: impl Fn(&Catalog<'_>) -> Result<(), String> + Send + Sync + 'static,
+    ) -> Self {
+        self.checks.push(Arc::new(check));
+        self
+    }
+
     /// The identifier.
     pub fn id(&self) -> &str {
         &self.id
     }
+}
+
+/// The tools and resources a server is built from, as an extension's
+/// [check](Extension::check) sees them.
+#[derive(Clone, Copy, Debug)]
+pub struct Catalog<'a> {
+    registry: &'a Registry,
+}
+
+impl<'a> Catalog<'a> {
+    pub(crate) fn new(registry: &'a Registry) -> Self {
+        Catalog { registry }
+    }
+
+    /// Every tool, sorted by name.
+    pub fn tools(&self) -> impl Iterator<Item = CatalogTool> + 'a {
+        self.registry
+            .tools()
+            .iter()
+            .map(|tool| CatalogTool { entry: tool.entry })
+    }
+
+    /// Every static resource (sorted by URI), then every template.
+    pub fn resources(&self) -> impl Iterator<Item = CatalogResource> + 'a {
+        let templates = self.registry.templates_by_text().iter();
+        self.registry
+            .resources()
+            .iter()
+            .chain(templates)
+            .map(|&entry| CatalogResource { entry })
+    }
+
+    /// What a `resources/read` of `uri` would read: the static resource at
+    /// that URI, or else the most specific template matching it.
+    pub fn resource_for(&self, uri: &str) -> Option<CatalogResource> {
+        let entry = self.registry.resource(uri).or_else(|| {
+            let mut templates = self.registry.templates().iter();
+            templates
+                .find(|(_, parts)| uri_template::match_uri(parts, uri).is_some())
+                .map(|(entry, _)| *entry)
+        })?;
+        Some(CatalogResource { entry })
+    }
+}
+
+/// One tool in a [`Catalog`].
+#[derive(Clone, Copy, Debug)]
+pub struct CatalogTool {
+    entry: &'static ToolEntry,
+}
+
+impl CatalogTool {
+    /// Its name.
+    pub fn name(&self) -> &'static str {
+        self.entry.name
+    }
+
+    /// Its `_meta`, as `tools/list` shows it.
+    pub fn meta(&self) -> Option<JsonObject> {
+        self.entry.meta.map(parse_meta)
+    }
+
+    /// Where it is defined (`file:line`).
+    pub fn location(&self) -> String {
+        self.entry.location.to_string()
+    }
+}
+
+/// One resource or resource template in a [`Catalog`].
+#[derive(Clone, Copy, Debug)]
+pub struct CatalogResource {
+    entry: &'static ResourceEntry,
+}
+
+impl CatalogResource {
+    /// Its URI, or its URI template.
+    pub fn uri(&self) -> &'static str {
+        self.entry.uri
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &'static str {
+        self.entry.name
+    }
+
+    /// Whether it is a template.
+    pub fn is_template(&self) -> bool {
+        self.entry.template.is_some()
+    }
+
+    /// Its declared MIME type.
+    pub fn mime_type(&self) -> Option<&'static str> {
+        self.entry.mime_type
+    }
+
+    /// Its `_meta`, as `resources/list` shows it.
+    pub fn meta(&self) -> Option<JsonObject> {
+        self.entry.meta.map(parse_meta)
+    }
+
+    /// Where it is defined (`file:line`).
+    pub fn location(&self) -> String {
+        self.entry.location.to_string()
+    }
+}
+
+/// `_meta` the macros checked at compile time.
+fn parse_meta(json: &'static str) -> JsonObject {
+    serde_json::from_str(json).unwrap_or_default()
 }
 
 /// One method an [`Extension`] serves.

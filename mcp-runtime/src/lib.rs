@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod apps;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod auth;
@@ -89,10 +90,12 @@ pub mod __private {
     pub use ::serde;
     pub use ::serde_json;
 
+    pub use crate::apps::{extension as apps_extension, with_view_meta as apps_view_meta};
     pub use crate::complete::{
         ArgumentCompleter, CompleteFn, CompletionFuture, CompletionRequest, run_completer,
     };
     pub use crate::context::{Context, FromContext};
+    pub use crate::extension::{Extension, LINKED_EXTENSIONS};
     pub use crate::mrtr::answer::assert_form_field;
     pub use crate::mrtr::declared::{
         AskFns, AskFuture, DeclaredAsk, FormAsk, RootsAsk, SampleAsk, UrlAsk, form_ask, roots_ask,

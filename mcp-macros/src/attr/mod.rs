@@ -2,6 +2,7 @@
 //! `check/`; here only the grammar is enforced, with unknown keys reported
 //! at the key.
 
+mod app;
 mod ask;
 mod common;
 mod completers;
@@ -13,6 +14,7 @@ mod resource;
 mod tests;
 mod tool;
 
+pub(crate) use self::app::{AppToolAttr, AppViewAttr};
 pub(crate) use self::ask::{AskAttrKind, placeholders};
 pub(crate) use self::common::{CommonAttr, Flag, IconAttr, ScopesAttr};
 pub(crate) use self::completers::CompleterAttr;

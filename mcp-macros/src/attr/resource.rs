@@ -9,7 +9,7 @@ use super::common::{CommonAttr, lit_int, lit_str, set_once, unknown_key};
 use super::completers::{self, CompleterAttr};
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    ANNOTATIONS, AUDIENCE, CACHE, COMPLETE, LAST_MODIFIED, MIME_TYPE, PRIORITY, SIZE, TTL_MS,
+    ANNOTATIONS, APP, AUDIENCE, CACHE, COMPLETE, LAST_MODIFIED, MIME_TYPE, PRIORITY, SIZE, TTL_MS,
 };
 
 /// `annotations(audience = [...], priority = 0.5, last_modified = "...")`.
@@ -37,9 +37,11 @@ pub(crate) struct ResourceAttr {
     pub(crate) ttl_ms: Option<LitInt>,
     pub(crate) cache: Option<Ident>,
     pub(crate) completers: Vec<CompleterAttr>,
+    /// MCP Apps: `app(...)`, an app's HTML view.
+    pub(crate) app: Option<super::AppViewAttr>,
 }
 
-const RESOURCE_KEYS: &str = "`name`, `title`, `description`, `mime_type`, `size`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `ttl_ms`, `cache`, `complete(...)` or `crate`";
+const RESOURCE_KEYS: &str = "`name`, `title`, `description`, `mime_type`, `size`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `ttl_ms`, `cache`, `complete(...)`, `app(...)` or `crate`";
 
 impl ResourceAttr {
     /// Takes the URI out of the arguments, wherever it is, then reads the
@@ -62,6 +64,7 @@ impl ResourceAttr {
             ttl_ms: None,
             cache: None,
             completers: Vec::new(),
+            app: None,
         };
         let mut options = TokenStream::new();
         for (index, (argument, comma)) in split_arguments(args).into_iter().enumerate() {
@@ -129,6 +132,9 @@ impl ResourceAttr {
             meta.parse_nested_meta(|inner| parse_annotation(cx, &inner, &mut self.annotations))?;
         } else if meta.path == COMPLETE {
             completers::parse(cx, meta, &mut self.completers)?;
+        } else if meta.path == APP {
+            let view = super::AppViewAttr::parse(cx, meta)?;
+            set_once(cx, meta, APP, &mut self.app, view);
         } else {
             unknown_key(cx, meta, "#[resource]", RESOURCE_KEYS)?;
         }

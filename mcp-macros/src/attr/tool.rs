@@ -38,6 +38,8 @@ pub(crate) struct ToolAttr {
     /// `task` or `task(...)`: runs as a task for clients with the Tasks
     /// extension. Values are checked in `check::tool`.
     pub(crate) task: Option<TaskAttr>,
+    /// MCP Apps: `ui = "ui://..."`, `visibility = [...]`.
+    pub(crate) app: super::AppToolAttr,
 }
 
 /// `task(required, answer_within_ms = 250, ttl_ms = .., poll_interval_ms = ..)`.
@@ -48,7 +50,7 @@ pub(crate) struct TaskAttr {
     pub(crate) poll_interval_ms: Option<syn::LitInt>,
 }
 
-const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `requires_extension`, `input_schema`, `replayable_state`, `task` or `crate`";
+const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `requires_extension`, `input_schema`, `replayable_state`, `task`, `ui`, `visibility` or `crate`";
 
 const TASK_KEYS: &str = "`required`, `answer_within_ms`, `ttl_ms` or `poll_interval_ms`";
 
@@ -56,7 +58,7 @@ impl ToolAttr {
     pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> ToolAttr {
         let mut attr = ToolAttr::default();
         let parser = syn::meta::parser(|meta| {
-            if attr.common.parse_key(cx, &meta)? {
+            if attr.common.parse_key(cx, &meta)? || attr.app.parse_key(cx, &meta)? {
             } else if meta.path == INPUT_SCHEMA {
                 let path: syn::Path = meta.value()?.parse().map_err(|error| {
                     syn::Error::new(

@@ -2,6 +2,7 @@
 //! generated. One function per rule; each says why it exists. Rules for one
 //! kind of handler live in that kind's file.
 
+pub(crate) mod app;
 mod ask;
 mod extension;
 mod prompt;

@@ -18,6 +18,10 @@ pub(crate) fn resource(
     handler(cx, resource, &attr.common);
     check_name(cx, resource);
     check_metadata(cx, attr);
+    if let Some(view) = &attr.app {
+        let (uri, mime) = (attr.uri.as_ref(), attr.mime_type.as_ref());
+        super::app::view(cx, view, uri, mime, &attr.common);
+    }
     let Some(literal) = &attr.uri else {
         if attr.uri_reported {
             return None;

@@ -13,6 +13,7 @@ pub(crate) fn tool(cx: &Ctxt, tool: &HandlerFn<'_>, attr: &ToolAttr) {
     check_extensions(cx, &attr.extensions);
     check_replayable_state(cx, attr);
     check_task(cx, attr);
+    super::app::tool(cx, &attr.app, &attr.common);
 }
 
 /// `task(...)` values: positive where zero means nothing, and an

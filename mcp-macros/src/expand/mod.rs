@@ -4,6 +4,7 @@
 //! except one hidden `__mcp_*` constant per name, which makes a name used
 //! twice in one module a compile error.
 
+mod app;
 mod ask;
 mod common;
 pub(crate) mod prompt;

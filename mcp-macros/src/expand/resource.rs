@@ -34,15 +34,19 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Err(error) => return error,
     };
     let cx = Ctxt::new();
-    let attr = ResourceAttr::parse(&cx, args);
+    let mut attr = ResourceAttr::parse(&cx, args);
     let resource = HandlerFn::from_syn(&cx, Kind::Resource, &original, &attr.common);
     let parsed = check::resource(&cx, &resource, &attr);
-    match (cx.check(), parsed, &attr.uri) {
+    match (cx.check(), parsed, &attr.uri.clone()) {
         (Ok(()), Some(parsed), Some(uri)) => {
+            let view_meta = attr.app.as_ref().map(|view| {
+                super::app::view_mime_type(view, &mut attr.mime_type);
+                super::app::view_meta(view, &mut attr.common.meta)
+            });
             let emitted = &resource.emitted;
             let unique_name = unique_in_module("resource_name", &resource.name, resource.name_span);
             let unique_uri = unique_in_module("resource_uri", &uri.value(), uri.span());
-            let glue = glue(&resource, &attr, &parsed);
+            let glue = glue(&resource, &attr, &parsed, view_meta);
             quote!(#emitted #unique_name #unique_uri #glue)
         }
         (Err(errors), _, _) => super::fallback(&resource.emitted, &errors),
@@ -55,9 +59,21 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-fn glue(resource: &HandlerFn<'_>, attr: &ResourceAttr, parsed: &ResourceUri) -> TokenStream {
+/// `view_meta`: `Some` for an app view (`app`), with its `_meta.ui` if it
+/// has one.
+fn glue(
+    resource: &HandlerFn<'_>,
+    attr: &ResourceAttr,
+    parsed: &ResourceUri,
+    view_meta: Option<Option<String>>,
+) -> TokenStream {
     let private = Paths::new(attr.common.krate.as_ref()).private();
-    let read_fn = read_fn(resource, &private);
+    let read_fn = read_fn(
+        resource,
+        &private,
+        view_meta.as_ref().and_then(Option::as_deref),
+    );
+    let apps = view_meta.map(|_| super::app::linked_extension(&private));
     let (completer_fns, completer_entries) = completers(&attr.completers, &private);
     let entry = entry(resource, attr, parsed, completer_entries, &private);
     let ask_consts = super::ask::consts(resource, &private);
@@ -68,13 +84,14 @@ fn glue(resource: &HandlerFn<'_>, attr: &ResourceAttr, parsed: &ResourceUri) -> 
             #completer_fns
             #ask_consts
             #entry
+            #apps
         };
     }
 }
 
 /// Parses each template variable into its parameter type (a value that does
 /// not parse means the URI does not match), then returns the read future.
-fn read_fn(resource: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
+fn read_fn(resource: &HandlerFn<'_>, private: &TokenStream, view_ui: Option<&str>) -> TokenStream {
     let invocation = mixed("__mcp_invocation");
     let variables = resource
         .params
@@ -103,6 +120,7 @@ fn read_fn(resource: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
     let convert = quote_spanned! {ret_span=>
         <#ret_ty as #private::IntoResourceContents>::into_contents(#ret_local, &#uri)
     };
+    let convert = super::app::with_view_meta(convert, &uri, view_ui, private);
     quote! {
         fn __mcp_read(
             #invocation: #private::ResourceInvocation<'_>,

@@ -40,11 +40,12 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Err(error) => return error,
     };
     let cx = Ctxt::new();
-    let attr = ToolAttr::parse(&cx, args);
+    let mut attr = ToolAttr::parse(&cx, args);
     let tool = HandlerFn::from_syn(&cx, Kind::Tool, &original, &attr.common);
     check::tool(&cx, &tool, &attr);
     match cx.check() {
         Ok(()) => {
+            super::app::tool_meta(&attr.app, &mut attr.common.meta);
             let emitted = &tool.emitted;
             let unique = unique_in_module("tool", &tool.name, tool.name_span);
             let glue = glue(&tool, &attr);
@@ -61,6 +62,10 @@ fn glue(tool: &HandlerFn<'_>, attr: &ToolAttr) -> TokenStream {
     let call_fn = call_fn(tool, &private);
     let entry = entry(tool, attr, &private);
     let ask_consts = super::ask::consts(tool, &private);
+    let apps = attr
+        .app
+        .is_used()
+        .then(|| super::app::linked_extension(&private));
     quote! {
         #[doc(hidden)]
         const _: () = {
@@ -68,6 +73,7 @@ fn glue(tool: &HandlerFn<'_>, attr: &ToolAttr) -> TokenStream {
             #call_fn
             #ask_consts
             #entry
+            #apps
         };
     }
 }

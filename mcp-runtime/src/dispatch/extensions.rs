@@ -12,7 +12,9 @@ use serde_json::{Map, Value};
 use super::envelope::Request;
 use super::guard::Handler;
 use crate::context::{Context, Scope};
-use crate::extension::{self, Extension, ExtensionMethod, MethodResult};
+use crate::extension::{
+    self, Catalog, Extension, ExtensionMethod, LINKED_EXTENSIONS, MethodResult,
+};
 use crate::mrtr::Input;
 use crate::protocol::finite::Finite;
 use crate::protocol::method::{CLIENT_METHODS, Method, REMOVED};
@@ -63,11 +65,27 @@ pub(crate) struct Extensions {
 
 impl Extensions {
     /// Checks the extensions (identifiers, settings, method names, what
-    /// tools require) and indexes their methods.
+    /// tools require, each extension's own checks over the catalog) and
+    /// indexes their methods. The linked extensions follow the builder's,
+    /// each unless the builder has one with its identifier.
     pub(crate) fn build(list: Vec<Extension>, registry: &Registry) -> Result<Self, BuildError> {
         let mut extensions = Extensions::default();
+        let mut checks = Vec::new();
+        let list = with_linked(list);
         for extension in list {
+            let id = &extension.id;
+            checks.extend(
+                extension
+                    .checks
+                    .iter()
+                    .map(|check| (id.clone(), check.clone())),
+            );
             extensions.add(extension)?;
+        }
+        let catalog = Catalog::new(registry);
+        for (id, check) in checks {
+            check(&catalog)
+                .map_err(|problem| BuildError::Extension(format!("`{id}`: {problem}")))?;
         }
         for tool in registry.tools() {
             for id in tool.entry.extensions {
@@ -88,6 +106,7 @@ impl Extensions {
             id,
             settings,
             methods,
+            checks: _,
         } = extension;
         check_id(&id).map_err(|problem| {
             BuildError::Extension(format!("`{id}` is not an extension identifier: {problem}"))
@@ -157,6 +176,18 @@ impl Extensions {
             .values()
             .flat_map(|served| served.method.scopes.iter().copied())
     }
+}
+
+/// The builder's extensions, then each linked one (once) whose identifier
+/// the builder's do not have.
+fn with_linked(mut list: Vec<Extension>) -> Vec<Extension> {
+    for make in LINKED_EXTENSIONS {
+        let linked = make();
+        if !list.iter().any(|extension| extension.id == linked.id) {
+            list.push(linked);
+        }
+    }
+    list
 }
 
 /// `{vendor-prefix}/{name}`: dot-separated labels that start with a letter

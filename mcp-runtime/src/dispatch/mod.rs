@@ -431,6 +431,17 @@ impl Dispatcher {
         self.extensions.method(method)?.method.named_by
     }
 
+    /// Every `Mcp-Param-*` header any tool's arguments are mirrored into
+    /// (the `x-mcp-header` names), for the CORS preflight's allowed headers.
+    #[cfg_attr(
+        not(feature = "http"),
+        allow(dead_code, reason = "used by the HTTP transport's CORS")
+    )]
+    pub(crate) fn header_param_names(&self) -> impl Iterator<Item = &str> {
+        let tools = self.registry.tools().iter();
+        tools.flat_map(|tool| tool.header_params.iter().map(|param| param.name.as_str()))
+    }
+
     /// Whether this server offers `method` (list methods only exist when
     /// there is something to list).
     fn offers(&self, method: Method) -> bool {

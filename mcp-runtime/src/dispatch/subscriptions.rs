@@ -172,22 +172,29 @@ pub(crate) async fn listen(
     let id = &request.id;
     let params: ListenParams = super::params(request.params().unwrap_or("{}"))?;
     let mut filter = params.notifications.honoured(offered);
+    // Subscribe before reading the tasks and acknowledging, so that no
+    // change after either is missed.
+    let mut receiver = changes.subscribe();
     let mut current = Vec::new();
     if let Some(requested) = filter.task_ids.take() {
         current = tasks.honoured(requested).await?;
         filter.task_ids = Some(current.iter().map(|task| task.id.clone()).collect());
     }
-    // Subscribe before acknowledging, so nothing published after the
-    // acknowledgement is missed.
-    let mut receiver = changes.subscribe();
     acknowledge(id, &filter, &current, outbox);
+    // A task's end is its last notification, even when an older change
+    // was queued before the state sent with the acknowledgement.
+    let mut ended: Vec<String> = current
+        .iter()
+        .filter(|task| task.status.is_terminal())
+        .map(|task| task.id.clone())
+        .collect();
     loop {
         let change = tokio::select! {
             () = shutdown.cancelled() => break,
             change = receiver.recv() => change,
         };
         match change {
-            Ok(change) => deliver(&change, &filter, &tasks.owner, id, outbox),
+            Ok(change) => deliver(&change, &filter, (&tasks.owner, &mut ended), id, outbox),
             Err(RecvError::Lagged(missed)) => {
                 tracing::warn!(missed, subscription = %id, "a slow subscription missed changes");
             }
@@ -227,14 +234,23 @@ fn acknowledge(
 }
 
 /// Sends `change` on the subscription `id` if it asked for it (a task's
-/// status only to its owner).
-fn deliver(change: &Change, filter: &Filter, owner: &str, id: &RequestId, outbox: &Outbox) {
+/// status only to its owner, and nothing after its end).
+fn deliver(
+    change: &Change,
+    filter: &Filter,
+    (owner, ended): (&str, &mut Vec<String>),
+    id: &RequestId,
+    outbox: &Outbox,
+) {
     if let Change::Task(notice) = change {
         let follows = filter
             .task_ids
             .as_ref()
             .is_some_and(|ids| ids.contains(&notice.task_id));
-        if follows && notice.owner == owner {
+        if follows && notice.owner == owner && !ended.contains(&notice.task_id) {
+            if notice.terminal {
+                ended.push(notice.task_id.clone());
+            }
             outbox.send(task_notification(&notice.params, id));
         }
         return;

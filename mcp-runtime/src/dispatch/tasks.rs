@@ -443,7 +443,15 @@ impl Driver {
                 received = &mut signals => {
                     match received {
                         Ok(received) if received.cancel => return Some(TaskOutcome::Cancelled),
-                        Ok(received) => self.input.deliver(received.responses),
+                        Ok(received) => {
+                            let answered = !received.responses.is_empty();
+                            self.input.deliver(received.responses);
+                            if answered {
+                                // The store moved the task on when the answers
+                                // came; say so, from here, in order.
+                                self.publish_announcing().await.ok()?;
+                            }
+                        }
                         Err(StoreError::LeaseLost) => return None,
                         Err(error) => {
                             tracing::warn!(%error, task = %id, "task signals unavailable; retrying");
@@ -477,10 +485,20 @@ impl Driver {
     /// state when it is observable. `Err` when the task is no longer this
     /// worker's.
     async fn publish(&mut self) -> Result<(), StoreError> {
+        self.write(false).await
+    }
+
+    /// [`publish`](Self::publish), announcing the state whatever changed
+    /// (a client's answers changed it in the store).
+    async fn publish_announcing(&mut self) -> Result<(), StoreError> {
+        self.write(true).await
+    }
+
+    async fn write(&mut self, announce: bool) -> Result<(), StoreError> {
         let mut update = self.pending_update();
         let now = self.runtime.now();
         update.lease = Some(self.runtime.lease(now));
-        let renewal_only = update.is_renewal_only();
+        let renewal_only = update.is_renewal_only() && !announce;
         let written =
             self.runtime
                 .store()

@@ -59,7 +59,40 @@ pub(crate) fn answer(method: &str, frame: &[u8]) -> Answer {
     for member in MODERN_ONLY {
         result.remove(member);
     }
+    drop_non_object_structure(method, &mut result);
     Answer::Complete(result)
+}
+
+/// The legacy revisions type a tool's `outputSchema` and a result's
+/// `structuredContent` as objects; the modern one lets a tool return any
+/// JSON value (a number, an array). For legacy clients such a schema and
+/// such content are left out: the text content still carries the value
+/// (their SDKs refuse the whole list otherwise; found by the MCP
+/// Inspector v1 against the quickstart's `divide`).
+fn drop_non_object_structure(method: &str, result: &mut Map<String, Value>) {
+    let is_object_schema =
+        |schema: &Value| schema.get("type").and_then(Value::as_str) == Some("object");
+    match method {
+        "tools/list" => {
+            let tools = result.get_mut("tools").and_then(Value::as_array_mut);
+            for tool in tools.into_iter().flatten().filter_map(Value::as_object_mut) {
+                if tool
+                    .get("outputSchema")
+                    .is_some_and(|s| !is_object_schema(s))
+                {
+                    tool.remove("outputSchema");
+                }
+            }
+        }
+        "tools/call"
+            if result
+                .get("structuredContent")
+                .is_some_and(|c| !c.is_object()) =>
+        {
+            result.remove("structuredContent");
+        }
+        _ => {}
+    }
 }
 
 /// A modern error object in legacy terms.
@@ -127,6 +160,41 @@ mod tests {
             json!({"resultType": "pong", "n": 1}),
             "an extension's own result type is content"
         );
+    }
+
+    #[test]
+    fn structure_that_is_not_an_object_is_left_out_for_legacy_clients() {
+        let list = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "tools": [
+            {"name": "divide", "inputSchema": {"type": "object"}, "outputSchema": {"type": "number"}},
+            {"name": "add", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}
+        ]}});
+        let Answer::Complete(result) = answer("tools/list", &frame(list)) else {
+            panic!()
+        };
+        assert_eq!(
+            Value::Object(result),
+            json!({"tools": [
+                {"name": "divide", "inputSchema": {"type": "object"}},
+                {"name": "add", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}
+            ]})
+        );
+        for (structured, kept) in [
+            (json!(0.5), false),
+            (json!([1]), false),
+            (json!({"sum": 1}), true),
+        ] {
+            let call = json!({"jsonrpc": "2.0", "id": 1, "result": {
+                "resultType": "complete", "content": [], "structuredContent": structured
+            }});
+            let Answer::Complete(result) = answer("tools/call", &frame(call)) else {
+                panic!()
+            };
+            assert_eq!(
+                result.contains_key("structuredContent"),
+                kept,
+                "{structured}"
+            );
+        }
     }
 
     #[test]

@@ -93,13 +93,15 @@ async fn update(
         return Err(not_found());
     }
     let owner = owner(ctx.source());
-    let after = runtime
+    // The new state is announced by the task's worker once it takes the
+    // answers: every announcement of a task comes from its one worker, in
+    // order.
+    runtime
         .store()
         .respond(&params.task_id, &owner, responses, runtime.now())
         .await
         .map_err(|error| store_error(&error))?
         .ok_or_else(not_found)?;
-    announce(ctx.changes(), &after);
     Ok(MethodResult::complete(Map::new()))
 }
 
@@ -126,6 +128,7 @@ pub(crate) fn announce(changes: &Changes, record: &TaskRecord) {
     changes.task_changed(TaskNotice {
         task_id: record.id.clone(),
         owner: record.owner.clone(),
+        terminal: record.status.is_terminal(),
         params: params.into(),
     });
 }

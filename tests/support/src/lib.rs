@@ -2,6 +2,7 @@
 //! the vendored `schema.json` of revision 2026-07-28, and building requests
 //! with the `_meta` every modern request carries.
 
+pub mod apps;
 pub mod http;
 pub mod legacy;
 pub mod stdio;

@@ -62,6 +62,13 @@ impl Pieces {
     }
 }
 
+/// Empty: the body of a CORS preflight's answer.
+impl Default for McpBody {
+    fn default() -> McpBody {
+        McpBody::empty()
+    }
+}
+
 impl McpBody {
     pub(crate) fn empty() -> McpBody {
         McpBody(Kind::Full(None))

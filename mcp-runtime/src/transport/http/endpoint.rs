@@ -29,6 +29,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::HttpOptions;
+use super::cors::Cors;
 use super::hook::{EraHeaders, Post};
 use super::request::{HideUnpermitted, HttpRequest};
 use super::respond::{self, HttpResponse};
@@ -77,6 +78,8 @@ pub(crate) struct Endpoint {
     pub(super) check_path: bool,
     /// Another era's traffic (the legacy adapter's), when one plugs in.
     pub(super) hook: Option<Arc<dyn HttpHook>>,
+    /// CORS for requests with an `Origin`.
+    pub(super) cors: Cors,
 }
 
 impl Endpoint {
@@ -96,7 +99,13 @@ impl Endpoint {
             )),
             None => None,
         };
+        let cors = Cors::new(
+            &options.origins,
+            dispatcher.header_param_names(),
+            hook.is_some(),
+        );
         Ok(Endpoint {
+            cors,
             gate,
             in_flight: Arc::new(Semaphore::new(options.max_in_flight)),
             subscriptions: Arc::new(Semaphore::new(options.max_subscriptions)),

@@ -5,6 +5,7 @@
 mod accept;
 mod body;
 mod connections;
+mod cors;
 pub(crate) mod endpoint;
 pub(crate) mod headers;
 pub(crate) mod hook;

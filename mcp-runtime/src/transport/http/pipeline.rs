@@ -23,10 +23,12 @@
 )]
 
 use std::cell::Cell;
-use std::future::Future;
+use std::convert::Infallible;
+use std::future::{Future, poll_fn};
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -38,10 +40,12 @@ use http::{HeaderValue, Method as HttpMethod, Request, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt as _, Collected, Limited};
 use tokio::sync::OwnedSemaphorePermit;
+use tower_service::Service;
 
 use super::BODY_GRACE;
 use super::accept::{self, Accepts};
 use super::body::McpBody;
+use super::cors::CrossOriginBody;
 use super::endpoint::Endpoint;
 use super::headers::{self, EndpointHeaders};
 use super::hook::Post;
@@ -59,19 +63,124 @@ use crate::security::origin::HostRefusal;
 pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Answers one request: the steps in the module docs, each of which may
-/// answer early.
+/// answer early. A request with an `Origin` (a web page's) goes through
+/// CORS (`cors`), which runs these steps inside it.
 pub(crate) async fn handle<B>(
     endpoint: Arc<Endpoint>,
     request: Request<B>,
     peer: Option<SocketAddr>,
 ) -> HttpResponse
 where
-    B: Body<Data = Bytes>,
+    B: Body<Data = Bytes> + 'static,
     B::Error: Into<BoxError>,
 {
-    match serve(&endpoint, request, peer).await {
+    match serve(&endpoint, request, peer, Cors::Apply).await {
         Ok(response) | Err(response) => response,
     }
+}
+
+/// The steps for a request CORS has taken in hand.
+pub(super) async fn serve_same_origin(
+    endpoint: Arc<Endpoint>,
+    request: Request<CrossOriginBody>,
+    peer: Option<SocketAddr>,
+) -> HttpResponse {
+    match serve(&endpoint, request, peer, Cors::Applied).await {
+        Ok(response) | Err(response) => response,
+    }
+}
+
+/// Whether a request with an `Origin` still has to go through CORS.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cors {
+    Apply,
+    Applied,
+}
+
+/// A request with an `Origin`, answered through CORS (boxed: kept out of
+/// the state of every same-origin request's future).
+fn cross_origin<B>(
+    endpoint: Arc<Endpoint>,
+    request: Request<B>,
+    peer: Option<SocketAddr>,
+) -> Pin<Box<dyn Future<Output = HttpResponse>>>
+where
+    B: Body<Data = Bytes> + 'static,
+    B::Error: Into<BoxError>,
+{
+    let request = request.map(CrossOriginBody::new);
+    Box::pin(answer(endpoint, request, peer))
+}
+
+/// Answers a request that carries an `Origin`: a preflight from an allowed
+/// origin at once, anything else through the pipeline (`serve`, called
+/// back without CORS) with the layer's headers added.
+async fn answer(
+    endpoint: Arc<Endpoint>,
+    request: Request<CrossOriginBody>,
+    peer: Option<SocketAddr>,
+) -> HttpResponse {
+    if request.method() == HttpMethod::OPTIONS {
+        let (parts, body) = request.into_parts();
+        if let Err(refusal) = check_preflight(&endpoint, &parts, peer) {
+            return refusal;
+        }
+        return through_layer(endpoint, Request::from_parts(parts, body), peer).await;
+    }
+    through_layer(endpoint, request, peer).await
+}
+
+async fn through_layer(
+    endpoint: Arc<Endpoint>,
+    request: Request<CrossOriginBody>,
+    peer: Option<SocketAddr>,
+) -> HttpResponse {
+    let mut service = endpoint.cors.around(Pipeline {
+        endpoint: endpoint.clone(),
+        peer,
+    });
+    let ready = poll_fn(|cx| service.poll_ready(cx)).await;
+    let answered = match ready {
+        Ok(()) => service.call(request).await,
+        Err(never) => match never {},
+    };
+    match answered {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+/// The pipeline as the service the layer wraps.
+struct Pipeline {
+    endpoint: Arc<Endpoint>,
+    peer: Option<SocketAddr>,
+}
+
+impl Service<Request<CrossOriginBody>> for Pipeline {
+    type Response = HttpResponse;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>>>>;
+
+    fn poll_ready(&mut self, _cx: &mut std::task::Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<CrossOriginBody>) -> Self::Future {
+        let (endpoint, peer) = (self.endpoint.clone(), self.peer);
+        Box::pin(async move { Ok(serve_same_origin(endpoint, request, peer).await) })
+    }
+}
+
+/// What refuses a CORS preflight: the checks of the request it announces
+/// that need no body (path, `Host`, `Origin`).
+pub(super) fn check_preflight(
+    endpoint: &Endpoint,
+    parts: &Parts,
+    peer: Option<SocketAddr>,
+) -> Result<(), HttpResponse> {
+    route(endpoint, parts)?;
+    let seen = EndpointHeaders::scan(&parts.headers);
+    check_authority(endpoint, &seen, parts, peer)
 }
 
 /// The steps; `Err` is an early answer.
@@ -79,14 +188,19 @@ async fn serve<B>(
     endpoint: &Arc<Endpoint>,
     request: Request<B>,
     peer: Option<SocketAddr>,
+    cors: Cors,
 ) -> Result<HttpResponse, HttpResponse>
 where
-    B: Body<Data = Bytes>,
+    B: Body<Data = Bytes> + 'static,
     B::Error: Into<BoxError>,
 {
     let (mut parts, body) = request.into_parts();
-    route(endpoint, &parts)?;
     let seen = EndpointHeaders::scan(&parts.headers);
+    if cors == Cors::Apply && seen.origin().is_some() {
+        let answer = cross_origin(endpoint.clone(), Request::from_parts(parts, body), peer);
+        return Ok(answer.await);
+    }
+    route(endpoint, &parts)?;
     check_authority(endpoint, &seen, &parts, peer)?;
     if parts.method != HttpMethod::POST {
         return Err(Box::pin(other_method(endpoint, parts)).await);
