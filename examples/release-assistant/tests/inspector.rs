@@ -70,3 +70,50 @@ fn a_release_task_followed_to_its_end() {
     );
     assert!(lines.last().unwrap().contains(": completed"), "{stderr}");
 }
+
+#[test]
+fn ctrl_c_cancels_the_task_being_followed() {
+    use std::io::{BufRead as _, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_release-assistant"))
+        .args([
+            "call",
+            "ship_release",
+            r#"{"version": "9.9.9", "step_ms": 60000}"#,
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = Vec::new();
+    // Wait until the task is being followed, then press Ctrl-C.
+    loop {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "{seen:?}");
+        let working = line.starts_with("task ") && line.contains(": working");
+        seen.push(line);
+        if working {
+            break;
+        }
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let rest: Vec<String> = stderr.lines().map(Result::unwrap).collect();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(2), "{seen:?} {rest:?}");
+    assert!(
+        rest.iter()
+            .any(|l| l.starts_with("cancelling task ") && l.ends_with("(Ctrl-C)")),
+        "{rest:?}"
+    );
+    assert!(rest.iter().any(|l| l.contains(": cancelled")), "{rest:?}");
+    assert_eq!(
+        rest.last().map(String::as_str),
+        Some("the task was cancelled"),
+        "{rest:?}"
+    );
+}

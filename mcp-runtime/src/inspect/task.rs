@@ -34,8 +34,7 @@ pub(super) async fn follow(
     mut task: Task,
 ) -> Result<Ended, ClientError> {
     let mut display = Display::new();
-    let interrupt = tokio::signal::ctrl_c();
-    tokio::pin!(interrupt);
+    let mut interrupt = Interrupt::listen();
     let mut cancelling = false;
     loop {
         display.show(&task);
@@ -69,7 +68,7 @@ pub(super) async fn follow(
         let wait = wait.clamp(POLL_BOUNDS.0, POLL_BOUNDS.1);
         tokio::select! {
             () = tokio::time::sleep(wait) => {}
-            _ = &mut interrupt, if !cancelling => {
+            () = interrupt.next(), if !cancelling => {
                 display.finish();
                 eprintln!("cancelling task {} (Ctrl-C)", task.id);
                 client.cancel_task(&task.id).await?;
@@ -77,6 +76,45 @@ pub(super) async fn follow(
             }
         }
         task = client.get_task(&task.id).await?;
+    }
+}
+
+/// Ctrl-C, listened for from before the task's first line is shown (an
+/// interrupt that comes before would end the process).
+struct Interrupt {
+    #[cfg(unix)]
+    signal: Option<tokio::signal::unix::Signal>,
+}
+
+impl Interrupt {
+    fn listen() -> Self {
+        #[cfg(unix)]
+        {
+            let kind = tokio::signal::unix::SignalKind::interrupt();
+            Interrupt {
+                signal: tokio::signal::unix::signal(kind).ok(),
+            }
+        }
+        #[cfg(not(unix))]
+        Interrupt {}
+    }
+
+    /// The next Ctrl-C (never, if it cannot be listened for).
+    async fn next(&mut self) {
+        #[cfg(unix)]
+        {
+            let received = match &mut self.signal {
+                Some(signal) => signal.recv().await,
+                None => None,
+            };
+            if received.is_none() {
+                std::future::pending::<()>().await;
+            }
+        }
+        #[cfg(not(unix))]
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
     }
 }
 
