@@ -20,7 +20,7 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>>
 /// (`create`), the client's `tasks/get`, `tasks/update` and `tasks/cancel`
 /// (`get`, `respond`, `cancel`, with the caller's owner key: a task of
 /// another owner must look exactly like an unknown one), and the worker
-/// running the task (`update`, `signals`, under its [`Lease`]). Times are
+/// running the task (`update`, `signals`, under its [`Lease`](super::Lease)). Times are
 /// passed in, in milliseconds since the Unix epoch, so that every instance
 /// judges expiry by the same rules.
 ///
