@@ -107,8 +107,9 @@ pub mod __private {
     pub use crate::protocol::json::parse_arguments;
     pub use crate::protocol::{CacheScope, IconTheme, Role};
     pub use crate::registry::{
-        InputSchema, Location, PROMPTS, PromptEntry, RESOURCES, ResourceEntry, StaticAnnotations,
-        StaticIcon, StaticPromptArgument, StaticToolAnnotations, TOOLS, ToolEntry,
+        InputSchema, Location, OutputSchema, PROMPTS, PromptEntry, RESOURCES, ResourceEntry,
+        StaticAnnotations, StaticIcon, StaticPromptArgument, StaticToolAnnotations, TOOLS,
+        ToolEntry,
     };
     pub use crate::resource::{
         IntoResourceContents, ResourceFuture, ResourceInvocation, ResourceReadFn, TemplateVariable,
@@ -116,7 +117,8 @@ pub mod __private {
     };
     pub use crate::schema::input_schema;
     pub use crate::tool::{
-        HeaderArgument, IntoToolResult, ToolCallFn, ToolFuture, ToolInvocation, assert_header_value,
+        EnforcesSchemas, HeaderArgument, IntoToolResult, SchemaValidation, ToolCallFn, ToolFuture,
+        ToolInvocation, assert_header_value, assert_schema_validation,
     };
     pub use crate::uri_template::TemplatePart;
 

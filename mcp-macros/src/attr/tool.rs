@@ -8,8 +8,8 @@ use syn::parse::Parser as _;
 use super::common::{CommonAttr, Flag, lit_str, parse_flag, set_once, unknown_key};
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    ANNOTATIONS, DESTRUCTIVE, IDEMPOTENT, INPUT_SCHEMA, OPEN_WORLD, READ_ONLY, REPLAYABLE_STATE,
-    REQUIRES_EXTENSION, TITLE,
+    ANNOTATIONS, DESTRUCTIVE, IDEMPOTENT, INPUT_SCHEMA, OPEN_WORLD, OUTPUT_SCHEMA, READ_ONLY,
+    REPLAYABLE_STATE, REQUIRES_EXTENSION, TITLE,
 };
 
 #[derive(Default)]
@@ -28,6 +28,8 @@ pub(crate) struct ToolAttr {
     pub(crate) annotations: ToolAnnotationsAttr,
     /// `input_schema = path`: a function returning the schema to publish.
     pub(crate) input_schema: Option<syn::Path>,
+    /// `output_schema = path`: a function returning the output schema.
+    pub(crate) output_schema: Option<syn::Path>,
     /// `requires_extension = "..."`, once per extension, in order. Their
     /// syntax and repeats are checked in `check::extension`.
     pub(crate) extensions: Vec<LitStr>,
@@ -36,7 +38,7 @@ pub(crate) struct ToolAttr {
     pub(crate) replayable_state: Option<(syn::Path, Flag)>,
 }
 
-const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `requires_extension`, `input_schema`, `replayable_state` or `crate`";
+const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `requires_extension`, `input_schema`, `output_schema`, `replayable_state` or `crate`";
 
 impl ToolAttr {
     pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> ToolAttr {
@@ -44,13 +46,11 @@ impl ToolAttr {
         let parser = syn::meta::parser(|meta| {
             if attr.common.parse_key(cx, &meta)? {
             } else if meta.path == INPUT_SCHEMA {
-                let path: syn::Path = meta.value()?.parse().map_err(|error| {
-                    syn::Error::new(
-                        error.span(),
-                        "`input_schema` takes the path of a function returning the schema as a `serde_json::Value`: `input_schema = order_schema`",
-                    )
-                })?;
+                let path = schema_path(&meta, INPUT_SCHEMA, "order_schema")?;
                 set_once(cx, &meta, INPUT_SCHEMA, &mut attr.input_schema, path);
+            } else if meta.path == OUTPUT_SCHEMA {
+                let path = schema_path(&meta, OUTPUT_SCHEMA, "receipt_schema")?;
+                set_once(cx, &meta, OUTPUT_SCHEMA, &mut attr.output_schema, path);
             } else if meta.path == REQUIRES_EXTENSION {
                 let id: LitStr = meta.value()?.parse().map_err(|error| {
                     syn::Error::new(
@@ -90,6 +90,22 @@ impl ToolAttr {
             .as_ref()
             .is_some_and(|(_, flag)| flag.value)
     }
+}
+
+/// `input_schema = f` or `output_schema = f`: the path of a function.
+fn schema_path(
+    meta: &ParseNestedMeta<'_>,
+    key: crate::symbol::Symbol,
+    example: &str,
+) -> syn::Result<syn::Path> {
+    meta.value()?.parse().map_err(|error| {
+        syn::Error::new(
+            error.span(),
+            format!(
+                "`{key}` takes the path of a function returning the schema as a `serde_json::Value`: `{key} = {example}`"
+            ),
+        )
+    })
 }
 
 fn parse_annotation(

@@ -37,7 +37,7 @@ impl Dispatcher {
         let registry = &self.registry;
         match request.method {
             MethodName::Known(Method::ToolsCall) => text(&head.name)
-                .and_then(|name| registry.tool(&name).map(|t| t.entry.scopes.to_vec()))
+                .and_then(|name| registry.tool(&name).map(|t| t.scopes().to_vec()))
                 .unwrap_or_default(),
             MethodName::Known(Method::PromptsGet) => text(&head.name)
                 .and_then(|name| registry.prompt(&name).map(|p| p.scopes.to_vec()))
@@ -82,7 +82,7 @@ impl Dispatcher {
     )]
     pub(crate) fn declared_scopes(&self) -> BTreeSet<&'static str> {
         let registry = &self.registry;
-        let tools = registry.tools().iter().flat_map(|t| t.entry.scopes);
+        let tools = registry.tools().iter().flat_map(|t| t.scopes());
         let prompts = registry.prompts().iter().flat_map(|p| p.scopes);
         let resources = registry.resources().iter().flat_map(|r| r.scopes);
         let templates = registry.templates().iter().flat_map(|(r, _)| r.scopes);
@@ -108,7 +108,8 @@ impl Dispatcher {
         let tools = registry
             .tools()
             .iter()
-            .map(|t| ("tools", t.entry.name, t.entry.scopes));
+            .filter_map(|t| t.entry())
+            .map(|t| ("tools", t.name, t.scopes));
         let resources = registry
             .resources()
             .iter()
@@ -136,10 +137,10 @@ impl Dispatcher {
         allow(dead_code, reason = "used by the contract lock (feature `client`)")
     )]
     pub(crate) fn tool_extensions(&self) -> Vec<(&'static str, &'static [&'static str])> {
-        let tools = self.registry.tools().iter();
+        let tools = self.registry.tools().iter().filter_map(|tool| tool.entry());
         tools
-            .filter(|tool| !tool.entry.extensions.is_empty())
-            .map(|tool| (tool.entry.name, tool.entry.extensions))
+            .filter(|tool| !tool.extensions.is_empty())
+            .map(|tool| (tool.name, tool.extensions))
             .collect()
     }
 
@@ -178,7 +179,7 @@ impl Dispatcher {
         match method {
             Method::ToolsList => {
                 let tools = registry.tools().iter();
-                page.of::<Tools, _>(tools.filter(|t| allowed(t.entry.scopes)))
+                page.of::<Tools, _>(tools.filter(|t| allowed(t.scopes())))
             }
             Method::ResourcesList => {
                 let resources = registry.resources().iter().copied();

@@ -27,7 +27,7 @@ impl Listing for Tools {
     const KEY: &'static str = "tools";
     type Item = RegisteredTool;
     fn name(tool: &RegisteredTool) -> &str {
-        tool.entry.name
+        tool.name()
     }
     fn show(tool: &RegisteredTool) -> impl Serialize + '_ {
         tool.descriptor()
@@ -64,7 +64,7 @@ pub(super) async fn call(
     let Some(tool) = dispatcher.registry.tool(&name) else {
         return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")));
     };
-    for extension in tool.entry.extensions {
+    for extension in tool.extensions() {
         require_extension(extension, &scope.meta.client_capabilities)?;
     }
     let arguments = arguments_json(tool, arguments)?;
@@ -74,7 +74,7 @@ pub(super) async fn call(
     )?;
     let target = Target {
         method: "tools/call",
-        name: tool.entry.name,
+        name: tool.name(),
         arguments,
     };
     let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, &scope, tool.state)?;
@@ -87,7 +87,7 @@ pub(super) async fn call(
     check_output(tool, &result)?;
     Ok(Bytes::from(
         serde_json::to_vec(&Finite(&result.wire(server_info))).map_err(|error| {
-            tracing::error!(%error, tool = tool.entry.name, "tool result failed to serialize");
+            tracing::error!(%error, tool = tool.name(), "tool result failed to serialize");
             ErrorObject::internal_error()
         })?,
     ))
@@ -98,7 +98,7 @@ fn arguments_json<'a>(
     tool: &RegisteredTool,
     arguments: Option<&'a str>,
 ) -> Result<&'a str, ErrorObject> {
-    let name = tool.entry.name;
+    let name = tool.name();
     match arguments {
         None | Some("null") if tool.requires_arguments => Err(ErrorObject::invalid_params(
             format!("Missing arguments for tool {name}: it has required parameters"),
@@ -125,7 +125,7 @@ fn check_output(tool: &RegisteredTool, result: &CallToolResult) -> Result<(), Er
     let Some(mismatch) = tool.output_mismatch(structured) else {
         return Ok(());
     };
-    let name = tool.entry.name;
+    let name = tool.name();
     let at = if mismatch.path.is_empty() {
         "its root"
     } else {
@@ -155,10 +155,10 @@ async fn invoke(
     context: Context,
     input: &Input,
 ) -> Result<Option<CallToolResult>, ErrorObject> {
-    let name = tool.entry.name;
+    let name = tool.name();
     let handler = Handler { kind: "tool", name };
     let invocation = ToolInvocation { arguments, context };
-    match handler.start(|| (tool.entry.call)(invocation))? {
+    match handler.start(|| tool.start(invocation))? {
         Ok(future) => run_round(input, handler.finish(future)).await.transpose(),
         Err(error) => Ok(Some(CallToolResult::error(format!(
             "Invalid arguments for tool {name}: {error}"

@@ -7,6 +7,8 @@
 //! startup.
 
 mod common;
+#[cfg(feature = "schema-validation")]
+mod input_check;
 #[cfg(all(debug_assertions, feature = "debug-checks"))]
 mod output_check;
 mod prompt;
@@ -23,7 +25,7 @@ pub use self::common::{Location, StaticAnnotations, StaticIcon};
 pub use self::prompt::{PromptEntry, StaticPromptArgument};
 pub use self::resource::ResourceEntry;
 pub(crate) use self::tool::RegisteredTool;
-pub use self::tool::{InputSchema, StaticToolAnnotations, ToolEntry};
+pub use self::tool::{InputSchema, OutputSchema, StaticToolAnnotations, ToolEntry};
 use crate::complete::ArgumentCompleter;
 use crate::schema::SchemaError;
 use crate::uri_template::{self, TemplatePart};
@@ -180,7 +182,7 @@ impl Registry {
         check_unique("prompt name", &prompts, |e| (e.name, e.location))?;
 
         Ok(Registry {
-            tool_index: index(&tools, |t| t.entry.name),
+            tool_index: index(&tools, |t| t.entry().map_or("", |e| e.name)),
             tools,
             resource_index: index(&statics, |r| r.uri),
             resources: statics,
@@ -240,7 +242,7 @@ impl Registry {
 
     /// Whether any handler can send `notifications/message`.
     pub(crate) fn can_log(&self) -> bool {
-        self.tools.iter().any(|t| t.entry.can_log)
+        self.tools.iter().any(|t| t.can_log())
             || self.resources.iter().any(|r| r.can_log)
             || self.templates.iter().any(|(r, _)| r.can_log)
             || self.prompts.iter().any(|p| p.can_log)
