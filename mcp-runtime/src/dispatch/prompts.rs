@@ -111,7 +111,7 @@ pub(super) async fn get(
         messages: &result.messages,
         meta: ResultMeta {
             server_info,
-            extra: None,
+            extra: result.meta.as_ref(),
         },
     };
     Ok(Bytes::from(serde_json::to_vec(&Finite(&wire)).map_err(

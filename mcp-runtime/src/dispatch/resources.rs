@@ -14,7 +14,7 @@ use crate::mrtr::{Input, run_round};
 use crate::protocol::CacheHint;
 use crate::protocol::finite::Finite;
 use crate::protocol::result::{COMPLETE, ResultMeta};
-use crate::protocol::{ErrorObject, ResourceContents};
+use crate::protocol::{ErrorObject, ReadResourceResult, ResourceContents};
 use crate::registry::{Registry, ResourceEntry};
 use crate::resource::{ReadError, ResourceInvocation};
 use crate::uri_template;
@@ -81,25 +81,26 @@ pub(super) async fn read(
     )?;
     let context = Context::new(scope, input.clone());
     let server_info = dispatcher.server_info.as_deref();
-    let Some((entry, mut contents)) =
+    let Some((entry, mut read)) =
         read_contents(&dispatcher.registry, &uri, context, &input).await?
     else {
         return rounds.stopped(&input, server_info);
     };
-    if contents.is_empty() {
+    if read.contents.is_empty() {
         return Err(not_found(&uri));
     }
-    for item in &mut contents {
+    for item in &mut read.contents {
         fill_mime_type(item, &uri, entry.mime_type);
     }
     let settings = &dispatcher.settings;
-    check_contents(entry, &contents, settings.max_resource_bytes)?;
+    check_contents(entry, &read.contents, settings.max_resource_bytes)?;
     let result = ReadResult {
-        contents: &contents,
-        cache: entry.cache.unwrap_or(settings.read_cache),
+        contents: &read.contents,
+        // This read's own hints win over the resource's declared ones.
+        cache: read.cache_or(entry.cache.unwrap_or(settings.read_cache)),
         meta: ResultMeta {
             server_info,
-            extra: None,
+            extra: read.meta.as_ref(),
         },
     };
     Ok(Bytes::from(serde_json::to_vec(&Finite(&result)).map_err(
@@ -112,7 +113,7 @@ pub(super) async fn read(
 
 /// What a read produced: the resource and its contents, or `None` when the
 /// handler suspended on an unanswered ask.
-type Read = Option<(&'static ResourceEntry, Vec<ResourceContents>)>;
+type Read = Option<(&'static ResourceEntry, ReadResourceResult)>;
 
 /// Finds what serves `uri` (static resources first, then templates from the
 /// most specific) and reads it.
