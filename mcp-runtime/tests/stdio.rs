@@ -260,8 +260,16 @@ async fn subscriptions_on_stdio_are_tagged_cancellable_and_closed_at_end_of_inpu
             note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
             2
         );
-        // End of input closes subscription 2 gracefully.
+        // End of input closes subscription 2 gracefully: cancelled, then
+        // the result.
         client.input.shutdown().await.unwrap();
+        let cancelled = client.receive().await;
+        mcp_test_support::assert_valid("CancelledNotification", &cancelled);
+        assert_eq!(cancelled["params"]["requestId"], 2);
+        assert_eq!(
+            cancelled["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            2
+        );
         let closing = client.receive().await;
         mcp_test_support::assert_valid("SubscriptionsListenResultResponse", &closing);
         assert_eq!(closing["id"], 2);

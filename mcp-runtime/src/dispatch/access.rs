@@ -42,26 +42,10 @@ impl Dispatcher {
             MethodName::Known(Method::PromptsGet) => text(&head.name)
                 .and_then(|name| registry.prompt(&name).map(|p| p.scopes.to_vec()))
                 .unwrap_or_default(),
-            MethodName::Known(Method::ResourcesRead) => {
-                let Some(uri) = text(&head.uri) else {
-                    return Vec::new();
-                };
-                let mut scopes: Vec<&'static str> = Vec::new();
-                let statics = registry.resource(&uri).into_iter();
-                let templates = registry
-                    .templates()
-                    .iter()
-                    .filter(|(_, parts)| uri_template::match_uri(parts, &uri).is_some())
-                    .map(|(entry, _)| *entry);
-                for entry in statics.chain(templates) {
-                    for scope in entry.scopes {
-                        if !scopes.contains(scope) {
-                            scopes.push(scope);
-                        }
-                    }
-                }
-                scopes
-            }
+            MethodName::Known(Method::ResourcesRead) => match text(&head.uri) {
+                Some(uri) => self.read_scopes(&uri),
+                None => Vec::new(),
+            },
             MethodName::Known(Method::CompletionComplete) => request
                 .params()
                 .map(|params| super::completion::reference_scopes(registry, params).to_vec())
@@ -73,6 +57,28 @@ impl Dispatcher {
                 .unwrap_or_default(),
             _ => Vec::new(),
         }
+    }
+
+    /// The scopes reading `uri` needs: those of everything that may serve
+    /// it (a URI several templates match needs the scopes of all of them,
+    /// since a read may fall through to any).
+    pub(crate) fn read_scopes(&self, uri: &str) -> Vec<&'static str> {
+        let registry = &self.registry;
+        let mut scopes: Vec<&'static str> = Vec::new();
+        let statics = registry.resource(uri).into_iter();
+        let templates = registry
+            .templates()
+            .iter()
+            .filter(|(_, parts)| uri_template::match_uri(parts, uri).is_some())
+            .map(|(entry, _)| *entry);
+        for entry in statics.chain(templates) {
+            for scope in entry.scopes {
+                if !scopes.contains(scope) {
+                    scopes.push(scope);
+                }
+            }
+        }
+        scopes
     }
 
     /// Every scope declared with `scopes = [...]`, sorted.

@@ -424,7 +424,10 @@ impl Dispatcher {
             }
             Method::PromptsList | Method::PromptsGet => !registry.prompts().is_empty(),
             Method::CompletionComplete => registry.has_completers(),
-            Method::SubscriptionsListen => self.offered.any(),
+            // Acknowledged with the subset honoured, even when that is
+            // nothing (the subscriptions page: types the server does not
+            // support are omitted from the acknowledgement).
+            Method::SubscriptionsListen => true,
         }
     }
 }

@@ -71,12 +71,11 @@ impl Dispatcher {
             // Boxed: a stream's state is large, and inline it would be
             // copied with every other request's future.
             return Box::pin(subscriptions::listen(
+                &self,
                 &request,
-                self.offered,
-                &self.changes,
+                source.principal(),
                 &outbox,
                 &shutdown,
-                self.server_info.as_deref(),
             ))
             .await
             .map(Bytes::from);
