@@ -21,6 +21,7 @@ pub mod contract;
 mod diagnostics;
 mod dispatch;
 pub mod extension;
+pub mod files;
 #[cfg(feature = "cli")]
 mod inspect;
 #[cfg(feature = "legacy")]
