@@ -90,6 +90,7 @@ impl ServerBuilder {
                 server_info_in_results: true,
                 list_changed: false,
                 resource_subscriptions: false,
+                audit_arguments: false,
             },
             stdio: StdioOptions::default(),
             #[cfg(feature = "http")]
@@ -203,6 +204,16 @@ impl ServerBuilder {
     /// delivers `notifications/resources/updated` for subscribed URIs.
     pub fn resource_subscriptions(mut self) -> Self {
         self.settings.resource_subscriptions = true;
+        self
+    }
+
+    /// Makes audit events (the `mcp::audit` target: one per tool call,
+    /// resource read and prompt get) show the arguments themselves, cut to
+    /// 1 KiB, beside their digest. Off by default: arguments hold whatever
+    /// a user or model wrote, secrets included, and logs travel further
+    /// than requests.
+    pub fn audit_arguments(mut self) -> Self {
+        self.settings.audit_arguments = true;
         self
     }
 

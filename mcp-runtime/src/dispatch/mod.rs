@@ -11,6 +11,7 @@
 //! (HTTP: caps and rate limits), and finally the handler.
 
 mod access;
+pub(crate) mod audit;
 pub(crate) mod completion;
 pub(crate) mod discover;
 pub(crate) mod envelope;
@@ -74,6 +75,8 @@ pub(crate) struct Settings {
     pub(crate) list_changed: bool,
     /// Advertise and deliver `notifications/resources/updated`.
     pub(crate) resource_subscriptions: bool,
+    /// Audit events show the arguments themselves, not only their digest.
+    pub(crate) audit_arguments: bool,
 }
 
 /// One finished answer: a complete JSON-RPC response frame, and the error

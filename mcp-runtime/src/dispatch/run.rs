@@ -10,6 +10,7 @@ use futures_util::FutureExt as _;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
+use super::audit::Audit;
 use super::envelope::Request;
 use super::{Dispatcher, Prepared, Reply, Target, completion, extensions, prompts, resources};
 use super::{request_span, subscriptions, tools};
@@ -116,13 +117,20 @@ impl Dispatcher {
                 return extensions::call(served, request, scope, info).await;
             }
         };
-        match method {
+        // Boxed, and only when `mcp::audit` is listened to: this future
+        // holds it across every handler's.
+        let audit = Audit::start(self, method, request, &scope);
+        let answer = match method {
             Method::ToolsCall => tools::call(self, request, scope).await,
             Method::ResourcesRead => resources::read(self, params(), scope).await,
             Method::PromptsGet => prompts::get(self, params(), scope).await,
             Method::CompletionComplete => completion::complete(self, params(), scope).await,
             other => Err(ErrorObject::method_not_found(other.name())),
+        };
+        if let Some(audit) = audit {
+            audit.finish(&answer);
         }
+        answer
     }
 }
 
