@@ -7,6 +7,7 @@
 pub mod auth;
 #[cfg(feature = "bench-internals")]
 mod bench_internals;
+pub mod catalog;
 mod changes;
 #[cfg(feature = "cli")]
 mod cli;

@@ -7,10 +7,11 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 
+use crate::catalog::{Attached, Catalog, Kind};
 use crate::changes::{ChangeBus, Changes, InProcessBus};
 use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming};
-use crate::dispatch::{Dispatched, Dispatcher, Reply, Settings, Unconditional};
+use crate::dispatch::{Dispatched, Dispatcher, Reply, Runtime, Settings, Unconditional};
 use crate::extension::Extension;
 use crate::mrtr::state::StateSealer;
 use crate::mrtr::{Clock, InMemoryReplayGuard, ReplayGuard};
@@ -51,6 +52,7 @@ pub struct ServerBuilder {
     bus: Arc<dyn ChangeBus>,
     state: StateSettings,
     extensions: Vec<Extension>,
+    catalog: Option<Catalog>,
 }
 
 /// How `requestState` is sealed.
@@ -105,6 +107,7 @@ impl ServerBuilder {
                 clock: Arc::new(SystemTime::now),
             },
             extensions: Vec::new(),
+            catalog: None,
         }
     }
 
@@ -183,6 +186,16 @@ impl ServerBuilder {
     /// `capabilities.extensions`, its methods served beside the core's.
     pub fn extension(mut self, extension: Extension) -> Self {
         self.extensions.push(extension);
+        self
+    }
+
+    /// Serves the items of `catalog` beside the static ones: tools,
+    /// prompts and resources added and removed while the server runs (see
+    /// [`catalog`](crate::catalog)). The server advertises the kinds the
+    /// catalog serves, with `listChanged`, and announces every change.
+    /// One catalog serves one server.
+    pub fn catalog(mut self, catalog: &Catalog) -> Self {
+        self.catalog = Some(catalog.clone());
         self
     }
 
@@ -322,13 +335,45 @@ impl ServerBuilder {
     /// `requestState` keys.
     pub(crate) fn dispatcher(&self, registry: Registry) -> Result<Dispatcher, BuildError> {
         let changes = Changes::new(self.bus.clone());
+        let runtime = match &self.catalog {
+            Some(catalog) => self.attach(catalog, &registry, &changes)?,
+            None => Runtime::default(),
+        };
         Dispatcher::new(
             registry,
             self.extensions.clone(),
             &self.settings,
             changes,
             self.sealer()?,
+            runtime,
         )
+    }
+
+    /// Gives `catalog` this server's static items and list settings.
+    fn attach(
+        &self,
+        catalog: &Catalog,
+        registry: &Registry,
+        changes: &Changes,
+    ) -> Result<Runtime, BuildError> {
+        let settings = &self.settings;
+        let attached = Attached {
+            tools: registry.tools().to_vec(),
+            resources: registry.resources().to_vec(),
+            prompts: registry.prompts().to_vec(),
+            page_size: settings.page_size,
+            list_cache: settings.list_cache,
+            server_info: settings.server_info(),
+            changes: changes.clone(),
+        };
+        let items = catalog.attach(attached).map_err(BuildError::Catalog)?;
+        let serves = |kind| catalog.kinds().any(|k| k == kind);
+        Ok(Runtime {
+            items: Some(items),
+            tools: serves(Kind::Tools),
+            prompts: serves(Kind::Prompts),
+            resources: serves(Kind::Resources),
+        })
     }
 
     /// Collects the registered handlers, checks them (duplicate names,

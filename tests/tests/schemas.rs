@@ -134,3 +134,48 @@ async fn a_hand_written_output_schema_checks_structured_content() {
         "Internal error: the structuredContent of tool receipt does not match its outputSchema at /total: -1.0 is less than the minimum of 0 (checked in debug builds)"
     );
 }
+
+#[tokio::test]
+async fn a_runtime_tool_with_a_hand_written_schema_is_enforced_too() {
+    use mcp_runtime::catalog::{Catalog, RuntimeTool};
+    let catalog = Catalog::new();
+    let server = ServerBuilder::new("schemas", "1.0.0")
+        .catalog(&catalog)
+        .build()
+        .unwrap();
+    let proxy = RuntimeTool::with_schema(
+        "proxy.order",
+        order_schema(),
+        |args: Value, _ctx| async move { format!("forwarded {args}") },
+    );
+    catalog.add_tool(proxy).unwrap();
+    let call = |arguments| server.exchange(call_tool(1, "proxy.order", arguments));
+    let refused = parse(
+        &call(json!({"item": "pen", "count": 0}))
+            .await
+            .response
+            .unwrap(),
+    );
+    assert_valid("CallToolResultResponse", &refused);
+    assert_eq!(refused["result"]["isError"], true);
+    assert_eq!(
+        refused["result"]["content"][0]["text"],
+        "Invalid arguments for tool proxy.order: `count`: 0 is less than the minimum of 1"
+    );
+    let forwarded = parse(&call(json!({"item": "pen"})).await.response.unwrap());
+    assert_eq!(
+        forwarded["result"]["content"][0]["text"],
+        r#"forwarded {"item":"pen"}"#
+    );
+    // A schema that does not compile is refused when the tool is added.
+    let broken = RuntimeTool::with_schema(
+        "broken",
+        json!({"type": "object", "minProperties": "two"}),
+        |_: Value, _ctx| async { "never" },
+    );
+    let error = catalog.add_tool(broken).unwrap_err().to_string();
+    assert!(
+        error.starts_with("`broken`: the schema does not compile"),
+        "{error}"
+    );
+}

@@ -34,13 +34,12 @@ impl Dispatcher {
     pub(crate) fn required_scopes(&self, request: &Request) -> Vec<&'static str> {
         let head = request.head();
         let text = |range| request.member(range).and_then(json_str);
-        let registry = &self.registry;
         match request.method {
             MethodName::Known(Method::ToolsCall) => text(&head.name)
-                .and_then(|name| registry.tool(&name).map(|t| t.scopes().to_vec()))
+                .and_then(|name| self.tool(&name).map(|t| t.scopes().to_vec()))
                 .unwrap_or_default(),
             MethodName::Known(Method::PromptsGet) => text(&head.name)
-                .and_then(|name| registry.prompt(&name).map(|p| p.scopes.to_vec()))
+                .and_then(|name| self.prompt(&name).map(|p| p.scopes().to_vec()))
                 .unwrap_or_default(),
             MethodName::Known(Method::ResourcesRead) => match text(&head.uri) {
                 Some(uri) => self.read_scopes(&uri),
@@ -48,7 +47,7 @@ impl Dispatcher {
             },
             MethodName::Known(Method::CompletionComplete) => request
                 .params()
-                .map(|params| super::completion::reference_scopes(registry, params).to_vec())
+                .map(|params| super::completion::reference_scopes(self, params))
                 .unwrap_or_default(),
             MethodName::Unknown(ref name) => self
                 .extensions
@@ -65,6 +64,9 @@ impl Dispatcher {
     pub(crate) fn read_scopes(&self, uri: &str) -> Vec<&'static str> {
         let registry = &self.registry;
         let mut scopes: Vec<&'static str> = Vec::new();
+        if let Some(runtime) = self.runtime.items.as_ref().and_then(|r| r.resource(uri)) {
+            scopes.extend(runtime.scopes.iter());
+        }
         let statics = registry.resource(uri).into_iter();
         let templates = registry
             .templates()
@@ -98,6 +100,7 @@ impl Dispatcher {
             .chain(templates)
             .copied()
             .chain(self.extensions.scopes())
+            .chain(self.runtime.items.iter().flat_map(|r| r.scopes()))
             .collect()
     }
 
@@ -134,6 +137,32 @@ impl Dispatcher {
             .chain(prompts)
             .filter(|(_, _, scopes)| !scopes.is_empty())
             .collect()
+    }
+
+    /// Whether the item `key` of the manifest section `section` is static
+    /// (a `#[tool]`, `#[resource]` or `#[prompt]`), not a runtime one: the
+    /// contract lock covers static items only.
+    #[cfg_attr(
+        not(feature = "client"),
+        allow(dead_code, reason = "used by the contract lock (feature `client`)")
+    )]
+    pub(crate) fn is_static(&self, section: &str, key: &str) -> bool {
+        let registry = &self.registry;
+        match section {
+            "tools" => registry.tool(key).is_some(),
+            "resources" => registry.resource(key).is_some(),
+            "prompts" => registry.prompt(key).is_some(),
+            _ => true,
+        }
+    }
+
+    /// Whether the server serves a runtime catalog.
+    #[cfg_attr(
+        not(feature = "client"),
+        allow(dead_code, reason = "used by the contract lock (feature `client`)")
+    )]
+    pub(crate) fn has_catalog(&self) -> bool {
+        self.runtime.items.is_some()
     }
 
     /// Every tool that requires extensions, with them, for the contract
@@ -184,7 +213,7 @@ impl Dispatcher {
         };
         match method {
             Method::ToolsList => {
-                let tools = registry.tools().iter();
+                let tools = registry.tools().iter().map(|t| &**t);
                 page.of::<Tools, _>(tools.filter(|t| allowed(t.scopes())))
             }
             Method::ResourcesList => {
@@ -205,17 +234,17 @@ impl Dispatcher {
 }
 
 /// One page of a list filtered for one caller.
-struct Permitted<'a> {
-    cursor: Option<&'a str>,
-    server_info: Option<&'a RawValue>,
-    page_size: usize,
-    cache: CacheHint,
+pub(crate) struct Permitted<'a> {
+    pub(crate) cursor: Option<&'a str>,
+    pub(crate) server_info: Option<&'a RawValue>,
+    pub(crate) page_size: usize,
+    pub(crate) cache: CacheHint,
 }
 
 impl Permitted<'_> {
     /// The page the cursor points at in a list of only `items`: pages of
     /// their own, whose cursors the fingerprint ties to this caller's list.
-    fn of<L: Listing, I: Borrow<L::Item>>(
+    pub(crate) fn of<L: Listing, I: Borrow<L::Item>>(
         &self,
         items: impl Iterator<Item = I>,
     ) -> Result<Bytes, ErrorObject> {

@@ -81,7 +81,7 @@ impl<'a> Audit<'a> {
     }
 
     /// Writes the event for the request's answer.
-    pub(super) fn finish(mut self: Box<Self>, answer: &Result<Bytes, ErrorObject>) {
+    pub(super) fn finish(&mut self, answer: &Result<Bytes, ErrorObject>) {
         self.finished = true;
         let (outcome, code) = match answer {
             Err(error) => ("error", Some(error.code)),

@@ -127,7 +127,7 @@ impl Dispatcher {
             Method::CompletionComplete => completion::complete(self, params(), scope).await,
             other => Err(ErrorObject::method_not_found(other.name())),
         };
-        if let Some(audit) = audit {
+        if let Some(mut audit) = audit {
             audit.finish(&answer);
         }
         answer

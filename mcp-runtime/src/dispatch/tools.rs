@@ -20,7 +20,7 @@ use crate::registry::RegisteredTool;
 use crate::tool::ToolInvocation;
 
 /// `tools/list`.
-pub(super) struct Tools;
+pub(crate) struct Tools;
 
 impl Listing for Tools {
     const KIND: &'static str = "tools";
@@ -61,13 +61,13 @@ pub(super) async fn call(
             (parsed.name, parsed.arguments.map(RawValue::get))
         }
     };
-    let Some(tool) = dispatcher.registry.tool(&name) else {
+    let Some(tool) = dispatcher.tool(&name) else {
         return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")));
     };
     for extension in tool.extensions() {
         require_extension(extension, &scope.meta.client_capabilities)?;
     }
-    let arguments = arguments_json(tool, arguments)?;
+    let arguments = arguments_json(&tool, arguments)?;
     let retry = mrtr::read_retry_members(
         request.member(&head.input_responses),
         request.member(&head.request_state),
@@ -80,11 +80,11 @@ pub(super) async fn call(
     let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, &scope, tool.state)?;
     let context = Context::new(scope, input.clone());
     let server_info = dispatcher.server_info.as_deref();
-    let Some(result) = invoke(tool, arguments, context, &input).await? else {
+    let Some(result) = invoke(&tool, arguments, context, &input).await? else {
         return rounds.stopped(&input, server_info);
     };
     #[cfg(all(debug_assertions, feature = "debug-checks"))]
-    check_output(tool, &result)?;
+    check_output(&tool, &result)?;
     Ok(Bytes::from(
         serde_json::to_vec(&Finite(&result.wire(server_info))).map_err(|error| {
             tracing::error!(%error, tool = tool.name(), "tool result failed to serialize");

@@ -13,10 +13,12 @@ mod input_check;
 mod output_check;
 mod prompt;
 mod resource;
+mod runtime;
 mod tool;
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use linkme::distributed_slice;
 
@@ -24,8 +26,14 @@ use self::common::check_unique;
 pub use self::common::{Location, StaticAnnotations, StaticIcon};
 pub use self::prompt::{PromptEntry, StaticPromptArgument};
 pub use self::resource::ResourceEntry;
-pub(crate) use self::tool::RegisteredTool;
+pub(crate) use self::runtime::{
+    PromptRef, ResourceRef, RuntimeItems, RuntimePromptEntry, RuntimePromptFn, RuntimeReadFn,
+    RuntimeResourceEntry, ToolRef, intern,
+};
 pub use self::tool::{InputSchema, OutputSchema, StaticToolAnnotations, ToolEntry};
+pub(crate) use self::tool::{
+    Parts as ToolParts, RegisteredTool, RuntimeToolFn, repeat_has_effects,
+};
 use crate::complete::ArgumentCompleter;
 use crate::schema::SchemaError;
 use crate::uri_template::{self, TemplatePart};
@@ -82,6 +90,9 @@ pub enum BuildError {
     /// name), collides with another, or a tool requires one the server
     /// does not offer.
     Extension(String),
+    /// An item added to a runtime catalog before the server was built
+    /// collides with a static one, or the catalog serves another server.
+    Catalog(String),
 }
 
 impl fmt::Display for BuildError {
@@ -109,6 +120,7 @@ impl fmt::Display for BuildError {
                 error,
             } => write!(f, "tool `{name}` (at {location}): {error}"),
             BuildError::Extension(problem) => write!(f, "extension: {problem}"),
+            BuildError::Catalog(problem) => write!(f, "catalog: {problem}"),
         }
     }
 }
@@ -118,7 +130,8 @@ impl std::error::Error for BuildError {}
 /// The validated, sorted view of every registered handler.
 #[derive(Debug)]
 pub(crate) struct Registry {
-    tools: Vec<RegisteredTool>,
+    /// Shared: a runtime catalog lists them beside its own.
+    tools: Vec<Arc<RegisteredTool>>,
     tool_index: Index,
     /// Static resources, sorted by URI.
     resources: Vec<&'static ResourceEntry>,
@@ -159,7 +172,7 @@ impl Registry {
         check_unique("tool name", &tools, |e| (e.name, e.location))?;
         let tools = tools
             .into_iter()
-            .map(tool::register)
+            .map(|entry| tool::register(entry).map(Arc::new))
             .collect::<Result<Vec<_>, _>>()?;
 
         let mut by_name = resources.clone();
@@ -194,12 +207,12 @@ impl Registry {
     }
 
     /// Tools sorted by name.
-    pub(crate) fn tools(&self) -> &[RegisteredTool] {
+    pub(crate) fn tools(&self) -> &[Arc<RegisteredTool>] {
         &self.tools
     }
 
     pub(crate) fn tool(&self, name: &str) -> Option<&RegisteredTool> {
-        self.tool_index.get(name).map(|&i| &self.tools[i])
+        self.tool_index.get(name).map(|&i| &*self.tools[i])
     }
 
     /// Static resources sorted by URI.

@@ -45,9 +45,18 @@ impl StaticToolAnnotations {
     /// non-destructive and idempotent, is safe to repeat. The macros'
     /// `replayable_state` check (`check::tool`) mirrors this rule.
     pub(crate) fn repeat_has_effects(&self) -> bool {
-        !self.read_only.unwrap_or(false)
-            && (self.destructive.unwrap_or(true) || !self.idempotent.unwrap_or(false))
+        repeat_has_effects(self.read_only, self.destructive, self.idempotent)
     }
+}
+
+/// The rule of [`StaticToolAnnotations::repeat_has_effects`], for any
+/// tool's hints.
+pub(crate) fn repeat_has_effects(
+    read_only: Option<bool>,
+    destructive: Option<bool>,
+    idempotent: Option<bool>,
+) -> bool {
+    !read_only.unwrap_or(false) && (destructive.unwrap_or(true) || !idempotent.unwrap_or(false))
 }
 
 /// One `#[tool]` function, as the macro registers it.

@@ -232,7 +232,7 @@ pub(crate) fn decode<'a>(value: &'a str, display: &str) -> Result<Cow<'a, str>, 
 pub(crate) fn check<'p>(
     prepared: &Prepared,
     headers: &HeaderMap,
-    header_params: impl Fn(&str) -> Option<&'p [HeaderParam]>,
+    header_params: impl Fn(&str) -> Option<std::borrow::Cow<'p, [HeaderParam]>>,
 ) -> Result<(), ErrorObject> {
     let mirrored = Mirrored::scan(headers);
     let version = mirrored.version.required("MCP-Protocol-Version")?;
@@ -278,7 +278,7 @@ pub(crate) fn check<'p>(
         let arguments = request
             .member(&head.arguments)
             .and_then(|raw| serde_json::from_str::<Value>(raw).ok());
-        check_params(params, arguments.as_ref(), headers)?;
+        check_params(&params, arguments.as_ref(), headers)?;
     }
     Ok(())
 }
