@@ -16,6 +16,10 @@ use crate::protocol::{ReadResourceResult, ResourceContents};
 pub enum ReadError {
     /// Nothing exists at this URI (`-32602` with `data.uri`).
     NotFound,
+    /// The URI is not one this resource can serve, for a reason the client
+    /// can act on (a file path that leaves the served directory, say):
+    /// `-32602` with this message and `data.uri`.
+    Invalid(String),
     /// Reading failed (`-32603` with this message).
     Failed(String),
 }
@@ -76,7 +80,8 @@ impl<T: FromStr> TemplateVariable for T {
 /// `ReadResourceResult`, this read's own `ttlMs`, `cacheScope` and result
 /// `_meta`, overriding the resource's declared hints). `Option<T>`
 /// returning `None` means nothing is at that URI; `Result<T, E>` with
-/// `E: Display` turns `Err` into a JSON-RPC error carrying the message.
+/// `E: Display` turns `Err` into a JSON-RPC error carrying the message, and
+/// `Result<T, ReadError>` into the error the [`ReadError`] names.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a `#[resource]` function",
     label = "not resource contents",
@@ -155,6 +160,14 @@ impl<T: IntoResourceContents, E: fmt::Display> IntoResourceContents for Result<T
     fn into_result(self, uri: &str) -> Result<ReadResourceResult, ReadError> {
         self.map_err(|e| ReadError::Failed(e.to_string()))?
             .into_result(uri)
+    }
+}
+
+/// A read's own [`ReadError`]: not found, invalid and failed reads keep
+/// their JSON-RPC errors (`-32602`, `-32602`, `-32603`).
+impl<T: IntoResourceContents> IntoResourceContents for Result<T, ReadError> {
+    fn into_result(self, uri: &str) -> Result<ReadResourceResult, ReadError> {
+        self?.into_result(uri)
     }
 }
 

@@ -52,8 +52,16 @@ pub struct ServerBuilder {
     bus: Arc<dyn ChangeBus>,
     state: StateSettings,
     extensions: Vec<Extension>,
-    catalog: Option<Catalog>,
+    /// Attaches the catalog given to [`catalog`](Self::catalog). A
+    /// function made there, so that a server without a catalog links none
+    /// of the catalog's code.
+    catalog: Option<Arc<AttachCatalog>>,
 }
+
+/// Gives a catalog the server's static items and settings: the
+/// dispatcher's view of it.
+type AttachCatalog =
+    dyn Fn(&Registry, &Settings, &Changes) -> Result<Runtime, String> + Send + Sync;
 
 /// How `requestState` is sealed.
 #[derive(Clone)]
@@ -195,7 +203,25 @@ impl ServerBuilder {
     /// catalog serves, with `listChanged`, and announces every change.
     /// One catalog serves one server.
     pub fn catalog(mut self, catalog: &Catalog) -> Self {
-        self.catalog = Some(catalog.clone());
+        let catalog = catalog.clone();
+        self.catalog = Some(Arc::new(move |registry, settings, changes| {
+            let attached = Attached {
+                tools: registry.tools().to_vec(),
+                resources: registry.resources().to_vec(),
+                prompts: registry.prompts().to_vec(),
+                page_size: settings.page_size,
+                list_cache: settings.list_cache,
+                server_info: settings.server_info(),
+                changes: changes.clone(),
+            };
+            let serves = |kind| catalog.kinds().any(|k| k == kind);
+            Ok(Runtime {
+                tools: serves(Kind::Tools),
+                prompts: serves(Kind::Prompts),
+                resources: serves(Kind::Resources),
+                items: Some(catalog.attach(attached)?),
+            })
+        }));
         self
     }
 
@@ -336,7 +362,9 @@ impl ServerBuilder {
     pub(crate) fn dispatcher(&self, registry: Registry) -> Result<Dispatcher, BuildError> {
         let changes = Changes::new(self.bus.clone());
         let runtime = match &self.catalog {
-            Some(catalog) => self.attach(catalog, &registry, &changes)?,
+            Some(attach) => {
+                attach(&registry, &self.settings, &changes).map_err(BuildError::Catalog)?
+            }
             None => Runtime::default(),
         };
         Dispatcher::new(
@@ -347,33 +375,6 @@ impl ServerBuilder {
             self.sealer()?,
             runtime,
         )
-    }
-
-    /// Gives `catalog` this server's static items and list settings.
-    fn attach(
-        &self,
-        catalog: &Catalog,
-        registry: &Registry,
-        changes: &Changes,
-    ) -> Result<Runtime, BuildError> {
-        let settings = &self.settings;
-        let attached = Attached {
-            tools: registry.tools().to_vec(),
-            resources: registry.resources().to_vec(),
-            prompts: registry.prompts().to_vec(),
-            page_size: settings.page_size,
-            list_cache: settings.list_cache,
-            server_info: settings.server_info(),
-            changes: changes.clone(),
-        };
-        let items = catalog.attach(attached).map_err(BuildError::Catalog)?;
-        let serves = |kind| catalog.kinds().any(|k| k == kind);
-        Ok(Runtime {
-            items: Some(items),
-            tools: serves(Kind::Tools),
-            prompts: serves(Kind::Prompts),
-            resources: serves(Kind::Resources),
-        })
     }
 
     /// Collects the registered handlers, checks them (duplicate names,

@@ -409,6 +409,15 @@ impl ProviderHandle {
         settled(refreshed)
     }
 
+    /// Tells subscribed clients that the resource at `uri` changed
+    /// (`notifications/resources/updated`, to subscriptions that watch it).
+    /// Nothing happens before the server is built.
+    pub fn updated(&self, uri: impl Into<String>) {
+        if let Some(attached) = self.shared.attached.get() {
+            attached.changes.resource_updated(uri);
+        }
+    }
+
     /// Removes the provider and its resources.
     pub fn remove(&self) -> bool {
         self.shared

@@ -47,7 +47,8 @@ pub(super) struct Audit<'a> {
 
 impl<'a> Audit<'a> {
     /// Starts auditing `request` if it is a tool call, a resource read or
-    /// a prompt get and a subscriber listens to `mcp::audit`.
+    /// a prompt get and a subscriber listens to `mcp::audit`. Out of line:
+    /// most requests only pay for the check.
     pub(super) fn start(
         dispatcher: &'a Dispatcher,
         method: Method,
@@ -61,6 +62,16 @@ impl<'a> Audit<'a> {
         {
             return None;
         }
+        Audit::started(dispatcher, method, request, scope)
+    }
+
+    #[inline(never)]
+    fn started(
+        dispatcher: &'a Dispatcher,
+        method: Method,
+        request: &'a Request,
+        scope: &Scope,
+    ) -> Option<Box<Audit<'a>>> {
         let head = request.head();
         let name = match method {
             Method::ResourcesRead => &head.uri,
@@ -81,6 +92,7 @@ impl<'a> Audit<'a> {
     }
 
     /// Writes the event for the request's answer.
+    #[inline(never)]
     pub(super) fn finish(&mut self, answer: &Result<Bytes, ErrorObject>) {
         self.finished = true;
         let (outcome, code) = match answer {
@@ -129,11 +141,8 @@ impl<'a> Audit<'a> {
     /// differently get the same digest.
     fn digest(&self, arguments: &str) -> String {
         let value: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
-        let digest = self
-            .dispatcher
-            .sealer
-            .keys
-            .audit_digest(|update| canonical(&value, update));
+        let canonical = crate::mrtr::state::canonical_json(&value);
+        let digest = self.dispatcher.sealer.keys.audit_digest(&canonical);
         digest[..16].iter().map(|b| format!("{b:02x}")).collect()
     }
 }
@@ -176,55 +185,9 @@ fn shown(arguments: &str) -> String {
     format!("{}... ({} bytes)", &arguments[..cut], arguments.len())
 }
 
-/// Writes `value` as canonical JSON: keys sorted, no whitespace.
-fn canonical(value: &Value, write: &mut dyn FnMut(&[u8])) {
-    match value {
-        Value::Object(object) => {
-            let mut entries: Vec<_> = object.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            write(b"{");
-            for (i, (key, value)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    write(b",");
-                }
-                write(serde_json::to_string(key).unwrap_or_default().as_bytes());
-                write(b":");
-                canonical(value, write);
-            }
-            write(b"}");
-        }
-        Value::Array(items) => {
-            write(b"[");
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    write(b",");
-                }
-                canonical(item, write);
-            }
-            write(b"]");
-        }
-        scalar => write(scalar.to_string().as_bytes()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    fn text(value: &Value) -> String {
-        let mut out = Vec::new();
-        canonical(value, &mut |bytes| out.extend_from_slice(bytes));
-        String::from_utf8(out).unwrap()
-    }
-
-    #[test]
-    fn canonical_json_sorts_keys_at_every_depth() {
-        assert_eq!(
-            text(&json!({"b": [1, {"z": null, "a": "x\"y"}], "a": true})),
-            r#"{"a":true,"b":[1,{"a":"x\"y","z":null}]}"#
-        );
-    }
 
     #[test]
     fn long_arguments_are_cut() {

@@ -152,6 +152,10 @@ async fn read_contents(
         return match read? {
             Ok(contents) => Ok(Some((served, contents))),
             Err(ReadError::NotFound) => Err(not_found(uri)),
+            Err(ReadError::Invalid(message)) => Err(ErrorObject::invalid_params(format!(
+                "Invalid resource URI {uri}: {message}"
+            ))
+            .with_data(serde_json::json!({ "uri": uri }))),
             Err(ReadError::Failed(message)) => Err(ErrorObject::new(
                 crate::protocol::error_code::INTERNAL_ERROR,
                 format!("Failed to read resource {uri}: {message}"),

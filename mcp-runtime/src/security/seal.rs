@@ -115,9 +115,9 @@ impl KeyRing {
 
     /// The keyed digest the audit log records instead of a request's
     /// arguments: HMAC-SHA-256 under a key derived from the signing key.
-    pub(crate) fn audit_digest(&self, write: impl FnOnce(&mut dyn FnMut(&[u8]))) -> [u8; 32] {
+    pub(crate) fn audit_digest(&self, bytes: &[u8]) -> [u8; 32] {
         let mut mac = self.audit.clone();
-        write(&mut |bytes| hmac::Mac::update(&mut mac, bytes));
+        hmac::Mac::update(&mut mac, bytes);
         hmac::Mac::finalize(mac).into_bytes().into()
     }
 

@@ -23,7 +23,13 @@ pub struct StdioServer {
 impl StdioServer {
     /// Spawns `program` (usually `env!("CARGO_BIN_EXE_...")`).
     pub fn spawn(program: &str) -> StdioServer {
+        StdioServer::spawn_with(program, &[])
+    }
+
+    /// Spawns `program` with command-line `args`.
+    pub fn spawn_with(program: &str, args: &[&str]) -> StdioServer {
         let mut child = Command::new(program)
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
