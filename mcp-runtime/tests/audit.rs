@@ -10,9 +10,9 @@ use std::time::Duration;
 use mcp_runtime::{
     ElicitForm, Elicitation, KeyRing, Server, ServerBuilder, StdioOptions, prompt, resource, tool,
 };
+use mcp_test_support::stdio::InMemory;
 use mcp_test_support::{call_tool, meta_with, request};
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tracing::field::{Field, Visit};
 use tracing_subscriber::layer::{Context, SubscriberExt as _};
 
@@ -248,27 +248,17 @@ async fn arguments_are_logged_only_when_configured() {
 async fn a_cancelled_call_is_audited_as_cancelled() {
     let server = server(ServerBuilder::new("audit", "1.0.0"));
     let events = audited(async {
-        let (client, server_end) = tokio::io::duplex(1 << 16);
-        let (server_read, server_write) = tokio::io::split(server_end);
-        let (client_read, mut client_write) = tokio::io::split(client);
+        let (mut client, (server_read, server_write)) = InMemory::pair();
         let serve = server.serve_streams(StdioOptions::new(), server_read, server_write);
         let script = async move {
-            let call = call_tool(1, "nap", json!({"millis": 5000}));
-            client_write
-                .write_all(format!("{call}\n").as_bytes())
-                .await
-                .unwrap();
+            client.send(&call_tool(1, "nap", json!({"millis": 5000}))).await;
             tokio::time::sleep(Duration::from_millis(100)).await;
-            let cancel =
-                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
-            client_write
-                .write_all(format!("{cancel}\n").as_bytes())
-                .await
-                .unwrap();
+            client
+                .send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#)
+                .await;
             tokio::time::sleep(Duration::from_millis(100)).await;
-            client_write.shutdown().await.unwrap();
-            let mut lines = BufReader::new(client_read).lines();
-            assert!(lines.next_line().await.unwrap().is_none(), "no response");
+            client.close().await;
+            assert!(client.next_line().await.is_none(), "no response");
         };
         let (served, ()) = tokio::join!(serve, script);
         served.unwrap();

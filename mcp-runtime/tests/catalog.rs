@@ -5,7 +5,6 @@
 //! every change announced. Every message is checked against the schema.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use mcp_runtime::catalog::{
     Catalog, CatalogError, Kind, NoArguments, ResourceFuture, ResourceProvider, RuntimePrompt,
@@ -17,9 +16,9 @@ use mcp_runtime::{
     ReadResourceResult, ResourceContents, Server, ServerBuilder, StdioOptions, prompt, resource,
     tool,
 };
+use mcp_test_support::stdio::InMemory;
 use mcp_test_support::{assert_valid, assert_valid_notification, meta_with, parse, request};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// A static tool: runtime tools sort around it.
 #[tool(annotations(read_only))]
@@ -499,20 +498,9 @@ async fn a_provider_lists_reads_and_refreshes() {
 async fn changes_are_announced_to_subscriptions_on_stdio() {
     let catalog = Catalog::new();
     let server = server(&catalog);
-    let (client, server_end) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    let (client_read, mut client_write) = tokio::io::split(client);
+    let (mut client, (server_read, server_write)) = InMemory::pair();
     let serve = server.serve_streams(StdioOptions::new(), server_read, server_write);
     let script = async move {
-        let mut lines = BufReader::new(client_read).lines();
-        let mut receive = async || {
-            let line = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
-                .await
-                .unwrap()
-                .unwrap()
-                .unwrap();
-            parse(&line)
-        };
         // The builder did not ask for list changes: the catalog's kinds
         // are offered anyway.
         let listen = request(
@@ -520,11 +508,8 @@ async fn changes_are_announced_to_subscriptions_on_stdio() {
             "subscriptions/listen",
             json!({"notifications": {"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}}),
         );
-        client_write
-            .write_all(format!("{listen}\n").as_bytes())
-            .await
-            .unwrap();
-        let ack = receive().await;
+        client.send(&listen).await;
+        let ack = client.receive().await;
         assert_valid_notification(&ack);
         assert_eq!(
             ack["params"]["notifications"],
@@ -543,7 +528,7 @@ async fn changes_are_announced_to_subscriptions_on_stdio() {
             "notifications/prompts/list_changed",
             "notifications/resources/list_changed",
         ] {
-            let note = receive().await;
+            let note = client.receive().await;
             assert_valid_notification(&note);
             assert_eq!(note["method"], method);
             assert_eq!(
@@ -551,8 +536,8 @@ async fn changes_are_announced_to_subscriptions_on_stdio() {
                 9
             );
         }
-        client_write.shutdown().await.unwrap();
-        assert_eq!(receive().await["method"], "notifications/cancelled");
+        client.close().await;
+        assert_eq!(client.receive().await["method"], "notifications/cancelled");
     };
     let (served, ()) = tokio::join!(serve, script);
     served.unwrap();

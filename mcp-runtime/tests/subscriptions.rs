@@ -5,14 +5,10 @@
 //! stdio transport in process; every message is checked against the
 //! spec's schema.
 
-use std::time::Duration;
-
 use mcp_runtime::{Server, ServerBuilder, StdioOptions, resource};
-use mcp_test_support::{assert_valid, assert_valid_notification, parse, request};
+use mcp_test_support::stdio::InMemory;
+use mcp_test_support::{assert_valid, assert_valid_notification, request};
 use serde_json::{Value, json};
-use tokio::io::{
-    AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
-};
 
 /// A note by id.
 #[resource("notes://{id}", mime_type = "text/plain")]
@@ -26,49 +22,18 @@ fn file(path: String) -> String {
     format!("file {path}")
 }
 
-struct Client {
-    input: WriteHalf<DuplexStream>,
-    output: Lines<BufReader<ReadHalf<DuplexStream>>>,
-}
-
-impl Client {
-    async fn send(&mut self, line: &str) {
-        self.input.write_all(line.as_bytes()).await.unwrap();
-        self.input.write_all(b"\n").await.unwrap();
-    }
-
-    async fn receive(&mut self) -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(5), self.output.next_line())
-            .await
-            .expect("a message within 5 s")
-            .unwrap()
-            .expect("the server is still writing");
-        parse(&line)
-    }
-}
-
 /// Runs `script` as the client of `server` over in-memory stdio.
 async fn with_stdio<F, Fut>(server: Server, script: F)
 where
-    F: FnOnce(Client) -> Fut,
+    F: FnOnce(InMemory) -> Fut,
     Fut: Future<Output = ()>,
 {
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    let (client_read, client_write) = tokio::io::split(client_end);
-    let client = Client {
-        input: client_write,
-        output: BufReader::new(client_read).lines(),
-    };
-    let serve = async {
-        tokio::time::timeout(
-            Duration::from_secs(10),
-            server.serve_streams(StdioOptions::new(), server_read, server_write),
-        )
-        .await
-        .expect("the server exits once input ends")
-        .unwrap();
-    };
+    let (client, (server_read, server_write)) = InMemory::pair();
+    let serve = mcp_test_support::stdio::served(server.serve_streams(
+        StdioOptions::new(),
+        server_read,
+        server_write,
+    ));
     tokio::join!(serve, script(client));
 }
 
@@ -104,7 +69,7 @@ async fn a_server_that_offers_nothing_acknowledges_an_empty_subset() {
         let ack = client.receive().await;
         assert_valid_notification(&ack);
         assert_eq!(ack, acknowledged(1, json!({})));
-        client.input.shutdown().await.unwrap();
+        client.close().await;
         assert_eq!(client.receive().await["method"], "notifications/cancelled");
         let closing = client.receive().await;
         assert_valid("SubscriptionsListenResultResponse", &closing);
@@ -159,7 +124,7 @@ async fn resource_subscriptions_by_uri_or_by_published_template() {
         }
         // Teardown: the cancellation names the subscription, then the
         // result closes it.
-        client.input.shutdown().await.unwrap();
+        client.close().await;
         let cancelled = client.receive().await;
         assert_valid("CancelledNotification", &cancelled);
         assert_eq!(
@@ -173,7 +138,7 @@ async fn resource_subscriptions_by_uri_or_by_published_template() {
         let closing = client.receive().await;
         assert_valid("SubscriptionsListenResultResponse", &closing);
         assert_eq!(closing["id"], 7);
-        assert!(client.output.next_line().await.unwrap().is_none());
+        assert!(client.next_line().await.is_none());
     })
     .await;
 }
