@@ -85,7 +85,7 @@ impl<T: FromStr> TemplateVariable for T {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a `#[resource]` function",
     label = "not resource contents",
-    note = "return `String`, `&'static str`, `Vec<u8>`, `bytes::Bytes`, `ResourceContents`, `Vec<ResourceContents>` or `ReadResourceResult`, optionally in an `Option` (None = not found) or a `Result<_, E>` where `E: Display`"
+    note = "return `String`, `&'static str`, `Vec<u8>`, `bytes::Bytes`, `ResourceContents`, `Vec<ResourceContents>` or `ReadResourceResult`, optionally in an `Option` (None = not found) or a `Result<_, E>` where `E: Display` (or `E` is `ReadError`)"
 )]
 pub trait IntoResourceContents {
     /// The result of reading `uri`.
