@@ -384,11 +384,26 @@ impl ProviderHandle {
     /// get `notifications/resources/list_changed`. A URI that is taken
     /// leaves the previous list in place and is the error.
     pub fn refresh(&self) -> Result<(), CatalogError> {
+        // Listed outside the catalog's lock: it is the provider's own code
+        // (a directory walk, a query), which may take time or use the
+        // catalog itself.
+        let source = {
+            let state = self.shared.state();
+            let Some(provided) = state.providers.get(&self.id) else {
+                return Ok(());
+            };
+            Provided {
+                name: provided.name.clone(),
+                provider: provided.provider.clone(),
+                scopes: provided.scopes.clone(),
+                items: BTreeMap::new(),
+            }
+        };
+        let items = list_provider(&source)?;
         let refreshed = self.shared.edit(Kind::Resources, |state, attached| {
             let Some(provided) = state.providers.get(&self.id) else {
                 return Err(None);
             };
-            let items = list_provider(provided)?;
             let unchanged = items.len() == provided.items.len()
                 && items
                     .iter()
