@@ -21,6 +21,7 @@ pub(crate) const DESTRUCTIVE: Symbol = Symbol("destructive");
 pub(crate) const IDEMPOTENT: Symbol = Symbol("idempotent");
 pub(crate) const OPEN_WORLD: Symbol = Symbol("open_world");
 pub(crate) const INPUT_SCHEMA: Symbol = Symbol("input_schema");
+pub(crate) const OUTPUT_SCHEMA: Symbol = Symbol("output_schema");
 pub(crate) const REQUIRES_EXTENSION: Symbol = Symbol("requires_extension");
 pub(crate) const REPLAYABLE_STATE: Symbol = Symbol("replayable_state");
 pub(crate) const TASK: Symbol = Symbol("task");

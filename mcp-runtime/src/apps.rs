@@ -67,7 +67,7 @@ use serde_json::{Map, Value};
 
 use crate::context::{Context, FromContext};
 use crate::extension::{Catalog, CatalogTool, Extension};
-use crate::protocol::{ClientCapabilities, ResourceContents};
+use crate::protocol::{ClientCapabilities, ReadResourceResult, ResourceContents};
 use crate::resource::ReadError;
 
 /// The extension's identifier.
@@ -208,12 +208,12 @@ impl<'a> FromContext<'a> for UiCapability<'a> {
 /// macro wrote), unless the handler set one itself.
 #[doc(hidden)]
 pub fn with_view_meta(
-    contents: Result<Vec<ResourceContents>, ReadError>,
+    result: Result<ReadResourceResult, ReadError>,
     uri: &str,
     ui: &'static str,
-) -> Result<Vec<ResourceContents>, ReadError> {
-    let mut contents = contents?;
-    for item in &mut contents {
+) -> Result<ReadResourceResult, ReadError> {
+    let mut result = result?;
+    for item in &mut result.contents {
         let (item_uri, meta) = match item {
             ResourceContents::Text(text) => (&text.uri, &mut text.meta),
             ResourceContents::Blob(blob) => (&blob.uri, &mut blob.meta),
@@ -227,7 +227,7 @@ pub fn with_view_meta(
             meta.insert("ui".to_owned(), ui);
         }
     }
-    Ok(contents)
+    Ok(result)
 }
 
 #[cfg(test)]

@@ -48,8 +48,8 @@ struct Cli {
 
 /// `run()` with the command line: inspect, serve HTTP, or leave stdio to
 /// the caller.
-pub(crate) fn launch(builder: ServerBuilder) -> Launch {
-    let cli = parse(&builder);
+pub(crate) fn launch(builder: ServerBuilder, args: Vec<std::ffi::OsString>) -> Launch {
+    let cli = parse(&builder, args);
     let http = cli
         .http
         .map(|address| http_options(&builder, address, cli.rate_limit, &cli.allow_origin));
@@ -82,7 +82,7 @@ fn fail(error: &crate::BuildError) -> ExitCode {
 }
 
 /// The flags, with the program's name, version and description.
-fn parse(builder: &ServerBuilder) -> Cli {
+fn parse(builder: &ServerBuilder, args: Vec<std::ffi::OsString>) -> Cli {
     let info = &builder.settings.info;
     let command = Cli::command()
         .name(info.name.clone())
@@ -95,7 +95,7 @@ fn parse(builder: &ServerBuilder) -> Cli {
             "Without a subcommand the server serves MCP over stdio (or --http). \
              The subcommands inspect it: they run requests through the same dispatcher and print the answers.",
         );
-    match Cli::from_arg_matches(&command.get_matches()) {
+    match Cli::from_arg_matches(&command.get_matches_from(args)) {
         Ok(cli) => cli,
         Err(error) => error.exit(),
     }

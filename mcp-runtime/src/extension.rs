@@ -165,7 +165,8 @@ impl<'a> Catalog<'a> {
         self.registry
             .tools()
             .iter()
-            .map(|tool| CatalogTool { entry: tool.entry })
+            .filter_map(|tool| tool.entry())
+            .map(|entry| CatalogTool { entry })
     }
 
     /// Every static resource (sorted by URI), then every template.

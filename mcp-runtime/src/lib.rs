@@ -8,6 +8,7 @@ pub mod apps;
 pub mod auth;
 #[cfg(feature = "bench-internals")]
 mod bench_internals;
+pub mod catalog;
 mod changes;
 #[cfg(feature = "cli")]
 mod cli;
@@ -22,6 +23,7 @@ pub mod contract;
 mod diagnostics;
 mod dispatch;
 pub mod extension;
+pub mod files;
 #[cfg(feature = "cli")]
 mod inspect;
 #[cfg(feature = "legacy")]
@@ -111,9 +113,9 @@ pub mod __private {
     pub use crate::protocol::json::parse_arguments;
     pub use crate::protocol::{CacheScope, IconTheme, Role};
     pub use crate::registry::{
-        InputSchema, Location, PROMPTS, PromptEntry, RESOURCES, ResourceEntry, StaticAnnotations,
-        StaticIcon, StaticPromptArgument, StaticTaskSupport, StaticToolAnnotations, TOOLS,
-        ToolEntry,
+        InputSchema, Location, OutputSchema, PROMPTS, PromptEntry, RESOURCES, ResourceEntry,
+        StaticAnnotations, StaticIcon, StaticPromptArgument, StaticTaskSupport,
+        StaticToolAnnotations, TOOLS, ToolEntry,
     };
     pub use crate::resource::{
         IntoResourceContents, ResourceFuture, ResourceInvocation, ResourceReadFn, TemplateVariable,
@@ -121,7 +123,8 @@ pub mod __private {
     };
     pub use crate::schema::input_schema;
     pub use crate::tool::{
-        HeaderArgument, IntoToolResult, ToolCallFn, ToolFuture, ToolInvocation, assert_header_value,
+        EnforcesSchemas, HeaderArgument, IntoToolResult, SchemaValidation, ToolCallFn, ToolFuture,
+        ToolInvocation, assert_header_value, assert_schema_validation,
     };
     pub use crate::uri_template::TemplatePart;
 

@@ -16,12 +16,16 @@ use crate::protocol::{ReadResourceResult, ResourceContents};
 pub enum ReadError {
     /// Nothing exists at this URI (`-32602` with `data.uri`).
     NotFound,
+    /// The URI is not one this resource can serve, for a reason the client
+    /// can act on (a file path that leaves the served directory, say):
+    /// `-32602` with this message and `data.uri`.
+    Invalid(String),
     /// Reading failed (`-32603` with this message).
     Failed(String),
 }
 
 /// The future of one resource read.
-pub type ResourceFuture = Pin<Box<dyn Future<Output = Result<Vec<ResourceContents>, ReadError>>>>;
+pub type ResourceFuture = Pin<Box<dyn Future<Output = Result<ReadResourceResult, ReadError>>>>;
 
 /// Generated per resource: binds the template variables and starts the read,
 /// or returns `None` when a variable does not parse (the URI does not match).
@@ -72,84 +76,105 @@ impl<T: FromStr> TemplateVariable for T {
 /// contents and bytes (`Vec<u8>`, `bytes::Bytes`) become base64 `blob`
 /// contents of the URI that was read, with the resource's declared MIME type.
 /// [`ResourceContents`], `Vec<ResourceContents>` and [`ReadResourceResult`]
-/// give full control (several contents, provenance in `_meta`). `Option<T>`
+/// give full control (several contents, provenance in `_meta`; with a
+/// `ReadResourceResult`, this read's own `ttlMs`, `cacheScope` and result
+/// `_meta`, overriding the resource's declared hints). `Option<T>`
 /// returning `None` means nothing is at that URI; `Result<T, E>` with
-/// `E: Display` turns `Err` into a JSON-RPC error carrying the message.
+/// `E: Display` turns `Err` into a JSON-RPC error carrying the message, and
+/// `Result<T, ReadError>` into the error the [`ReadError`] names.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a `#[resource]` function",
     label = "not resource contents",
-    note = "return `String`, `&'static str`, `Vec<u8>`, `bytes::Bytes`, `ResourceContents`, `Vec<ResourceContents>` or `ReadResourceResult`, optionally in an `Option` (None = not found) or a `Result<_, E>` where `E: Display`"
+    note = "return `String`, `&'static str`, `Vec<u8>`, `bytes::Bytes`, `ResourceContents`, `Vec<ResourceContents>` or `ReadResourceResult`, optionally in an `Option` (None = not found) or a `Result<_, E>` where `E: Display` (or `E` is `ReadError`)"
 )]
 pub trait IntoResourceContents {
-    /// The contents read from `uri`.
-    fn into_contents(self, uri: &str) -> Result<Vec<ResourceContents>, ReadError>;
+    /// The result of reading `uri`.
+    fn into_result(self, uri: &str) -> Result<ReadResourceResult, ReadError>;
 }
 
 impl IntoResourceContents for String {
-    fn into_contents(self, uri: &str) -> Result<Vec<ResourceContents>, ReadError> {
-        Ok(vec![ResourceContents::text(uri, self)])
+    fn into_result(self, uri: &str) -> Result<ReadResourceResult, ReadError> {
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(
+            uri, self,
+        )]))
     }
 }
 
 impl IntoResourceContents for &'static str {
-    fn into_contents(self, uri: &str) -> Result<Vec<ResourceContents>, ReadError> {
-        Ok(vec![ResourceContents::text(uri, self)])
+    fn into_result(self, uri: &str) -> Result<ReadResourceResult, ReadError> {
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(
+            uri, self,
+        )]))
     }
 }
 
 impl IntoResourceContents for Cow<'static, str> {
-    fn into_contents(self, uri: &str) -> Result<Vec<ResourceContents>, ReadError> {
-        Ok(vec![ResourceContents::text(uri, self)])
+    fn into_result(self, uri: &str) -> Result<ReadResourceResult, ReadError> {
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(
+            uri, self,
+        )]))
     }
 }
 
 impl IntoResourceContents for Vec<u8> {
-    fn into_contents(self, uri: &str) -> Result<Vec<ResourceContents>, ReadError> {
-        Ok(vec![ResourceContents::blob(uri, self)])
+    fn into_result(self, uri: &str) -> Result<ReadResourceResult, ReadError> {
+        Ok(ReadResourceResult::new(vec![ResourceContents::blob(
+            uri, self,
+        )]))
     }
 }
 
 impl IntoResourceContents for bytes::Bytes {
-    fn into_contents(self, uri: &str) -> Result<Vec<ResourceContents>, ReadError> {
-        Ok(vec![ResourceContents::blob(uri, self)])
+    fn into_result(self, uri: &str) -> Result<ReadResourceResult, ReadError> {
+        Ok(ReadResourceResult::new(vec![ResourceContents::blob(
+            uri, self,
+        )]))
     }
 }
 
 impl IntoResourceContents for ResourceContents {
-    fn into_contents(self, _uri: &str) -> Result<Vec<ResourceContents>, ReadError> {
-        Ok(vec![self])
+    fn into_result(self, _uri: &str) -> Result<ReadResourceResult, ReadError> {
+        Ok(ReadResourceResult::new(vec![self]))
     }
 }
 
 impl IntoResourceContents for Vec<ResourceContents> {
-    fn into_contents(self, _uri: &str) -> Result<Vec<ResourceContents>, ReadError> {
-        Ok(self)
+    fn into_result(self, _uri: &str) -> Result<ReadResourceResult, ReadError> {
+        Ok(ReadResourceResult::new(self))
     }
 }
 
 impl IntoResourceContents for ReadResourceResult {
-    fn into_contents(self, _uri: &str) -> Result<Vec<ResourceContents>, ReadError> {
-        Ok(self.contents)
+    fn into_result(self, _uri: &str) -> Result<ReadResourceResult, ReadError> {
+        Ok(self)
     }
 }
 
 impl<T: IntoResourceContents> IntoResourceContents for Option<T> {
-    fn into_contents(self, uri: &str) -> Result<Vec<ResourceContents>, ReadError> {
-        self.ok_or(ReadError::NotFound)?.into_contents(uri)
+    fn into_result(self, uri: &str) -> Result<ReadResourceResult, ReadError> {
+        self.ok_or(ReadError::NotFound)?.into_result(uri)
     }
 }
 
 impl<T: IntoResourceContents, E: fmt::Display> IntoResourceContents for Result<T, E> {
-    fn into_contents(self, uri: &str) -> Result<Vec<ResourceContents>, ReadError> {
+    fn into_result(self, uri: &str) -> Result<ReadResourceResult, ReadError> {
         self.map_err(|e| ReadError::Failed(e.to_string()))?
-            .into_contents(uri)
+            .into_result(uri)
+    }
+}
+
+/// A read's own [`ReadError`]: not found, invalid and failed reads keep
+/// their JSON-RPC errors (`-32602`, `-32602`, `-32603`).
+impl<T: IntoResourceContents> IntoResourceContents for Result<T, ReadError> {
+    fn into_result(self, uri: &str) -> Result<ReadResourceResult, ReadError> {
+        self?.into_result(uri)
     }
 }
 
 /// Boxes a resource read for the registry.
 pub fn box_resource_future<F>(future: F) -> ResourceFuture
 where
-    F: Future<Output = Result<Vec<ResourceContents>, ReadError>> + 'static,
+    F: Future<Output = Result<ReadResourceResult, ReadError>> + 'static,
 {
     Box::pin(future)
 }

@@ -26,15 +26,29 @@ impl ServerBuilder {
     /// Startup problems, such as two tools with the same name, are printed
     /// with both definition sites and make the process exit with status 1.
     pub fn run(self) -> ExitCode {
+        self.run_with_args(std::env::args_os())
+    }
+
+    /// [`run`](Self::run) with the command line `args` (the program's
+    /// name first) instead of the process's: for a program with arguments
+    /// of its own, which it takes out before handing the rest over (as
+    /// `examples/files` takes its directory).
+    pub fn run_with_args<I, T>(self, args: I) -> ExitCode
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString>,
+    {
         // Held until the server is done: dropping it flushes the log.
         let _logging = crate::diagnostics::init();
         #[cfg(feature = "cli")]
-        let (server, stdio) = match crate::cli::launch(self) {
-            crate::cli::Launch::Exit(code) => return code,
-            crate::cli::Launch::Stdio(server, stdio) => (server, stdio),
-        };
+        let (server, stdio) =
+            match crate::cli::launch(self, args.into_iter().map(Into::into).collect()) {
+                crate::cli::Launch::Exit(code) => return code,
+                crate::cli::Launch::Stdio(server, stdio) => (server, stdio),
+            };
         #[cfg(not(feature = "cli"))]
         let (server, stdio) = {
+            let _ = args;
             let stdio = self.stdio.clone();
             match self.build() {
                 Ok(server) => (server, stdio),

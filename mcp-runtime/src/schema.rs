@@ -22,6 +22,10 @@ pub enum SchemaError {
     RootNotObject(String),
     /// An `x-mcp-header` annotation breaks the spec's rules.
     InvalidHeader(String),
+    /// A hand-written schema does not compile as JSON Schema (a keyword
+    /// with a value of the wrong type, a reference that cannot be
+    /// resolved), so calls could not be checked against it.
+    Invalid(String),
 }
 
 impl fmt::Display for SchemaError {
@@ -32,6 +36,7 @@ impl fmt::Display for SchemaError {
                 "the input schema must have `\"type\": \"object\"` at its root, found {found}"
             ),
             SchemaError::InvalidHeader(problem) => write!(f, "invalid `x-mcp-header`: {problem}"),
+            SchemaError::Invalid(problem) => write!(f, "the schema does not compile: {problem}"),
         }
     }
 }
@@ -210,10 +215,21 @@ pub(crate) fn check_raw_input(schema: Value) -> Result<JsonObject, SchemaError> 
 }
 
 /// Applies the MCP rules to a tool output schema.
-pub(crate) fn finish_output(schema: Schema) -> JsonObject {
+pub(crate) fn finish_output(schema: Schema) -> Result<JsonObject, SchemaError> {
     let mut object = into_object(schema);
     strip_root_noise(&mut object);
-    object
+    Ok(object)
+}
+
+/// Checks a hand-written output schema: any JSON Schema, as an object
+/// (the spec's `outputSchema` is one), published as written.
+pub(crate) fn check_raw_output(schema: Value) -> Result<JsonObject, SchemaError> {
+    match schema {
+        Value::Object(object) => Ok(object),
+        other => Err(SchemaError::Invalid(format!(
+            "an output schema must be a JSON object, found `{other}`"
+        ))),
+    }
 }
 
 fn into_object(schema: Schema) -> JsonObject {

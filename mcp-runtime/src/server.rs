@@ -7,10 +7,11 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 
+use crate::catalog::{Attached, Catalog, Kind};
 use crate::changes::{ChangeBus, Changes, InProcessBus};
 use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming};
-use crate::dispatch::{Dispatched, Dispatcher, Reply, Settings, Unconditional};
+use crate::dispatch::{Dispatched, Dispatcher, Reply, Runtime, Settings, Unconditional};
 use crate::extension::Extension;
 use crate::mrtr::state::StateSealer;
 use crate::mrtr::{Clock, InMemoryReplayGuard, ReplayGuard};
@@ -54,7 +55,16 @@ pub struct ServerBuilder {
     /// How tasks run; `None` until set (a server with task tools then uses
     /// the defaults).
     tasks: Option<crate::tasks::TaskOptions>,
+    /// Attaches the catalog given to [`catalog`](Self::catalog). A
+    /// function made there, so that a server without a catalog links none
+    /// of the catalog's code.
+    catalog: Option<Arc<AttachCatalog>>,
 }
+
+/// Gives a catalog the server's static items and settings: the
+/// dispatcher's view of it.
+type AttachCatalog =
+    dyn Fn(&Registry, &Settings, &Changes) -> Result<Runtime, String> + Send + Sync;
 
 /// How `requestState` is sealed.
 #[derive(Clone)]
@@ -93,6 +103,7 @@ impl ServerBuilder {
                 server_info_in_results: true,
                 list_changed: false,
                 resource_subscriptions: false,
+                audit_arguments: false,
             },
             stdio: StdioOptions::default(),
             #[cfg(feature = "http")]
@@ -108,6 +119,7 @@ impl ServerBuilder {
             },
             extensions: Vec::new(),
             tasks: None,
+            catalog: None,
         }
     }
 
@@ -199,6 +211,34 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves the items of `catalog` beside the static ones: tools,
+    /// prompts and resources added and removed while the server runs (see
+    /// [`catalog`](crate::catalog)). The server advertises the kinds the
+    /// catalog serves, with `listChanged`, and announces every change.
+    /// One catalog serves one server.
+    pub fn catalog(mut self, catalog: &Catalog) -> Self {
+        let catalog = catalog.clone();
+        self.catalog = Some(Arc::new(move |registry, settings, changes| {
+            let attached = Attached {
+                tools: registry.tools().to_vec(),
+                resources: registry.resources().to_vec(),
+                prompts: registry.prompts().to_vec(),
+                page_size: settings.page_size,
+                list_cache: settings.list_cache,
+                server_info: settings.server_info(),
+                changes: changes.clone(),
+            };
+            let serves = |kind| catalog.kinds().any(|k| k == kind);
+            Ok(Runtime {
+                tools: serves(Kind::Tools),
+                prompts: serves(Kind::Prompts),
+                resources: serves(Kind::Resources),
+                items: Some(catalog.attach(attached)?),
+            })
+        }));
+        self
+    }
+
     /// Settings for the stdio transport, used by [`run`](Self::run).
     pub fn stdio(mut self, options: StdioOptions) -> Self {
         self.stdio = options;
@@ -217,6 +257,16 @@ impl ServerBuilder {
     /// delivers `notifications/resources/updated` for subscribed URIs.
     pub fn resource_subscriptions(mut self) -> Self {
         self.settings.resource_subscriptions = true;
+        self
+    }
+
+    /// Makes audit events (the `mcp::audit` target: one per tool call,
+    /// resource read and prompt get) show the arguments themselves, cut to
+    /// 1 KiB, beside their digest. Off by default: arguments hold whatever
+    /// a user or model wrote, secrets included, and logs travel further
+    /// than requests.
+    pub fn audit_arguments(mut self) -> Self {
+        self.settings.audit_arguments = true;
         self
     }
 
@@ -328,7 +378,7 @@ impl ServerBuilder {
         let has_task_tools = registry
             .tools()
             .iter()
-            .any(|tool| tool.entry.task.is_some());
+            .any(|tool| tool.entry().is_some_and(|entry| entry.task.is_some()));
         let tasks = match &self.tasks {
             Some(options) => Some(options.clone()),
             None => has_task_tools.then(crate::tasks::TaskOptions::new),
@@ -339,6 +389,12 @@ impl ServerBuilder {
                 self.state.clock.clone(),
             ))
         });
+        let runtime = match &self.catalog {
+            Some(attach) => {
+                attach(&registry, &self.settings, &changes).map_err(BuildError::Catalog)?
+            }
+            None => Runtime::default(),
+        };
         Dispatcher::new(
             registry,
             self.extensions.clone(),
@@ -346,6 +402,7 @@ impl ServerBuilder {
             changes,
             self.sealer()?,
             tasks,
+            runtime,
         )
     }
 

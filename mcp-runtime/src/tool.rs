@@ -50,6 +50,27 @@ impl<T: HeaderArgument> HeaderArgument for Option<T> {}
 /// Instantiated by generated code to check a header argument's type.
 pub fn assert_header_value<T: HeaderArgument>() {}
 
+/// Implemented when hand-written input schemas can be enforced: with the
+/// `schema-validation` feature, which compiles in the validator.
+#[diagnostic::on_unimplemented(
+    message = "a hand-written `input_schema` needs the `schema-validation` feature of `mcp-runtime`",
+    label = "this schema would be published but not enforced",
+    note = "turn the feature on where you depend on it: `mcp-runtime = {{ version = \"0.1\", features = [\"schema-validation\"] }}`; it compiles in the JSON Schema validator that checks every call's arguments",
+    note = "or remove `input_schema` and let the schema be generated from the parameters, which serde then enforces"
+)]
+pub trait EnforcesSchemas {}
+
+/// The marker generated code checks [`EnforcesSchemas`] on.
+#[derive(Debug)]
+pub struct SchemaValidation;
+
+#[cfg(feature = "schema-validation")]
+impl EnforcesSchemas for SchemaValidation {}
+
+/// Instantiated by generated code for a tool with a hand-written input
+/// schema.
+pub fn assert_schema_validation<T: EnforcesSchemas>() {}
+
 /// What a `#[tool]` function may return.
 ///
 /// Text (`String`, `&'static str`), [`Content`], `Vec<Content>`, a full

@@ -112,23 +112,16 @@ fn server() -> Server {
 
 /// Serves `options` on a free port in its own thread.
 fn serve(options: impl FnOnce(SocketAddr) -> HttpOptions) -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    let options = options(address);
-    listener.set_nonblocking(true).unwrap();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
+    // The options name the address, known once the listener is bound.
+    let (send, receive) = std::sync::mpsc::channel::<HttpOptions>();
+    let address = http::serve_in_thread(move |listener| async move {
+        let options = receive.recv().unwrap();
+        server()
+            .serve_http(listener, options, std::future::pending())
+            .await
             .unwrap();
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            server()
-                .serve_http(listener, options, std::future::pending())
-                .await
-                .unwrap();
-        });
     });
+    send.send(options(address)).unwrap();
     address
 }
 

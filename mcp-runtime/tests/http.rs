@@ -543,6 +543,19 @@ async fn shutdown_closes_subscriptions_with_a_result() {
             "notifications/subscriptions/acknowledged"
         );
         let _ = stop.send(());
+        // The stricter of the two pages: `notifications/cancelled` for the
+        // subscription (the cancellation page's MUST), then the result (the
+        // subscriptions page's SHOULD).
+        let cancelled = events.next().await.unwrap();
+        assert_valid("CancelledNotification", &cancelled);
+        assert_eq!(
+            cancelled,
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+                "_meta": {"io.modelcontextprotocol/subscriptionId": 5},
+                "requestId": 5,
+                "reason": "the server is shutting down"
+            }})
+        );
         let closing = events.next().await.unwrap();
         assert_valid("SubscriptionsListenResultResponse", &closing);
         assert_eq!(

@@ -204,22 +204,12 @@ async fn subscriptions_on_stdio_are_tagged_cancellable_and_closed_at_end_of_inpu
         .build()
         .unwrap();
     let changes = server.changes();
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    let (client_read, client_write) = tokio::io::split(client_end);
-    let mut client = Client {
-        input: client_write,
-        output: BufReader::new(client_read).lines(),
-    };
-    let serve = async {
-        tokio::time::timeout(
-            Duration::from_secs(10),
-            server.serve_streams(StdioOptions::new(), server_read, server_write),
-        )
-        .await
-        .expect("the server exits once input ends")
-        .unwrap();
-    };
+    let (mut client, (server_read, server_write)) = mcp_test_support::stdio::InMemory::pair();
+    let serve = mcp_test_support::stdio::served(server.serve_streams(
+        StdioOptions::new(),
+        server_read,
+        server_write,
+    ));
     let script = async move {
         let listen = |id: u32| {
             mcp_test_support::request(
@@ -260,12 +250,20 @@ async fn subscriptions_on_stdio_are_tagged_cancellable_and_closed_at_end_of_inpu
             note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
             2
         );
-        // End of input closes subscription 2 gracefully.
-        client.input.shutdown().await.unwrap();
+        // End of input closes subscription 2 gracefully: cancelled, then
+        // the result.
+        client.close().await;
+        let cancelled = client.receive().await;
+        mcp_test_support::assert_valid("CancelledNotification", &cancelled);
+        assert_eq!(cancelled["params"]["requestId"], 2);
+        assert_eq!(
+            cancelled["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            2
+        );
         let closing = client.receive().await;
         mcp_test_support::assert_valid("SubscriptionsListenResultResponse", &closing);
         assert_eq!(closing["id"], 2);
-        assert!(client.output.next_line().await.unwrap().is_none());
+        assert!(client.next_line().await.is_none());
     };
     tokio::join!(serve, script);
 }

@@ -9,8 +9,8 @@ use super::common::{CommonAttr, Flag, lit_int, lit_str, parse_flag, set_once, un
 use crate::ctxt::Ctxt;
 use crate::symbol::{
     ANNOTATIONS, ANSWER_WITHIN_MS, DESTRUCTIVE, IDEMPOTENT, INPUT_SCHEMA, OPEN_WORLD,
-    POLL_INTERVAL_MS, READ_ONLY, REPLAYABLE_STATE, REQUIRED, REQUIRES_EXTENSION, TASK, TITLE,
-    TTL_MS,
+    OUTPUT_SCHEMA, POLL_INTERVAL_MS, READ_ONLY, REPLAYABLE_STATE, REQUIRED, REQUIRES_EXTENSION,
+    TASK, TITLE, TTL_MS,
 };
 
 #[derive(Default)]
@@ -29,6 +29,8 @@ pub(crate) struct ToolAttr {
     pub(crate) annotations: ToolAnnotationsAttr,
     /// `input_schema = path`: a function returning the schema to publish.
     pub(crate) input_schema: Option<syn::Path>,
+    /// `output_schema = path`: a function returning the output schema.
+    pub(crate) output_schema: Option<syn::Path>,
     /// `requires_extension = "..."`, once per extension, in order. Their
     /// syntax and repeats are checked in `check::extension`.
     pub(crate) extensions: Vec<LitStr>,
@@ -50,7 +52,7 @@ pub(crate) struct TaskAttr {
     pub(crate) poll_interval_ms: Option<syn::LitInt>,
 }
 
-const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `requires_extension`, `input_schema`, `replayable_state`, `task`, `ui`, `visibility` or `crate`";
+const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `requires_extension`, `input_schema`, `output_schema`, `replayable_state`, `task`, `ui`, `visibility` or `crate`";
 
 const TASK_KEYS: &str = "`required`, `answer_within_ms`, `ttl_ms` or `poll_interval_ms`";
 
@@ -60,13 +62,11 @@ impl ToolAttr {
         let parser = syn::meta::parser(|meta| {
             if attr.common.parse_key(cx, &meta)? || attr.app.parse_key(cx, &meta)? {
             } else if meta.path == INPUT_SCHEMA {
-                let path: syn::Path = meta.value()?.parse().map_err(|error| {
-                    syn::Error::new(
-                        error.span(),
-                        "`input_schema` takes the path of a function returning the schema as a `serde_json::Value`: `input_schema = order_schema`",
-                    )
-                })?;
+                let path = schema_path(&meta, INPUT_SCHEMA, "order_schema")?;
                 set_once(cx, &meta, INPUT_SCHEMA, &mut attr.input_schema, path);
+            } else if meta.path == OUTPUT_SCHEMA {
+                let path = schema_path(&meta, OUTPUT_SCHEMA, "receipt_schema")?;
+                set_once(cx, &meta, OUTPUT_SCHEMA, &mut attr.output_schema, path);
             } else if meta.path == REQUIRES_EXTENSION {
                 let id: LitStr = meta.value()?.parse().map_err(|error| {
                     syn::Error::new(
@@ -149,6 +149,22 @@ fn parse_task(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<TaskAttr> {
         unknown_key(cx, &inner, "task", TASK_KEYS)
     })?;
     Ok(task)
+}
+
+/// `input_schema = f` or `output_schema = f`: the path of a function.
+fn schema_path(
+    meta: &ParseNestedMeta<'_>,
+    key: crate::symbol::Symbol,
+    example: &str,
+) -> syn::Result<syn::Path> {
+    meta.value()?.parse().map_err(|error| {
+        syn::Error::new(
+            error.span(),
+            format!(
+                "`{key}` takes the path of a function returning the schema as a `serde_json::Value`: `{key} = {example}`"
+            ),
+        )
+    })
 }
 
 fn parse_annotation(

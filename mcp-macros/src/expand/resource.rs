@@ -5,7 +5,7 @@
 //! const _: () = {
 //!     fn __mcp_read(invocation: ResourceInvocation<'_>) -> Option<ResourceFuture> {
 //!         let __mcp_param0: u64 = <u64 as TemplateVariable>::parse_variable(invocation.variable("id")?)?;
-//!         Some(box_resource_future(async move { into_contents(note(__mcp_param0).await, &uri) }))
+//!         Some(box_resource_future(async move { into_result(note(__mcp_param0).await, &uri) }))
 //!     }
 //!     #[distributed_slice(RESOURCES)]
 //!     static __MCP_RESOURCE: ResourceEntry = ResourceEntry { uri: "memo://notes/{id}", .. };
@@ -118,7 +118,7 @@ fn read_fn(resource: &HandlerFn<'_>, private: &TokenStream, view_ui: Option<&str
     let (ret_ty, ret_span) = output_type(resource);
     let ret_local = mixed("__mcp_returned");
     let convert = quote_spanned! {ret_span=>
-        <#ret_ty as #private::IntoResourceContents>::into_contents(#ret_local, &#uri)
+        <#ret_ty as #private::IntoResourceContents>::into_result(#ret_local, &#uri)
     };
     let convert = super::app::with_view_meta(convert, &uri, view_ui, private);
     quote! {

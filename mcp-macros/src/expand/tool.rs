@@ -225,8 +225,12 @@ fn entry(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenS
     let metadata = metadata_fields(tool, &attr.common, private);
     let annotations = annotations(attr, private);
     let (ret_ty, ret_span) = output_type(tool);
-    let output_schema =
-        quote_spanned!(ret_span=> <#ret_ty as #private::IntoToolResult>::output_schema);
+    let output_schema = match &attr.output_schema {
+        Some(path) => quote_spanned!(path.span()=> #private::OutputSchema::Raw(#path)),
+        None => quote_spanned!(ret_span=>
+            #private::OutputSchema::Generated(<#ret_ty as #private::IntoToolResult>::output_schema)
+        ),
+    };
     let can_log = can_log(tool, private);
     let asks = super::ask::declared(tool);
     let extensions = &attr.extensions;
@@ -238,7 +242,15 @@ fn entry(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenS
         Some(path) => quote_spanned!(path.span()=> #private::InputSchema::Raw(#path)),
         None => quote!(#private::InputSchema::Generated(__MCP_ARGS.schema)),
     };
+    // A hand-written input schema is enforced by a validator compiled in
+    // with a feature: without it, an error at the path says to add it.
+    let validation = attr.input_schema.as_ref().map(|path| {
+        let check = quote!(#private::assert_schema_validation::<#private::SchemaValidation>);
+        let check = super::common::respan(check, path.span());
+        quote!(const _: fn() = #check;)
+    });
     quote! {
+        #validation
         #[#private::linkme::distributed_slice(#private::TOOLS)]
         #[linkme(crate = #private::linkme)]
         static __MCP_TOOL: #private::ToolEntry = #private::ToolEntry {

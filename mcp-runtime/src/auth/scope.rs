@@ -8,10 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// characters other than space, `"` and `\`
 /// (`%x21 / %x23-5B / %x5D-7E`).
 pub fn is_scope_token(scope: &str) -> bool {
-    !scope.is_empty()
-        && scope
-            .bytes()
-            .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
+    crate::security::is_scope_token(scope)
 }
 
 /// Broader scopes and the narrower scopes each implies.

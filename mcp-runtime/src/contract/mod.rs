@@ -37,9 +37,25 @@ pub const UPDATE_ENV: &str = "MCP_CONTRACT_UPDATE";
 /// (`"optional"`, or `"required"` for `task(required)`), and the methods
 /// extensions serve are listed under `"extensionMethods"`. Each appears only where there is something
 /// to say, so lock files written before it existed stay valid.
+///
+/// It covers the static items only (`#[tool]`, `#[resource]`,
+/// `#[prompt]`): items of a runtime [`Catalog`](crate::catalog::Catalog)
+/// come and go while the server runs, so a server with one gets a
+/// `"runtimeItems"` note saying they are left out.
 pub async fn manifest(server: &Server) -> Result<Value, ClientError> {
     let mut manifest = manifest_of(&mut Client::new(InProcess::new(server.clone()))).await?;
     let dispatcher = &server.dispatcher;
+    for section in ["tools", "resources", "prompts"] {
+        if let Some(items) = manifest.get_mut(section).and_then(Value::as_object_mut) {
+            items.retain(|key, _| dispatcher.is_static(section, key));
+        }
+    }
+    if let (true, Some(object)) = (dispatcher.has_catalog(), manifest.as_object_mut()) {
+        object.insert(
+            "runtimeItems".into(),
+            json!("not covered: this lock records the static items only; tools, prompts and resources of the runtime catalog are left out"),
+        );
+    }
     for (section, key, scopes) in dispatcher.scoped_items() {
         annotate(&mut manifest, section, key, "scopes", json!(scopes));
     }

@@ -34,37 +34,20 @@ impl Dispatcher {
     pub(crate) fn required_scopes(&self, request: &Request) -> Vec<&'static str> {
         let head = request.head();
         let text = |range| request.member(range).and_then(json_str);
-        let registry = &self.registry;
         match request.method {
             MethodName::Known(Method::ToolsCall) => text(&head.name)
-                .and_then(|name| registry.tool(&name).map(|t| t.entry.scopes.to_vec()))
+                .and_then(|name| self.tool(&name).map(|t| t.scopes().to_vec()))
                 .unwrap_or_default(),
             MethodName::Known(Method::PromptsGet) => text(&head.name)
-                .and_then(|name| registry.prompt(&name).map(|p| p.scopes.to_vec()))
+                .and_then(|name| self.prompt(&name).map(|p| p.scopes().to_vec()))
                 .unwrap_or_default(),
-            MethodName::Known(Method::ResourcesRead) => {
-                let Some(uri) = text(&head.uri) else {
-                    return Vec::new();
-                };
-                let mut scopes: Vec<&'static str> = Vec::new();
-                let statics = registry.resource(&uri).into_iter();
-                let templates = registry
-                    .templates()
-                    .iter()
-                    .filter(|(_, parts)| uri_template::match_uri(parts, &uri).is_some())
-                    .map(|(entry, _)| *entry);
-                for entry in statics.chain(templates) {
-                    for scope in entry.scopes {
-                        if !scopes.contains(scope) {
-                            scopes.push(scope);
-                        }
-                    }
-                }
-                scopes
-            }
+            MethodName::Known(Method::ResourcesRead) => match text(&head.uri) {
+                Some(uri) => self.read_scopes(&uri),
+                None => Vec::new(),
+            },
             MethodName::Known(Method::CompletionComplete) => request
                 .params()
-                .map(|params| super::completion::reference_scopes(registry, params).to_vec())
+                .map(|params| super::completion::reference_scopes(self, params))
                 .unwrap_or_default(),
             MethodName::Unknown(ref name) => self
                 .extensions
@@ -75,6 +58,31 @@ impl Dispatcher {
         }
     }
 
+    /// The scopes reading `uri` needs: those of everything that may serve
+    /// it (a URI several templates match needs the scopes of all of them,
+    /// since a read may fall through to any).
+    pub(crate) fn read_scopes(&self, uri: &str) -> Vec<&'static str> {
+        let registry = &self.registry;
+        let mut scopes: Vec<&'static str> = Vec::new();
+        if let Some(runtime) = self.runtime.items.as_ref().and_then(|r| r.resource(uri)) {
+            scopes.extend(runtime.scopes.iter());
+        }
+        let statics = registry.resource(uri).into_iter();
+        let templates = registry
+            .templates()
+            .iter()
+            .filter(|(_, parts)| uri_template::match_uri(parts, uri).is_some())
+            .map(|(entry, _)| *entry);
+        for entry in statics.chain(templates) {
+            for scope in entry.scopes {
+                if !scopes.contains(scope) {
+                    scopes.push(scope);
+                }
+            }
+        }
+        scopes
+    }
+
     /// Every scope declared with `scopes = [...]`, sorted.
     #[cfg_attr(
         not(feature = "http"),
@@ -82,7 +90,7 @@ impl Dispatcher {
     )]
     pub(crate) fn declared_scopes(&self) -> BTreeSet<&'static str> {
         let registry = &self.registry;
-        let tools = registry.tools().iter().flat_map(|t| t.entry.scopes);
+        let tools = registry.tools().iter().flat_map(|t| t.scopes());
         let prompts = registry.prompts().iter().flat_map(|p| p.scopes);
         let resources = registry.resources().iter().flat_map(|r| r.scopes);
         let templates = registry.templates().iter().flat_map(|(r, _)| r.scopes);
@@ -92,6 +100,7 @@ impl Dispatcher {
             .chain(templates)
             .copied()
             .chain(self.extensions.scopes())
+            .chain(self.runtime.items.iter().flat_map(|r| r.scopes()))
             .collect()
     }
 
@@ -108,7 +117,8 @@ impl Dispatcher {
         let tools = registry
             .tools()
             .iter()
-            .map(|t| ("tools", t.entry.name, t.entry.scopes));
+            .filter_map(|t| t.entry())
+            .map(|t| ("tools", t.name, t.scopes));
         let resources = registry
             .resources()
             .iter()
@@ -129,6 +139,32 @@ impl Dispatcher {
             .collect()
     }
 
+    /// Whether the item `key` of the manifest section `section` is static
+    /// (a `#[tool]`, `#[resource]` or `#[prompt]`), not a runtime one: the
+    /// contract lock covers static items only.
+    #[cfg_attr(
+        not(feature = "client"),
+        allow(dead_code, reason = "used by the contract lock (feature `client`)")
+    )]
+    pub(crate) fn is_static(&self, section: &str, key: &str) -> bool {
+        let registry = &self.registry;
+        match section {
+            "tools" => registry.tool(key).is_some(),
+            "resources" => registry.resource(key).is_some(),
+            "prompts" => registry.prompt(key).is_some(),
+            _ => true,
+        }
+    }
+
+    /// Whether the server serves a runtime catalog.
+    #[cfg_attr(
+        not(feature = "client"),
+        allow(dead_code, reason = "used by the contract lock (feature `client`)")
+    )]
+    pub(crate) fn has_catalog(&self) -> bool {
+        self.runtime.items.is_some()
+    }
+
     /// Every tool that requires extensions, with them, for the contract
     /// lock file.
     #[cfg_attr(
@@ -136,10 +172,10 @@ impl Dispatcher {
         allow(dead_code, reason = "used by the contract lock (feature `client`)")
     )]
     pub(crate) fn tool_extensions(&self) -> Vec<(&'static str, &'static [&'static str])> {
-        let tools = self.registry.tools().iter();
+        let tools = self.registry.tools().iter().filter_map(|tool| tool.entry());
         tools
-            .filter(|tool| !tool.entry.extensions.is_empty())
-            .map(|tool| (tool.entry.name, tool.entry.extensions))
+            .filter(|tool| !tool.extensions.is_empty())
+            .map(|tool| (tool.name, tool.extensions))
             .collect()
     }
 
@@ -152,7 +188,10 @@ impl Dispatcher {
     pub(crate) fn task_tools(&self) -> Vec<(&'static str, bool)> {
         let tools = self.registry.tools().iter();
         tools
-            .filter_map(|tool| Some((tool.entry.name, tool.entry.task?.required)))
+            .filter_map(|tool| {
+                let entry = tool.entry()?;
+                Some((entry.name, entry.task?.required))
+            })
             .collect()
     }
 
@@ -190,8 +229,8 @@ impl Dispatcher {
         };
         match method {
             Method::ToolsList => {
-                let tools = registry.tools().iter();
-                page.of::<Tools, _>(tools.filter(|t| allowed(t.entry.scopes)))
+                let tools = registry.tools().iter().map(|t| &**t);
+                page.of::<Tools, _>(tools.filter(|t| allowed(t.scopes())))
             }
             Method::ResourcesList => {
                 let resources = registry.resources().iter().copied();
@@ -211,17 +250,17 @@ impl Dispatcher {
 }
 
 /// One page of a list filtered for one caller.
-struct Permitted<'a> {
-    cursor: Option<&'a str>,
-    server_info: Option<&'a RawValue>,
-    page_size: usize,
-    cache: CacheHint,
+pub(crate) struct Permitted<'a> {
+    pub(crate) cursor: Option<&'a str>,
+    pub(crate) server_info: Option<&'a RawValue>,
+    pub(crate) page_size: usize,
+    pub(crate) cache: CacheHint,
 }
 
 impl Permitted<'_> {
     /// The page the cursor points at in a list of only `items`: pages of
     /// their own, whose cursors the fingerprint ties to this caller's list.
-    fn of<L: Listing, I: Borrow<L::Item>>(
+    pub(crate) fn of<L: Listing, I: Borrow<L::Item>>(
         &self,
         items: impl Iterator<Item = I>,
     ) -> Result<Bytes, ErrorObject> {

@@ -12,7 +12,7 @@ use crate::context::{Context, Scope};
 use crate::mrtr::Input;
 use crate::protocol::result::{COMPLETE, ResultMeta};
 use crate::protocol::{Completion, ErrorObject};
-use crate::registry::{self, Registry};
+use crate::registry;
 use crate::uri_template::TemplatePart;
 
 #[derive(Deserialize)]
@@ -50,12 +50,11 @@ pub(super) async fn complete(
     params: &str,
     scope: Scope,
 ) -> Result<Bytes, ErrorObject> {
-    let registry = &dispatcher.registry;
     let server_info = dispatcher.server_info.as_deref();
     // Completion cannot ask for input: its input is inert.
     let context = Context::new(scope, Input::default());
     let params: CompleteParams = super::params(params)?;
-    let (name, completer) = completer_for(registry, &params.reference, &params.argument.name)?;
+    let (name, completer) = completer_for(dispatcher, &params.reference, &params.argument.name)?;
     let completion = match completer {
         None => Completion::default(),
         Some(completer) => {
@@ -109,38 +108,47 @@ pub(super) async fn complete(
     not(feature = "http"),
     allow(dead_code, reason = "used by authorization (feature `http`)")
 )]
-pub(super) fn reference_scopes(registry: &Registry, params: &str) -> &'static [&'static str] {
+pub(super) fn reference_scopes(dispatcher: &Dispatcher, params: &str) -> Vec<&'static str> {
     #[derive(Deserialize)]
     struct Head {
         #[serde(rename = "ref")]
         reference: Reference,
     }
     let Ok(Head { reference }) = serde_json::from_str::<Head>(params) else {
-        return &[];
+        return Vec::new();
     };
+    let registry = &dispatcher.registry;
     match reference {
-        Reference::Prompt { name } => registry.prompt(&name).map_or(&[], |p| p.scopes),
+        Reference::Prompt { name } => dispatcher
+            .prompt(&name)
+            .map_or_else(Vec::new, |p| p.scopes().to_vec()),
         Reference::Resource { uri } => registry
             .templates()
             .iter()
             .find(|(e, _)| e.uri == uri)
             .map(|(e, _)| e.scopes)
             .or_else(|| registry.resource(&uri).map(|r| r.scopes))
-            .unwrap_or(&[]),
+            .unwrap_or(&[])
+            .to_vec(),
     }
 }
 
 fn completer_for(
-    registry: &Registry,
+    dispatcher: &Dispatcher,
     reference: &Reference,
     argument: &str,
 ) -> Result<(&'static str, Option<&'static ArgumentCompleter>), ErrorObject> {
+    let registry = &dispatcher.registry;
     match reference {
         Reference::Prompt { name } => {
-            let prompt = super::prompts::find(registry, name)?;
-            if !prompt.arguments.iter().any(|a| a.name == argument) {
-                return Err(super::prompts::unknown_argument(prompt, argument));
+            let prompt = super::prompts::find(dispatcher, name)?;
+            if !prompt.arguments().iter().any(|(name, _)| *name == argument) {
+                return Err(super::prompts::unknown_argument(&prompt, argument));
             }
+            // A runtime prompt has no completers: an empty completion.
+            let Some(prompt) = prompt.entry() else {
+                return Ok(("", None));
+            };
             Ok((
                 prompt.name,
                 registry::completer(prompt.completers, argument),

@@ -11,20 +11,24 @@ use crate::protocol::result::{COMPLETE, ResultMeta};
 use crate::protocol::{CacheScope, JsonObject, ListChangedCapability, ServerCapabilities};
 use crate::registry::Registry;
 
-/// The capabilities this registry actually backs.
+/// `(has, offered, can_log)`: the kinds the server serves (static or
+/// runtime), the notifications it offers, whether handlers can log.
+pub(crate) type Offers = (Offered, Offered, bool);
+
+/// The capabilities this server actually backs.
 pub(crate) fn capabilities(
     registry: &Registry,
     extensions: &Extensions,
-    offered: Offered,
+    (has, offered, can_log): Offers,
 ) -> ServerCapabilities {
     let list_changed = |on: bool| ListChangedCapability {
         list_changed: on.then_some(true),
     };
     let mut capabilities = ServerCapabilities::default();
-    if !registry.tools().is_empty() {
+    if has.tools {
         capabilities.tools = Some(list_changed(offered.tools));
     }
-    if registry.has_resources() {
+    if has.resources {
         let mut resources = JsonObject::new();
         if offered.resources {
             resources.insert("listChanged".into(), true.into());
@@ -34,13 +38,13 @@ pub(crate) fn capabilities(
         }
         capabilities.resources = Some(resources);
     }
-    if !registry.prompts().is_empty() {
+    if has.prompts {
         capabilities.prompts = Some(list_changed(offered.prompts));
     }
     if registry.has_completers() {
         capabilities.completions = Some(JsonObject::new());
     }
-    if registry.can_log() {
+    if can_log {
         capabilities.logging = Some(JsonObject::new());
     }
     capabilities.extensions = extensions.advertised().cloned();
@@ -51,7 +55,7 @@ pub(super) fn build(
     registry: &Registry,
     extensions: &Extensions,
     settings: &Settings,
-    offered: Offered,
+    offers: Offers,
     server_info: Option<&RawValue>,
 ) -> Bytes {
     #[derive(Serialize)]
@@ -70,7 +74,7 @@ pub(super) fn build(
     let discover = Discover {
         result_type: COMPLETE,
         supported_versions: SUPPORTED_VERSIONS,
-        capabilities: capabilities(registry, extensions, offered),
+        capabilities: capabilities(registry, extensions, offers),
         instructions: settings.instructions.as_deref(),
         ttl_ms: settings.discover_cache.ttl_ms,
         cache_scope: settings.discover_cache.scope,

@@ -87,13 +87,13 @@ impl Extensions {
             check(&catalog)
                 .map_err(|problem| BuildError::Extension(format!("`{id}`: {problem}")))?;
         }
-        for tool in registry.tools() {
-            for id in tool.entry.extensions {
+        for tool in registry.tools().iter().filter_map(|tool| tool.entry()) {
+            for id in tool.extensions {
                 if !extensions.advertised.contains_key(*id) {
                     return Err(BuildError::Extension(format!(
                         "tool `{}` (at {}) requires extension `{id}`, which this server does not offer; \
                          add it with `ServerBuilder::extension`",
-                        tool.entry.name, tool.entry.location
+                        tool.name, tool.location
                     )));
                 }
             }

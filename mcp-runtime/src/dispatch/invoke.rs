@@ -23,7 +23,7 @@ pub(super) fn written(
     check_output(tool, result)?;
     Ok(Bytes::from(
         serde_json::to_vec(&Finite(&result.wire(server_info))).map_err(|error| {
-            tracing::error!(%error, tool = tool.entry.name, "tool result failed to serialize");
+            tracing::error!(%error, tool = tool.name(), "tool result failed to serialize");
             ErrorObject::internal_error()
         })?,
     ))
@@ -43,7 +43,7 @@ fn check_output(tool: &RegisteredTool, result: &CallToolResult) -> Result<(), Er
     let Some(mismatch) = tool.output_mismatch(structured) else {
         return Ok(());
     };
-    let name = tool.entry.name;
+    let name = tool.name();
     let at = if mismatch.path.is_empty() {
         "its root"
     } else {
@@ -73,10 +73,10 @@ pub(super) async fn invoke(
     context: Context,
     input: &Input,
 ) -> Result<Option<CallToolResult>, ErrorObject> {
-    let name = tool.entry.name;
+    let name = tool.name();
     let handler = Handler { kind: "tool", name };
     let invocation = ToolInvocation { arguments, context };
-    match handler.start(|| (tool.entry.call)(invocation))? {
+    match handler.start(|| tool.start(invocation))? {
         Ok(future) => run_round(input, handler.finish(future)).await.transpose(),
         Err(error) => Ok(Some(CallToolResult::error(format!(
             "Invalid arguments for tool {name}: {error}"

@@ -11,6 +11,7 @@
 //! (HTTP: caps and rate limits), and finally the handler.
 
 mod access;
+pub(crate) mod audit;
 pub(crate) mod completion;
 pub(crate) mod discover;
 pub(crate) mod envelope;
@@ -21,7 +22,7 @@ mod invoke;
 mod key;
 mod meta;
 mod mrtr;
-mod page;
+pub(crate) mod page;
 mod prompts;
 mod resources;
 mod run;
@@ -36,6 +37,7 @@ use bytes::Bytes;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
+pub(crate) use self::access::Permitted;
 use self::envelope::{MetaMember, Rejection, Request};
 use self::extensions::Extensions;
 pub(crate) use self::extensions::Served;
@@ -44,7 +46,7 @@ use self::page::Pages;
 use self::prompts::Prompts;
 use self::resources::{Resources, Templates};
 use self::subscriptions::Offered;
-use self::tools::Tools;
+pub(crate) use self::tools::Tools;
 use crate::changes::Changes;
 use crate::context::Outbox;
 use crate::extension::Extension;
@@ -54,7 +56,7 @@ use crate::protocol::method::{Method, MethodName};
 use crate::protocol::{
     CacheHint, ErrorObject, Implementation, PROTOCOL_VERSION, RequestId, RequestMeta,
 };
-use crate::registry::{BuildError, Registry};
+use crate::registry::{BuildError, PromptRef, Registry, RuntimeItems, ToolRef};
 use crate::security::Principal;
 use crate::source::RequestSource;
 
@@ -76,6 +78,26 @@ pub(crate) struct Settings {
     pub(crate) list_changed: bool,
     /// Advertise and deliver `notifications/resources/updated`.
     pub(crate) resource_subscriptions: bool,
+    /// Audit events show the arguments themselves, not only their digest.
+    pub(crate) audit_arguments: bool,
+}
+
+impl Settings {
+    /// The server's identity as results carry it in `_meta`, if they do.
+    pub(crate) fn server_info(&self) -> Option<Box<RawValue>> {
+        self.server_info_in_results
+            .then(|| serde_json::value::to_raw_value(&self.info).expect("serializes"))
+    }
+}
+
+/// Items added while the server runs (a catalog), and the kinds the
+/// server offers for them whether or not it holds any yet.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Runtime {
+    pub(crate) items: Option<Arc<dyn RuntimeItems>>,
+    pub(crate) tools: bool,
+    pub(crate) prompts: bool,
+    pub(crate) resources: bool,
 }
 
 /// One finished answer: a complete JSON-RPC response frame, and the error
@@ -233,6 +255,7 @@ pub(crate) struct Dispatcher {
     prompt_pages: Pages<Prompts>,
     /// The Tasks extension's runtime, when the server runs tasks.
     tasks: Option<Arc<crate::tasks::Runtime>>,
+    runtime: Runtime,
 }
 
 impl Dispatcher {
@@ -243,26 +266,35 @@ impl Dispatcher {
         changes: Changes,
         sealer: StateSealer,
         tasks: Option<Arc<crate::tasks::Runtime>>,
+        runtime: Runtime,
     ) -> Result<Dispatcher, BuildError> {
         if let Some(runtime) = &tasks {
             extensions.push(runtime.extension());
         }
         let extensions = Extensions::build(extensions, &registry)?;
-        let server_info = settings
-            .server_info_in_results
-            .then(|| serde_json::value::to_raw_value(&settings.info).expect("serializes"));
+        let server_info = settings.server_info();
         let info = server_info.as_deref();
+        let has = Offered {
+            tools: !registry.tools().is_empty() || runtime.tools,
+            prompts: !registry.prompts().is_empty() || runtime.prompts,
+            resources: registry.has_resources() || runtime.resources,
+            resource_updates: false,
+            tasks: false,
+        };
+        // A catalog's changes are announced whatever the builder says.
         let offered = Offered {
-            tools: settings.list_changed && !registry.tools().is_empty(),
-            prompts: settings.list_changed && !registry.prompts().is_empty(),
-            resources: settings.list_changed && registry.has_resources(),
-            resource_updates: settings.resource_subscriptions && registry.has_resources(),
+            tools: has.tools && (settings.list_changed || runtime.tools),
+            prompts: has.prompts && (settings.list_changed || runtime.prompts),
+            resources: has.resources && (settings.list_changed || runtime.resources),
+            resource_updates: settings.resource_subscriptions && has.resources,
             tasks: tasks.is_some(),
         };
         let page = |cache| (settings.page_size, cache);
         let (size, cache) = page(settings.list_cache);
+        let can_log = registry.can_log() || runtime.items.is_some();
+        let capabilities = (has, offered, can_log);
         Ok(Dispatcher {
-            discover: discover::build(&registry, &extensions, settings, offered, info),
+            discover: discover::build(&registry, &extensions, settings, capabilities, info),
             tool_pages: Pages::new(registry.tools(), size, cache),
             resource_pages: Pages::new(registry.resources(), size, cache),
             template_pages: Pages::new(registry.templates_by_text(), size, cache),
@@ -275,7 +307,32 @@ impl Dispatcher {
             offered,
             server_info,
             tasks,
+            runtime,
         })
+    }
+
+    /// The tool named `name`: a `#[tool]`, else a runtime tool.
+    pub(crate) fn tool(&self, name: &str) -> Option<ToolRef<'_>> {
+        if let Some(tool) = self.registry.tool(name) {
+            return Some(ToolRef::Static(tool));
+        }
+        self.runtime
+            .items
+            .as_ref()?
+            .tool(name)
+            .map(ToolRef::Runtime)
+    }
+
+    /// The prompt named `name`: a `#[prompt]`, else a runtime prompt.
+    pub(crate) fn prompt(&self, name: &str) -> Option<PromptRef> {
+        if let Some(prompt) = self.registry.prompt(name) {
+            return Some(PromptRef::Static(prompt));
+        }
+        self.runtime
+            .items
+            .as_ref()?
+            .prompt(name)
+            .map(PromptRef::Runtime)
     }
 
     /// The server's identity.
@@ -415,11 +472,16 @@ impl Dispatcher {
         not(feature = "http"),
         allow(dead_code, reason = "read by the HTTP transport (feature `http`)")
     )]
-    pub(crate) fn tool_header_params(&self, name: &str) -> Option<&[crate::schema::HeaderParam]> {
-        self.registry
-            .tool(name)
-            .map(|t| t.header_params.as_slice())
-            .filter(|p| !p.is_empty())
+    pub(crate) fn tool_header_params(
+        &self,
+        name: &str,
+    ) -> Option<std::borrow::Cow<'_, [crate::schema::HeaderParam]>> {
+        use std::borrow::Cow;
+        let params = match self.tool(name)? {
+            ToolRef::Static(tool) => Cow::Borrowed(tool.header_params.as_slice()),
+            ToolRef::Runtime(tool) => Cow::Owned(tool.header_params.clone()),
+        };
+        Some(params).filter(|p| !p.is_empty())
     }
 
     /// The param an extension method's `Mcp-Name` header mirrors, if any.
@@ -446,15 +508,21 @@ impl Dispatcher {
     /// there is something to list).
     fn offers(&self, method: Method) -> bool {
         let registry = &self.registry;
+        let runtime = &self.runtime;
         match method {
             Method::Discover => true,
-            Method::ToolsList | Method::ToolsCall => !registry.tools().is_empty(),
+            Method::ToolsList | Method::ToolsCall => !registry.tools().is_empty() || runtime.tools,
             Method::ResourcesList | Method::ResourcesTemplatesList | Method::ResourcesRead => {
-                registry.has_resources()
+                registry.has_resources() || runtime.resources
             }
-            Method::PromptsList | Method::PromptsGet => !registry.prompts().is_empty(),
+            Method::PromptsList | Method::PromptsGet => {
+                !registry.prompts().is_empty() || runtime.prompts
+            }
             Method::CompletionComplete => registry.has_completers(),
-            Method::SubscriptionsListen => self.offered.any(),
+            // Acknowledged with the subset honoured, even when that is
+            // nothing (the subscriptions page: types the server does not
+            // support are omitted from the acknowledgement).
+            Method::SubscriptionsListen => true,
         }
     }
 }
@@ -522,6 +590,17 @@ impl Dispatcher {
             None => None,
         };
         let cursor = cursor.as_deref();
+        // A kind with runtime items answers from the catalog's merged
+        // list; the others (and every kind of a server without a catalog)
+        // from the static pages.
+        if let Some(page) = self
+            .runtime
+            .items
+            .as_ref()
+            .and_then(|r| r.list(method, cursor, filter))
+        {
+            return page;
+        }
         if let Some(principal) = filter {
             return self.list_for(method, principal, cursor);
         }

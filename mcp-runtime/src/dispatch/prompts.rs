@@ -17,7 +17,7 @@ use crate::prompt::{PromptError, PromptInvocation};
 use crate::protocol::finite::Finite;
 use crate::protocol::result::{COMPLETE, ResultMeta};
 use crate::protocol::{ErrorObject, PromptMessage};
-use crate::registry::{PromptEntry, Registry};
+use crate::registry::{PromptEntry, PromptRef};
 
 /// `prompts/list`.
 pub(super) struct Prompts;
@@ -41,19 +41,20 @@ struct GetParams {
     arguments: Option<BTreeMap<String, Value>>,
 }
 
-/// The prompt named `name`, or the spec's `-32602` "Unknown prompt".
-pub(super) fn find(registry: &Registry, name: &str) -> Result<&'static PromptEntry, ErrorObject> {
-    registry
+/// The prompt named `name` (static or runtime), or the spec's `-32602`
+/// "Unknown prompt".
+pub(super) fn find(dispatcher: &Dispatcher, name: &str) -> Result<PromptRef, ErrorObject> {
+    dispatcher
         .prompt(name)
         .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt: {name}")))
 }
 
 /// `-32602` naming the arguments a prompt does take.
-pub(super) fn unknown_argument(prompt: &PromptEntry, argument: &str) -> ErrorObject {
+pub(super) fn unknown_argument(prompt: &PromptRef, argument: &str) -> ErrorObject {
     let known: Vec<String> = prompt
-        .arguments
+        .arguments()
         .iter()
-        .map(|a| format!("`{}`", a.name))
+        .map(|(name, _)| format!("`{name}`"))
         .collect();
     let expected = if known.is_empty() {
         "it takes no arguments".to_owned()
@@ -62,7 +63,7 @@ pub(super) fn unknown_argument(prompt: &PromptEntry, argument: &str) -> ErrorObj
     };
     ErrorObject::invalid_params(format!(
         "Unknown argument `{argument}` for prompt {}; {expected}",
-        prompt.name
+        prompt.name()
     ))
 }
 
@@ -72,14 +73,14 @@ pub(super) async fn get(
     scope: Scope,
 ) -> Result<Bytes, ErrorObject> {
     let GetParams { name, arguments } = super::params(params)?;
-    let prompt = find(&dispatcher.registry, &name)?;
-    let arguments = string_arguments(prompt, arguments.unwrap_or_default())?;
+    let prompt = find(dispatcher, &name)?;
+    let arguments = string_arguments(&prompt, arguments.unwrap_or_default())?;
     let retry = mrtr::read_retry(params)?;
     let arguments_json =
         serde_json::to_string(&arguments).map_err(|_| ErrorObject::internal_error())?;
     let target = Target {
         method: "prompts/get",
-        name: prompt.name,
+        name: prompt.name(),
         arguments: &arguments_json,
     };
     let (rounds, input) = Rounds::start(
@@ -92,31 +93,31 @@ pub(super) async fn get(
     let server_info = dispatcher.server_info.as_deref();
     let handler = Handler {
         kind: "prompt",
-        name: prompt.name,
+        name: prompt.name(),
     };
     let invocation = PromptInvocation {
         arguments: &arguments,
         context: Context::new(scope, input.clone()),
     };
     let future = handler
-        .start(|| (prompt.get)(invocation))?
-        .map_err(|e| prompt_error(prompt, e))?;
+        .start(|| prompt.start(invocation))?
+        .map_err(|e| prompt_error(&prompt, e))?;
     let Some(result) = run_round(&input, handler.finish(future)).await else {
         return rounds.stopped(&input, server_info);
     };
-    let result = result?.map_err(|e| prompt_error(prompt, e))?;
+    let result = result?.map_err(|e| prompt_error(&prompt, e))?;
     let wire = GetResult {
         result_type: COMPLETE,
         description: result.description.as_deref(),
         messages: &result.messages,
         meta: ResultMeta {
             server_info,
-            extra: None,
+            extra: result.meta.as_ref(),
         },
     };
     Ok(Bytes::from(serde_json::to_vec(&Finite(&wire)).map_err(
         |error| {
-            tracing::error!(%error, prompt = prompt.name, "prompt failed to serialize");
+            tracing::error!(%error, prompt = prompt.name(), "prompt failed to serialize");
             ErrorObject::internal_error()
         },
     )?))
@@ -125,44 +126,44 @@ pub(super) async fn get(
 /// Arguments are strings on the wire; every required one must be present
 /// and no unknown one may be.
 fn string_arguments(
-    prompt: &PromptEntry,
+    prompt: &PromptRef,
     arguments: BTreeMap<String, Value>,
 ) -> Result<BTreeMap<String, String>, ErrorObject> {
+    let declared = prompt.arguments();
     let mut strings = BTreeMap::new();
     for (name, value) in arguments {
-        if !prompt.arguments.iter().any(|a| a.name == name) {
+        if !declared.iter().any(|(declared, _)| *declared == name) {
             return Err(unknown_argument(prompt, &name));
         }
         let Value::String(value) = value else {
             return Err(ErrorObject::invalid_params(format!(
                 "Invalid argument `{name}` for prompt {}: prompt arguments are strings",
-                prompt.name
+                prompt.name()
             )));
         };
         strings.insert(name, value);
     }
-    if let Some(missing) = prompt
-        .arguments
+    if let Some((missing, _)) = declared
         .iter()
-        .find(|a| a.required && !strings.contains_key(a.name))
+        .find(|(name, required)| *required && !strings.contains_key(*name))
     {
         return Err(ErrorObject::invalid_params(format!(
-            "Missing required argument `{}` for prompt {}",
-            missing.name, prompt.name
+            "Missing required argument `{missing}` for prompt {}",
+            prompt.name()
         )));
     }
     Ok(strings)
 }
 
-fn prompt_error(prompt: &PromptEntry, error: PromptError) -> ErrorObject {
+fn prompt_error(prompt: &PromptRef, error: PromptError) -> ErrorObject {
     match error {
         PromptError::InvalidArgument { name, message } => ErrorObject::invalid_params(format!(
             "Invalid argument `{name}` for prompt {}: {message}",
-            prompt.name
+            prompt.name()
         )),
         PromptError::Failed(message) => ErrorObject::new(
             crate::protocol::error_code::INTERNAL_ERROR,
-            format!("Prompt {} failed: {message}", prompt.name),
+            format!("Prompt {} failed: {message}", prompt.name()),
         ),
     }
 }

@@ -14,9 +14,9 @@ use crate::mrtr::{Input, run_round};
 use crate::protocol::CacheHint;
 use crate::protocol::finite::Finite;
 use crate::protocol::result::{COMPLETE, ResultMeta};
-use crate::protocol::{ErrorObject, ResourceContents};
-use crate::registry::{Registry, ResourceEntry};
-use crate::resource::{ReadError, ResourceInvocation};
+use crate::protocol::{ErrorObject, ReadResourceResult, ResourceContents};
+use crate::registry::{ResourceEntry, ResourceRef};
+use crate::resource::{ReadError, ResourceFuture, ResourceInvocation};
 use crate::uri_template;
 
 /// `resources/list`: the static resources.
@@ -81,25 +81,24 @@ pub(super) async fn read(
     )?;
     let context = Context::new(scope, input.clone());
     let server_info = dispatcher.server_info.as_deref();
-    let Some((entry, mut contents)) =
-        read_contents(&dispatcher.registry, &uri, context, &input).await?
-    else {
+    let Some((served, mut read)) = read_contents(dispatcher, &uri, context, &input).await? else {
         return rounds.stopped(&input, server_info);
     };
-    if contents.is_empty() {
+    if read.contents.is_empty() {
         return Err(not_found(&uri));
     }
-    for item in &mut contents {
-        fill_mime_type(item, &uri, entry.mime_type);
+    for item in &mut read.contents {
+        fill_mime_type(item, &uri, served.mime_type());
     }
     let settings = &dispatcher.settings;
-    check_contents(entry, &contents, settings.max_resource_bytes)?;
+    check_contents(served.name(), &read.contents, settings.max_resource_bytes)?;
     let result = ReadResult {
-        contents: &contents,
-        cache: entry.cache.unwrap_or(settings.read_cache),
+        contents: &read.contents,
+        // This read's own hints win over the resource's declared ones.
+        cache: read.cache_or(served.cache().unwrap_or(settings.read_cache)),
         meta: ResultMeta {
             server_info,
-            extra: None,
+            extra: read.meta.as_ref(),
         },
     };
     Ok(Bytes::from(serde_json::to_vec(&Finite(&result)).map_err(
@@ -110,36 +109,40 @@ pub(super) async fn read(
     )?))
 }
 
-/// What a read produced: the resource and its contents, or `None` when the
-/// handler suspended on an unanswered ask.
-type Read = Option<(&'static ResourceEntry, Vec<ResourceContents>)>;
+/// What a read produced: what served it and the result, or `None` when
+/// the handler suspended on an unanswered ask.
+type Read = Option<(ResourceRef, ReadResourceResult)>;
 
-/// Finds what serves `uri` (static resources first, then templates from the
-/// most specific) and reads it.
+/// Finds what serves `uri` (static resources first, then runtime ones, then
+/// templates from the most specific) and reads it.
 async fn read_contents(
-    registry: &Registry,
+    dispatcher: &Dispatcher,
     uri: &str,
     context: Context,
     input: &Input,
 ) -> Result<Read, ErrorObject> {
-    let candidates = registry
+    let registry = &dispatcher.registry;
+    let statics = registry
         .resource(uri)
-        .map(|entry| (entry, Vec::new()))
+        .map(|e| ResourceRef::Static(e, Vec::new()));
+    let runtime = dispatcher
+        .runtime
+        .items
+        .as_ref()
+        .and_then(|r| r.resource(uri));
+    let templates = registry.templates().iter().filter_map(|(entry, parts)| {
+        uri_template::match_uri(parts, uri).map(|variables| ResourceRef::Static(entry, variables))
+    });
+    let candidates = statics
         .into_iter()
-        .chain(registry.templates().iter().filter_map(|(entry, parts)| {
-            uri_template::match_uri(parts, uri).map(|variables| (*entry, variables))
-        }));
-    for (entry, variables) in candidates {
+        .chain(runtime.map(ResourceRef::Runtime))
+        .chain(templates);
+    for served in candidates {
         let handler = Handler {
             kind: "resource",
-            name: entry.name,
+            name: served.name(),
         };
-        let invocation = ResourceInvocation {
-            uri,
-            variables: &variables,
-            context: context.clone(),
-        };
-        let Some(future) = handler.start(|| (entry.read)(invocation))? else {
+        let Some(future) = handler.start(|| start(&served, uri, context.clone()))? else {
             // A variable did not parse into its parameter type.
             continue;
         };
@@ -147,8 +150,12 @@ async fn read_contents(
             return Ok(None);
         };
         return match read? {
-            Ok(contents) => Ok(Some((entry, contents))),
+            Ok(contents) => Ok(Some((served, contents))),
             Err(ReadError::NotFound) => Err(not_found(uri)),
+            Err(ReadError::Invalid(message)) => Err(ErrorObject::invalid_params(format!(
+                "Invalid resource URI {uri}: {message}"
+            ))
+            .with_data(serde_json::json!({ "uri": uri }))),
             Err(ReadError::Failed(message)) => Err(ErrorObject::new(
                 crate::protocol::error_code::INTERNAL_ERROR,
                 format!("Failed to read resource {uri}: {message}"),
@@ -158,8 +165,21 @@ async fn read_contents(
     Err(not_found(uri))
 }
 
+/// Starts the read; `None` when a template variable does not parse into its
+/// parameter type (the URI does not match after all).
+fn start(served: &ResourceRef, uri: &str, context: Context) -> Option<ResourceFuture> {
+    match served {
+        ResourceRef::Static(entry, variables) => (entry.read)(ResourceInvocation {
+            uri,
+            variables,
+            context,
+        }),
+        ResourceRef::Runtime(entry) => Some((entry.read)(uri, context)),
+    }
+}
+
 /// Contents of the URI that was read inherit the resource's declared type.
-fn fill_mime_type(item: &mut ResourceContents, uri: &str, declared: Option<&'static str>) {
+fn fill_mime_type(item: &mut ResourceContents, uri: &str, declared: Option<&str>) {
     let (item_uri, mime) = match item {
         ResourceContents::Text(t) => (&t.uri, &mut t.mime_type),
         ResourceContents::Blob(b) => (&b.uri, &mut b.mime_type),
@@ -172,12 +192,12 @@ fn fill_mime_type(item: &mut ResourceContents, uri: &str, declared: Option<&'sta
 /// Contents must say what they are truthfully and fit the size limit; a
 /// handler that breaks this gets an error rather than sending it on.
 fn check_contents(
-    entry: &ResourceEntry,
+    name: &str,
     contents: &[ResourceContents],
     limit: usize,
 ) -> Result<(), ErrorObject> {
     let failed = |message: String| {
-        tracing::error!(resource = entry.name, %message, "refusing to send resource contents");
+        tracing::error!(resource = name, %message, "refusing to send resource contents");
         Err(ErrorObject::new(
             crate::protocol::error_code::INTERNAL_ERROR,
             message,

@@ -10,6 +10,7 @@ use futures_util::FutureExt as _;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
+use super::audit::Audit;
 use super::envelope::Request;
 use super::{Dispatcher, Prepared, Reply, Target, completion, extensions, prompts, resources};
 use super::{request_span, subscriptions, tools};
@@ -76,13 +77,12 @@ impl Dispatcher {
                 owner: crate::tasks::owner(&source),
             };
             return Box::pin(subscriptions::listen(
+                &self,
                 &request,
-                self.offered,
-                &self.changes,
+                source.principal(),
+                tasks,
                 &outbox,
                 &shutdown,
-                self.server_info.as_deref(),
-                tasks,
             ))
             .await
             .map(Bytes::from);
@@ -123,13 +123,20 @@ impl Dispatcher {
                 return extensions::call(served, request, scope, info).await;
             }
         };
-        match method {
+        // Boxed, and only when `mcp::audit` is listened to: this future
+        // holds it across every handler's.
+        let audit = Audit::start(self, method, request, &scope);
+        let answer = match method {
             Method::ToolsCall => tools::call(self, request, scope).await,
             Method::ResourcesRead => resources::read(self, params(), scope).await,
             Method::PromptsGet => prompts::get(self, params(), scope).await,
             Method::CompletionComplete => completion::complete(self, params(), scope).await,
             other => Err(ErrorObject::method_not_found(other.name())),
+        };
+        if let Some(mut audit) = audit {
+            audit.finish(&answer);
         }
+        answer
     }
 }
 

@@ -1,18 +1,28 @@
 //! `subscriptions/listen`: a long-lived request whose answer is a stream of
-//! change notifications, acknowledged first and tagged with the
-//! subscription's id, ending with a result when the server shuts down.
+//! change notifications, acknowledged first with the subset the server
+//! honours (possibly none of it), tagged with the subscription's id, and
+//! ending, when the server tears it down, with `notifications/cancelled`
+//! and then a result.
+//!
+//! What a subscription may ask for is one [`Filter`]; a new kind of
+//! notification (an extension's) is one more field there, one more line in
+//! [`Filter::honoured`] and one more arm in [`Watching::notification`].
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
+use super::Dispatcher;
 use super::envelope::Request;
-use crate::changes::{Change, Changes};
+use crate::changes::Change;
 use crate::context::Outbox;
 use crate::protocol::jsonrpc::notification_frame;
 use crate::protocol::result::COMPLETE;
 use crate::protocol::{ErrorObject, RequestId};
+use crate::registry::Registry;
+use crate::security::Principal;
+use crate::uri_template::TemplatePart;
 
 /// What this server can notify about.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -25,9 +35,234 @@ pub(crate) struct Offered {
     pub(crate) tasks: bool,
 }
 
-impl Offered {
-    pub(crate) fn any(self) -> bool {
-        self.tools || self.prompts || self.resources || self.resource_updates || self.tasks
+/// The `notifications` a client asks for, and (the same shape) the subset
+/// the acknowledgement says is honoured.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Filter {
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    tools_list_changed: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    prompts_list_changed: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    resources_list_changed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    resource_subscriptions: Option<Vec<String>>,
+    /// The Tasks extension's: tasks to follow. Resolved against the
+    /// caller's own tasks in [`TaskListening::honoured`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    task_ids: Option<Vec<String>>,
+}
+
+/// A subscription's resource watches: exact URIs, and templates this
+/// server publishes (each the set of URIs it matches).
+#[derive(Default)]
+struct Resources {
+    uris: Vec<String>,
+    templates: Vec<&'static [TemplatePart]>,
+}
+
+impl Resources {
+    fn watches(&self, uri: &str) -> bool {
+        self.uris.iter().any(|u| u == uri)
+            || self
+                .templates
+                .iter()
+                .any(|parts| crate::uri_template::match_uri(parts, uri).is_some())
+    }
+}
+
+/// What one subscription delivers, decided once when it opens.
+struct Watching<'a> {
+    filter: Filter,
+    resources: Resources,
+    dispatcher: &'a Dispatcher,
+    principal: Option<&'a Principal>,
+}
+
+impl Filter {
+    /// The part of the request this server honours, and the resources it
+    /// watches. A `resourceSubscriptions` entry is honoured when it is a
+    /// URI, or the `uriTemplate` of one of this server's templates (which
+    /// a caller whose token lacks the template's scopes cannot watch); any
+    /// other entry (a template the server does not publish: `{` cannot
+    /// appear in a URI) is left out of the acknowledgement.
+    fn honoured(
+        self,
+        offered: Offered,
+        registry: &Registry,
+        principal: Option<&Principal>,
+    ) -> (Filter, Resources) {
+        let mut resources = Resources::default();
+        let subscriptions = self
+            .resource_subscriptions
+            .filter(|_| offered.resource_updates);
+        let honoured = subscriptions.map(|entries| {
+            entries
+                .into_iter()
+                .filter(|entry| {
+                    if !entry.contains('{') {
+                        resources.uris.push(entry.clone());
+                        return true;
+                    }
+                    let template = registry.templates().iter().find(|(e, _)| e.uri == entry);
+                    match template {
+                        Some((e, parts)) if principal.is_none_or(|p| p.has_scopes(e.scopes)) => {
+                            resources.templates.push(parts);
+                            true
+                        }
+                        _ => false,
+                    }
+                })
+                .collect()
+        });
+        let filter = Filter {
+            tools_list_changed: self.tools_list_changed && offered.tools,
+            prompts_list_changed: self.prompts_list_changed && offered.prompts,
+            resources_list_changed: self.resources_list_changed && offered.resources,
+            resource_subscriptions: honoured,
+            task_ids: self.task_ids,
+        };
+        (filter, resources)
+    }
+}
+
+impl Watching<'_> {
+    /// The notification `change` becomes on this subscription, if it asked.
+    fn notification(&self, change: &Change) -> Option<(&'static str, Option<String>)> {
+        let filter = &self.filter;
+        match change {
+            Change::ToolsListChanged if filter.tools_list_changed => {
+                Some(("notifications/tools/list_changed", None))
+            }
+            Change::PromptsListChanged if filter.prompts_list_changed => {
+                Some(("notifications/prompts/list_changed", None))
+            }
+            Change::ResourcesListChanged if filter.resources_list_changed => {
+                Some(("notifications/resources/list_changed", None))
+            }
+            Change::ResourceUpdated(uri) if self.resources.watches(uri) && self.may_read(uri) => {
+                Some(("notifications/resources/updated", Some(uri.clone())))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the caller's token has the scopes reading `uri` needs: a
+    /// subscription does not tell anyone about resources they may not read.
+    fn may_read(&self, uri: &str) -> bool {
+        self.principal
+            .is_none_or(|principal| principal.has_scopes(&self.dispatcher.read_scopes(uri)))
+    }
+}
+
+#[derive(Deserialize)]
+struct ListenParams {
+    notifications: Filter,
+}
+
+#[derive(Serialize)]
+struct Tagged<'a, T: Serialize> {
+    #[serde(rename = "_meta")]
+    meta: Tag<'a>,
+    #[serde(flatten)]
+    body: T,
+}
+
+#[derive(Serialize)]
+struct Tag<'a> {
+    #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
+    subscription: &'a RequestId,
+}
+
+/// Serves one subscription until `shutdown` (the final result is returned)
+/// or until the caller drops the future (the client cancelled).
+pub(crate) async fn listen(
+    dispatcher: &Dispatcher,
+    request: &Request,
+    principal: Option<&Principal>,
+    tasks: TaskListening<'_>,
+    outbox: &Outbox,
+    shutdown: &CancellationToken,
+) -> Result<Vec<u8>, ErrorObject> {
+    let id = &request.id;
+    let params: ListenParams = super::params(request.params().unwrap_or("{}"))?;
+    let (mut filter, resources) =
+        params
+            .notifications
+            .honoured(dispatcher.offered, &dispatcher.registry, principal);
+    // Subscribe before reading the followed tasks and acknowledging, so
+    // nothing published after either is missed.
+    let mut receiver = dispatcher.changes.subscribe();
+    let mut current = Vec::new();
+    if let Some(requested) = filter.task_ids.take() {
+        current = tasks.honoured(requested).await?;
+        filter.task_ids = Some(current.iter().map(|task| task.id.clone()).collect());
+    }
+    acknowledge(id, &filter, &current, outbox);
+    let mut following = Following::new(&filter, &current, tasks.owner);
+    let watching = Watching {
+        filter,
+        resources,
+        dispatcher,
+        principal,
+    };
+    loop {
+        let change = tokio::select! {
+            () = shutdown.cancelled() => break,
+            change = receiver.recv() => change,
+        };
+        match change {
+            Ok(Change::Task(notice)) => following.deliver(&notice, id, outbox),
+            Ok(change) => {
+                if let Some((method, uri)) = watching.notification(&change) {
+                    #[derive(Serialize)]
+                    struct Updated {
+                        #[serde(skip_serializing_if = "Option::is_none")]
+                        uri: Option<String>,
+                    }
+                    let params = Tagged {
+                        meta: Tag { subscription: id },
+                        body: Updated { uri },
+                    };
+                    outbox.send(notification_frame(method, &params));
+                }
+            }
+            Err(RecvError::Lagged(missed)) => {
+                tracing::warn!(missed, subscription = %id, "a slow subscription missed changes");
+            }
+            Err(RecvError::Closed) => break,
+        }
+    }
+    Ok(close(id, outbox, dispatcher.server_info.as_deref()))
+}
+
+/// The acknowledgement (the subset honoured), then each followed task's
+/// state as it is now, so that a change between the client's last poll and
+/// this subscription is not missed.
+fn acknowledge(
+    id: &RequestId,
+    filter: &Filter,
+    tasks: &[crate::tasks::TaskRecord],
+    outbox: &Outbox,
+) {
+    #[derive(Serialize)]
+    struct Ack<'a> {
+        notifications: &'a Filter,
+    }
+    let ack = Tagged {
+        meta: Tag { subscription: id },
+        body: Ack {
+            notifications: filter,
+        },
+    };
+    outbox.send(notification_frame(
+        "notifications/subscriptions/acknowledged",
+        &ack,
+    ));
+    for task in tasks {
+        let params = crate::tasks::wire::notification_params(task);
+        outbox.send(task_notification(&params, id));
     }
 }
 
@@ -75,77 +310,38 @@ impl TaskListening<'_> {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Filter {
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    tools_list_changed: bool,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    prompts_list_changed: bool,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    resources_list_changed: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    resource_subscriptions: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    task_ids: Option<Vec<String>>,
+/// The tasks a subscription follows: their owner's, until each ends (a
+/// task's end is its last notification, even when an older change was
+/// queued before the state sent with the acknowledgement).
+struct Following {
+    ids: Vec<String>,
+    owner: String,
+    ended: Vec<String>,
 }
 
-impl Filter {
-    /// The part of the request this server honours.
-    fn honoured(self, offered: Offered) -> Filter {
-        Filter {
-            tools_list_changed: self.tools_list_changed && offered.tools,
-            prompts_list_changed: self.prompts_list_changed && offered.prompts,
-            resources_list_changed: self.resources_list_changed && offered.resources,
-            resource_subscriptions: self
-                .resource_subscriptions
-                .filter(|_| offered.resource_updates),
-            task_ids: self.task_ids,
+impl Following {
+    fn new(filter: &Filter, current: &[crate::tasks::TaskRecord], owner: String) -> Self {
+        Following {
+            ids: filter.task_ids.clone().unwrap_or_default(),
+            owner,
+            ended: current
+                .iter()
+                .filter(|task| task.status.is_terminal())
+                .map(|task| task.id.clone())
+                .collect(),
         }
     }
 
-    /// The notification `change` becomes on this subscription, if it asked.
-    fn method_for(&self, change: &Change) -> Option<(&'static str, Option<String>)> {
-        match change {
-            Change::ToolsListChanged if self.tools_list_changed => {
-                Some(("notifications/tools/list_changed", None))
-            }
-            Change::PromptsListChanged if self.prompts_list_changed => {
-                Some(("notifications/prompts/list_changed", None))
-            }
-            Change::ResourcesListChanged if self.resources_list_changed => {
-                Some(("notifications/resources/list_changed", None))
-            }
-            Change::ResourceUpdated(uri)
-                if self
-                    .resource_subscriptions
-                    .as_ref()
-                    .is_some_and(|uris| uris.iter().any(|u| u == uri)) =>
-            {
-                Some(("notifications/resources/updated", Some(uri.clone())))
-            }
-            _ => None,
+    fn deliver(&mut self, notice: &crate::changes::TaskNotice, id: &RequestId, outbox: &Outbox) {
+        let follows = self.ids.contains(&notice.task_id) && notice.owner == self.owner;
+        if !follows || self.ended.contains(&notice.task_id) {
+            return;
         }
+        if notice.terminal {
+            self.ended.push(notice.task_id.clone());
+        }
+        outbox.send(task_notification(&notice.params, id));
     }
-}
-
-#[derive(Deserialize)]
-struct ListenParams {
-    notifications: Filter,
-}
-
-#[derive(Serialize)]
-struct Tagged<'a, T: Serialize> {
-    #[serde(rename = "_meta")]
-    meta: Tag<'a>,
-    #[serde(flatten)]
-    body: T,
-}
-
-#[derive(Serialize)]
-struct Tag<'a> {
-    #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
-    subscription: &'a RequestId,
 }
 
 /// `notifications/tasks` for a subscription: the task as `tasks/get`
@@ -158,120 +354,32 @@ fn task_notification(params: &str, subscription: &RequestId) -> Vec<u8> {
     notification_frame("notifications/tasks", &params)
 }
 
-/// Serves one subscription until `shutdown` (the final result is returned)
-/// or until the caller drops the future (the client cancelled).
-pub(crate) async fn listen(
-    request: &Request,
-    offered: Offered,
-    changes: &Changes,
-    outbox: &Outbox,
-    shutdown: &CancellationToken,
-    server_info: Option<&RawValue>,
-    tasks: TaskListening<'_>,
-) -> Result<Vec<u8>, ErrorObject> {
-    let id = &request.id;
-    let params: ListenParams = super::params(request.params().unwrap_or("{}"))?;
-    let mut filter = params.notifications.honoured(offered);
-    // Subscribe before reading the tasks and acknowledging, so that no
-    // change after either is missed.
-    let mut receiver = changes.subscribe();
-    let mut current = Vec::new();
-    if let Some(requested) = filter.task_ids.take() {
-        current = tasks.honoured(requested).await?;
-        filter.task_ids = Some(current.iter().map(|task| task.id.clone()).collect());
-    }
-    acknowledge(id, &filter, &current, outbox);
-    // A task's end is its last notification, even when an older change
-    // was queued before the state sent with the acknowledgement.
-    let mut ended: Vec<String> = current
-        .iter()
-        .filter(|task| task.status.is_terminal())
-        .map(|task| task.id.clone())
-        .collect();
-    loop {
-        let change = tokio::select! {
-            () = shutdown.cancelled() => break,
-            change = receiver.recv() => change,
-        };
-        match change {
-            Ok(change) => deliver(&change, &filter, (&tasks.owner, &mut ended), id, outbox),
-            Err(RecvError::Lagged(missed)) => {
-                tracing::warn!(missed, subscription = %id, "a slow subscription missed changes");
-            }
-            Err(RecvError::Closed) => break,
-        }
-    }
-    Ok(closed(id, server_info))
-}
-
-/// The acknowledgement (the subset honoured), then each followed task's
-/// state as it is now, so that a change between the client's last poll
-/// and this subscription is not missed.
-fn acknowledge(
-    id: &RequestId,
-    filter: &Filter,
-    tasks: &[crate::tasks::TaskRecord],
-    outbox: &Outbox,
-) {
+/// Tears the subscription down: `notifications/cancelled` naming it, then
+/// the final result.
+///
+/// The two pages disagree: the subscriptions page says the server SHOULD
+/// answer the `subscriptions/listen` request with a result when it ends a
+/// subscription; the cancellation page says the server MUST send
+/// `notifications/cancelled` referencing the `subscriptions/listen`
+/// request when it tears the stream down (the schema's
+/// `CancelledNotification` says so for stdio). Both are done, on every
+/// transport, the notification first: the stricter reading, and the order
+/// in which the cancellation still references a request in progress.
+fn close(id: &RequestId, outbox: &Outbox, server_info: Option<&RawValue>) -> Vec<u8> {
     #[derive(Serialize)]
-    struct Ack<'a> {
-        notifications: &'a Filter,
+    #[serde(rename_all = "camelCase")]
+    struct Cancelled<'a> {
+        request_id: &'a RequestId,
+        reason: &'static str,
     }
-    let ack = Tagged {
+    let cancelled = Tagged {
         meta: Tag { subscription: id },
-        body: Ack {
-            notifications: filter,
+        body: Cancelled {
+            request_id: id,
+            reason: "the server is shutting down",
         },
     };
-    outbox.send(notification_frame(
-        "notifications/subscriptions/acknowledged",
-        &ack,
-    ));
-    for task in tasks {
-        let params = crate::tasks::wire::notification_params(task);
-        outbox.send(task_notification(&params, id));
-    }
-}
-
-/// Sends `change` on the subscription `id` if it asked for it (a task's
-/// status only to its owner, and nothing after its end).
-fn deliver(
-    change: &Change,
-    filter: &Filter,
-    (owner, ended): (&str, &mut Vec<String>),
-    id: &RequestId,
-    outbox: &Outbox,
-) {
-    if let Change::Task(notice) = change {
-        let follows = filter
-            .task_ids
-            .as_ref()
-            .is_some_and(|ids| ids.contains(&notice.task_id));
-        if follows && notice.owner == owner && !ended.contains(&notice.task_id) {
-            if notice.terminal {
-                ended.push(notice.task_id.clone());
-            }
-            outbox.send(task_notification(&notice.params, id));
-        }
-        return;
-    }
-    let Some((method, uri)) = filter.method_for(change) else {
-        return;
-    };
-    #[derive(Serialize)]
-    struct Updated {
-        #[serde(skip_serializing_if = "Option::is_none")]
-        uri: Option<String>,
-    }
-    let params = Tagged {
-        meta: Tag { subscription: id },
-        body: Updated { uri },
-    };
-    outbox.send(notification_frame(method, &params));
-}
-
-/// The result that ends a subscription gracefully.
-fn closed(id: &RequestId, server_info: Option<&RawValue>) -> Vec<u8> {
+    outbox.send(notification_frame("notifications/cancelled", &cancelled));
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Closed<'a> {

@@ -33,7 +33,7 @@ use crate::mrtr::{Input, Stop};
 use crate::protocol::finite::Finite;
 use crate::protocol::method::Method;
 use crate::protocol::{CallToolResult, ErrorObject, RequestId, RequestMeta};
-use crate::registry::{RegisteredTool, StaticTaskSupport, ToolEntry};
+use crate::registry::{RegisteredTool, ToolEntry};
 use crate::source::RequestSource;
 use crate::tasks::wire::{self, Shape};
 use crate::tasks::{
@@ -51,13 +51,14 @@ const SIGNAL_WAIT: Duration = Duration::from_secs(5);
 /// requires it.
 pub(super) fn route<'a>(
     dispatcher: &'a Dispatcher,
-    support: &StaticTaskSupport,
+    entry: &ToolEntry,
     meta: &RequestMeta,
 ) -> Result<Option<&'a Arc<Runtime>>, ErrorObject> {
     let client = &meta.client_capabilities;
+    let required = entry.task.is_some_and(|task| task.required);
     match &dispatcher.tasks {
         Some(runtime) if client.supports_extension(EXTENSION_ID) => Ok(Some(runtime)),
-        _ if support.required => require_extension(EXTENSION_ID, client).map(|()| None),
+        _ if required => require_extension(EXTENSION_ID, client).map(|()| None),
         _ => Ok(None),
     }
 }
@@ -91,12 +92,19 @@ pub(super) async fn call(
     dispatcher: &Dispatcher,
     runtime: &Arc<Runtime>,
     tool: &RegisteredTool,
+    entry: &'static ToolEntry,
     arguments: &str,
     retry: Retry<'_>,
     scope: Scope,
 ) -> Result<Bytes, ErrorObject> {
-    let entry = tool.entry;
     let server_info = dispatcher.server_info.as_deref();
+    // A hand-written schema is checked here: the task's worker starts the
+    // handler from its entry.
+    if let Err(error) = tool.check_input(arguments) {
+        let name = entry.name;
+        let result = CallToolResult::error(format!("Invalid arguments for tool {name}: {error}"));
+        return written(tool, &result, server_info);
+    }
     let target = Target {
         method: "tools/call",
         name: entry.name,

@@ -17,14 +17,14 @@ use crate::protocol::ErrorObject;
 use crate::registry::RegisteredTool;
 
 /// `tools/list`.
-pub(super) struct Tools;
+pub(crate) struct Tools;
 
 impl Listing for Tools {
     const KIND: &'static str = "tools";
     const KEY: &'static str = "tools";
     type Item = RegisteredTool;
     fn name(tool: &RegisteredTool) -> &str {
-        tool.entry.name
+        tool.name()
     }
     fn show(tool: &RegisteredTool) -> impl Serialize + '_ {
         tool.descriptor()
@@ -58,39 +58,37 @@ pub(super) async fn call(
             (parsed.name, parsed.arguments.map(RawValue::get))
         }
     };
-    let Some(tool) = dispatcher.registry.tool(&name) else {
+    let Some(tool) = dispatcher.tool(&name) else {
         return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")));
     };
-    for extension in tool.entry.extensions {
+    for extension in tool.extensions() {
         require_extension(extension, &scope.meta.client_capabilities)?;
     }
-    let arguments = arguments_json(tool, arguments)?;
+    let arguments = arguments_json(&tool, arguments)?;
     let retry = mrtr::read_retry_members(
         request.member(&head.input_responses),
         request.member(&head.request_state),
     )?;
-    if let Some(support) = &tool.entry.task
-        && let Some(runtime) = super::tasks::route(dispatcher, support, &scope.meta)?
+    if let Some(entry) = tool.entry().filter(|entry| entry.task.is_some())
+        && let Some(runtime) = super::tasks::route(dispatcher, entry, &scope.meta)?
     {
         // Boxed: a task's start is rare, and inline its state would
         // grow every call's future.
-        return Box::pin(super::tasks::call(
-            dispatcher, runtime, tool, arguments, retry, scope,
-        ))
-        .await;
+        let task = super::tasks::call(dispatcher, runtime, &tool, entry, arguments, retry, scope);
+        return Box::pin(task).await;
     }
     let target = Target {
         method: "tools/call",
-        name: tool.entry.name,
+        name: tool.name(),
         arguments,
     };
     let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, &scope, tool.state)?;
     let context = Context::new(scope, input.clone());
     let server_info = dispatcher.server_info.as_deref();
-    let Some(result) = invoke(tool, arguments, context, &input).await? else {
+    let Some(result) = invoke(&tool, arguments, context, &input).await? else {
         return rounds.stopped(&input, server_info);
     };
-    written(tool, &result, server_info)
+    written(&tool, &result, server_info)
 }
 
 /// The arguments object to parse: `{}` when absent and nothing is required.
@@ -98,7 +96,7 @@ fn arguments_json<'a>(
     tool: &RegisteredTool,
     arguments: Option<&'a str>,
 ) -> Result<&'a str, ErrorObject> {
-    let name = tool.entry.name;
+    let name = tool.name();
     match arguments {
         None | Some("null") if tool.requires_arguments => Err(ErrorObject::invalid_params(
             format!("Missing arguments for tool {name}: it has required parameters"),

@@ -4,7 +4,6 @@
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 
-use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use serde_json::{Map, Value};
 
 use super::AskOptions;
@@ -101,19 +100,6 @@ impl Answerer {
     }
 }
 
-/// Characters escaped in a `file://` URI path.
-const PATH: &AsciiSet = &CONTROLS
-    .add(b' ')
-    .add(b'"')
-    .add(b'#')
-    .add(b'%')
-    .add(b'<')
-    .add(b'>')
-    .add(b'?')
-    .add(b'`')
-    .add(b'{')
-    .add(b'}');
-
 fn root(path: &Path) -> (String, Option<String>) {
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let text = absolute.to_string_lossy().replace('\\', "/");
@@ -122,7 +108,7 @@ fn root(path: &Path) -> (String, Option<String>) {
     } else {
         format!("/{text}")
     };
-    let uri = format!("file://{}", utf8_percent_encode(&text, PATH));
+    let uri = crate::files::file_uri(Path::new(&text));
     let name = absolute
         .file_name()
         .map(|n| n.to_string_lossy().into_owned());

@@ -155,28 +155,7 @@ async fn execute(server: Server, command: Command) -> Result<ExitCode, ClientErr
             print::discovery(&discovery, &result, target.json);
             Ok(ExitCode::SUCCESS)
         }
-        Command::List { what, target } => {
-            let mut client = target.connect(server, false)?;
-            let offers = client.discover().await?.capabilities;
-            let wanted = |listing| what.is_none_or(|w| w == listing);
-            let mut listed = json!({});
-            if wanted(Listing::Tools) && offers.tools.is_some() {
-                listed["tools"] = json!(client.list_tools().await?);
-            }
-            if offers.resources.is_some() {
-                if wanted(Listing::Resources) {
-                    listed["resources"] = json!(client.list_resources().await?);
-                }
-                if wanted(Listing::Templates) {
-                    listed["resourceTemplates"] = json!(client.list_resource_templates().await?);
-                }
-            }
-            if wanted(Listing::Prompts) && offers.prompts.is_some() {
-                listed["prompts"] = json!(client.list_prompts().await?);
-            }
-            print::listing(&listed, target.json);
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::List { what, target } => list(server, what, &target).await,
         Command::Call {
             name,
             arguments,
@@ -227,6 +206,34 @@ async fn execute(server: Server, command: Command) -> Result<ExitCode, ClientErr
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `list`: everything the server offers, or one kind.
+async fn list(
+    server: Server,
+    what: Option<Listing>,
+    target: &Target,
+) -> Result<ExitCode, ClientError> {
+    let mut client = target.connect(server, false)?;
+    let offers = client.discover().await?.capabilities;
+    let wanted = |listing| what.is_none_or(|w| w == listing);
+    let mut listed = json!({});
+    if wanted(Listing::Tools) && offers.tools.is_some() {
+        listed["tools"] = json!(client.list_tools().await?);
+    }
+    if offers.resources.is_some() {
+        if wanted(Listing::Resources) {
+            listed["resources"] = json!(client.list_resources().await?);
+        }
+        if wanted(Listing::Templates) {
+            listed["resourceTemplates"] = json!(client.list_resource_templates().await?);
+        }
+    }
+    if wanted(Listing::Prompts) && offers.prompts.is_some() {
+        listed["prompts"] = json!(client.list_prompts().await?);
+    }
+    print::listing(&listed, target.json);
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Answers rounds until the request completes; `None` if a round could not

@@ -33,6 +33,49 @@ pub struct Annotations {
     pub last_modified: Option<String>,
 }
 
+impl Annotations {
+    /// No hints yet; add them with the methods below.
+    pub fn new() -> Self {
+        Annotations::default()
+    }
+
+    /// Who the content is for: `[Role::User]`, `[Role::Assistant]` or both.
+    #[must_use]
+    pub fn audience(mut self, audience: impl IntoIterator<Item = Role>) -> Self {
+        self.audience = Some(audience.into_iter().collect());
+        self
+    }
+
+    /// How important it is, from 0 (entirely optional) to 1 (effectively
+    /// required). The schema allows nothing else: a value outside is
+    /// clamped into the range, and NaN leaves the priority out.
+    #[must_use]
+    pub fn priority(mut self, priority: f64) -> Self {
+        self.priority = (!priority.is_nan()).then(|| priority.clamp(0.0, 1.0));
+        self
+    }
+
+    /// When it was last modified, as an ISO 8601 string
+    /// (`"2025-01-12T15:00:58Z"`).
+    #[must_use]
+    pub fn last_modified(mut self, timestamp: impl Into<String>) -> Self {
+        self.last_modified = Some(timestamp.into());
+        self
+    }
+
+    /// When it was last modified (a file's `modified()` time, say),
+    /// written as RFC 3339 in UTC, the ISO 8601 profile the spec's
+    /// examples use.
+    #[must_use]
+    pub fn last_modified_at(self, time: std::time::SystemTime) -> Self {
+        let time = time::OffsetDateTime::from(time);
+        let text = time
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default();
+        self.last_modified(text)
+    }
+}
+
 /// Text content.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -162,6 +205,20 @@ impl Resource {
     #[must_use]
     pub fn icon(mut self, icon: Icon) -> Self {
         self.icons.push(icon);
+        self
+    }
+
+    /// Audience, priority and modification time hints.
+    #[must_use]
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Its `_meta`.
+    #[must_use]
+    pub fn meta(mut self, meta: JsonObject) -> Self {
+        self.meta = Some(meta);
         self
     }
 }
@@ -425,6 +482,20 @@ impl Content {
             Content::Resource(c) => &mut c.annotations,
         };
         *slot = Some(annotations);
+        self
+    }
+
+    /// Sets this block's `_meta` (for a resource link, the resource's).
+    #[must_use]
+    pub fn with_meta(mut self, meta: JsonObject) -> Self {
+        let slot = match &mut self {
+            Content::Text(c) => &mut c.meta,
+            Content::Image(c) => &mut c.meta,
+            Content::Audio(c) => &mut c.meta,
+            Content::ResourceLink(c) => &mut c.meta,
+            Content::Resource(c) => &mut c.meta,
+        };
+        *slot = Some(meta);
         self
     }
 

@@ -90,6 +90,27 @@ impl Icon {
             theme: None,
         }
     }
+
+    /// Its MIME type, when the URI does not say.
+    #[must_use]
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// The sizes it fits, such as `48x48` or `any`.
+    #[must_use]
+    pub fn sizes<S: Into<String>>(mut self, sizes: impl IntoIterator<Item = S>) -> Self {
+        self.sizes = sizes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The background it is designed for.
+    #[must_use]
+    pub fn theme(mut self, theme: IconTheme) -> Self {
+        self.theme = Some(theme);
+        self
+    }
 }
 
 /// Syslog severities used by `notifications/message`, least severe first.

@@ -75,6 +75,10 @@ impl PromptMessage {
 }
 
 /// The result of `prompts/get`.
+///
+/// Its `_meta` is this rendering's own. (A prompt result carries no
+/// caching hints: the spec's caching page lists the results that do, and
+/// `prompts/get` is not among them.)
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct GetPromptResult {
@@ -83,6 +87,9 @@ pub struct GetPromptResult {
     pub description: Option<String>,
     /// The messages.
     pub messages: Vec<PromptMessage>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
 }
 
 impl GetPromptResult {
@@ -91,6 +98,7 @@ impl GetPromptResult {
         GetPromptResult {
             description: None,
             messages: messages.into_iter().collect(),
+            meta: None,
         }
     }
 
@@ -98,6 +106,14 @@ impl GetPromptResult {
     #[must_use]
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the result's `_meta` (the runtime's `serverInfo` key stays the
+    /// runtime's).
+    #[must_use]
+    pub fn with_meta(mut self, meta: JsonObject) -> Self {
+        self.meta = Some(meta);
         self
     }
 }

@@ -32,6 +32,47 @@ pub struct ToolAnnotations {
 }
 
 impl ToolAnnotations {
+    /// No hints yet (the spec's defaults apply); add them below.
+    pub fn new() -> Self {
+        ToolAnnotations::default()
+    }
+
+    /// A human-readable title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Whether the tool does not modify its environment.
+    #[must_use]
+    pub fn read_only(mut self, read_only: bool) -> Self {
+        self.read_only_hint = Some(read_only);
+        self
+    }
+
+    /// Whether it may perform destructive updates.
+    #[must_use]
+    pub fn destructive(mut self, destructive: bool) -> Self {
+        self.destructive_hint = Some(destructive);
+        self
+    }
+
+    /// Whether repeating a call with the same arguments has no further
+    /// effect.
+    #[must_use]
+    pub fn idempotent(mut self, idempotent: bool) -> Self {
+        self.idempotent_hint = Some(idempotent);
+        self
+    }
+
+    /// Whether it interacts with an open world of external entities.
+    #[must_use]
+    pub fn open_world(mut self, open_world: bool) -> Self {
+        self.open_world_hint = Some(open_world);
+        self
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         *self == ToolAnnotations::default()
     }

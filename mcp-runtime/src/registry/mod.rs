@@ -7,14 +7,18 @@
 //! startup.
 
 mod common;
+#[cfg(feature = "schema-validation")]
+mod input_check;
 #[cfg(all(debug_assertions, feature = "debug-checks"))]
 mod output_check;
 mod prompt;
 mod resource;
+mod runtime;
 mod tool;
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use linkme::distributed_slice;
 
@@ -22,8 +26,16 @@ use self::common::check_unique;
 pub use self::common::{Location, StaticAnnotations, StaticIcon};
 pub use self::prompt::{PromptEntry, StaticPromptArgument};
 pub use self::resource::ResourceEntry;
-pub(crate) use self::tool::RegisteredTool;
-pub use self::tool::{InputSchema, StaticTaskSupport, StaticToolAnnotations, ToolEntry};
+pub(crate) use self::runtime::{
+    PromptRef, ResourceRef, RuntimeItems, RuntimePromptEntry, RuntimePromptFn, RuntimeReadFn,
+    RuntimeResourceEntry, ToolRef, intern,
+};
+pub use self::tool::{
+    InputSchema, OutputSchema, StaticTaskSupport, StaticToolAnnotations, ToolEntry,
+};
+pub(crate) use self::tool::{
+    Parts as ToolParts, RegisteredTool, RuntimeToolFn, repeat_has_effects,
+};
 use crate::complete::ArgumentCompleter;
 use crate::schema::SchemaError;
 use crate::uri_template::{self, TemplatePart};
@@ -80,6 +92,9 @@ pub enum BuildError {
     /// name), collides with another, or a tool requires one the server
     /// does not offer.
     Extension(String),
+    /// An item added to a runtime catalog before the server was built
+    /// collides with a static one, or the catalog serves another server.
+    Catalog(String),
 }
 
 impl fmt::Display for BuildError {
@@ -107,6 +122,7 @@ impl fmt::Display for BuildError {
                 error,
             } => write!(f, "tool `{name}` (at {location}): {error}"),
             BuildError::Extension(problem) => write!(f, "extension: {problem}"),
+            BuildError::Catalog(problem) => write!(f, "catalog: {problem}"),
         }
     }
 }
@@ -116,7 +132,8 @@ impl std::error::Error for BuildError {}
 /// The validated, sorted view of every registered handler.
 #[derive(Debug)]
 pub(crate) struct Registry {
-    tools: Vec<RegisteredTool>,
+    /// Shared: a runtime catalog lists them beside its own.
+    tools: Vec<Arc<RegisteredTool>>,
     tool_index: Index,
     /// Static resources, sorted by URI.
     resources: Vec<&'static ResourceEntry>,
@@ -157,7 +174,7 @@ impl Registry {
         check_unique("tool name", &tools, |e| (e.name, e.location))?;
         let tools = tools
             .into_iter()
-            .map(tool::register)
+            .map(|entry| tool::register(entry).map(Arc::new))
             .collect::<Result<Vec<_>, _>>()?;
 
         let mut by_name = resources.clone();
@@ -180,7 +197,7 @@ impl Registry {
         check_unique("prompt name", &prompts, |e| (e.name, e.location))?;
 
         Ok(Registry {
-            tool_index: index(&tools, |t| t.entry.name),
+            tool_index: index(&tools, |t| t.entry().map_or("", |e| e.name)),
             tools,
             resource_index: index(&statics, |r| r.uri),
             resources: statics,
@@ -192,12 +209,12 @@ impl Registry {
     }
 
     /// Tools sorted by name.
-    pub(crate) fn tools(&self) -> &[RegisteredTool] {
+    pub(crate) fn tools(&self) -> &[Arc<RegisteredTool>] {
         &self.tools
     }
 
     pub(crate) fn tool(&self, name: &str) -> Option<&RegisteredTool> {
-        self.tool_index.get(name).map(|&i| &self.tools[i])
+        self.tool_index.get(name).map(|&i| &*self.tools[i])
     }
 
     /// Static resources sorted by URI.
@@ -240,7 +257,7 @@ impl Registry {
 
     /// Whether any handler can send `notifications/message`.
     pub(crate) fn can_log(&self) -> bool {
-        self.tools.iter().any(|t| t.entry.can_log)
+        self.tools.iter().any(|t| t.can_log())
             || self.resources.iter().any(|r| r.can_log)
             || self.templates.iter().any(|(r, _)| r.can_log)
             || self.prompts.iter().any(|p| p.can_log)

@@ -144,6 +144,15 @@ impl Principal {
     }
 }
 
+/// Whether `scope` is one RFC 6749 scope-token: one or more printable ASCII
+/// characters other than space, `"` and `\` (`%x21 / %x23-5B / %x5D-7E`).
+pub(crate) fn is_scope_token(scope: &str) -> bool {
+    !scope.is_empty()
+        && scope
+            .bytes()
+            .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

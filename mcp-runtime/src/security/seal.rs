@@ -13,6 +13,7 @@ use aes_gcm_siv::aead::{Aead, AeadInOut, Generate, KeyInit, Payload as AeadPaylo
 use aes_gcm_siv::{Aes256GcmSiv, Key, Nonce, Tag};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use hmac::Hmac;
 use sha2::{Digest, Sha256};
 
 /// Environment variable holding the signing key (32 bytes, base64).
@@ -60,6 +61,10 @@ pub struct KeyRing {
     signing: StateKey,
     verifying: Vec<StateKey>,
     random: bool,
+    /// Keyed for the audit log's argument digests, from the signing key:
+    /// instances that share the keys write the same digest for the same
+    /// arguments, and nobody without them can test a guess against one.
+    audit: Hmac<Sha256>,
 }
 
 impl fmt::Debug for KeyRing {
@@ -95,11 +100,25 @@ impl std::error::Error for KeyError {}
 impl KeyRing {
     /// A ring that seals with `signing_key`.
     pub fn new(signing_key: [u8; 32]) -> Self {
+        let audit_key = Sha256::new()
+            .chain_update(b"mcp-runtime audit digest\0")
+            .chain_update(signing_key)
+            .finalize();
         KeyRing {
             signing: StateKey::new(&signing_key),
             verifying: Vec::new(),
             random: false,
+            audit: <Hmac<Sha256> as hmac::KeyInit>::new_from_slice(&audit_key)
+                .expect("HMAC takes keys of any length"),
         }
+    }
+
+    /// The keyed digest the audit log records instead of a request's
+    /// arguments: HMAC-SHA-256 under a key derived from the signing key.
+    pub(crate) fn audit_digest(&self, bytes: &[u8]) -> [u8; 32] {
+        let mut mac = self.audit.clone();
+        hmac::Mac::update(&mut mac, bytes);
+        hmac::Mac::finalize(mac).into_bytes().into()
     }
 
     /// Also opens states sealed with `key` (a key being rotated out).

@@ -255,3 +255,26 @@ impl EventReader {
         }
     }
 }
+
+/// Runs `serve` on a listener bound to a free loopback port, in a thread
+/// of its own with its own runtime (so that a test's runtime is free to be
+/// the client), and returns the address.
+pub fn serve_in_thread<F, Fut>(serve: F) -> SocketAddr
+where
+    F: FnOnce(tokio::net::TcpListener) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()>,
+{
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            serve(tokio::net::TcpListener::from_std(listener).unwrap()).await;
+        });
+    });
+    address
+}

@@ -23,7 +23,13 @@ pub struct StdioServer {
 impl StdioServer {
     /// Spawns `program` (usually `env!("CARGO_BIN_EXE_...")`).
     pub fn spawn(program: &str) -> StdioServer {
+        StdioServer::spawn_with(program, &[])
+    }
+
+    /// Spawns `program` with command-line `args`.
+    pub fn spawn_with(program: &str, args: &[&str]) -> StdioServer {
         let mut child = Command::new(program)
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -82,4 +88,66 @@ impl StdioServer {
         assert!(status.success(), "exit status {status}");
         rest
     }
+}
+
+/// The client's end of an in-memory stdio connection (for a server served
+/// in the test's own runtime with `Server::serve_streams`).
+#[derive(Debug)]
+pub struct InMemory {
+    input: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    output: Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+}
+
+/// The server's ends of an in-memory stdio connection: what it reads, what
+/// it writes.
+pub type ServerEnds = (
+    tokio::io::ReadHalf<tokio::io::DuplexStream>,
+    tokio::io::WriteHalf<tokio::io::DuplexStream>,
+);
+
+impl InMemory {
+    /// A connected pair: the client, and the ends to serve.
+    pub fn pair() -> (InMemory, ServerEnds) {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (client_read, client_write) = tokio::io::split(client);
+        let client = InMemory {
+            input: client_write,
+            output: BufReader::new(client_read).lines(),
+        };
+        (client, tokio::io::split(server))
+    }
+
+    /// Writes one line.
+    pub async fn send(&mut self, line: &str) {
+        self.input.write_all(line.as_bytes()).await.unwrap();
+        self.input.write_all(b"\n").await.unwrap();
+    }
+
+    /// Reads the next message.
+    pub async fn receive(&mut self) -> Value {
+        let line = self.next_line().await.expect("the server is still writing");
+        parse(&line)
+    }
+
+    /// The next line, or `None` when the server closed its output.
+    pub async fn next_line(&mut self) -> Option<String> {
+        tokio::time::timeout(PATIENCE, self.output.next_line())
+            .await
+            .expect("a message in time")
+            .unwrap()
+    }
+
+    /// Ends the server's input (end of stdin).
+    pub async fn close(&mut self) {
+        self.input.shutdown().await.unwrap();
+    }
+}
+
+/// Awaits a server serving in-memory stdio (`serve_streams`), which must
+/// end, successfully, within 10 s of the test's start of it.
+pub async fn served<E: std::fmt::Debug>(serve: impl std::future::Future<Output = Result<(), E>>) {
+    tokio::time::timeout(PATIENCE, serve)
+        .await
+        .expect("the server exits once input ends")
+        .unwrap();
 }

@@ -281,7 +281,7 @@ pub(crate) fn check(
         let arguments = request
             .member(&head.arguments)
             .and_then(|raw| serde_json::from_str::<Value>(raw).ok());
-        check_params(params, arguments.as_ref(), headers)?;
+        check_params(&params, arguments.as_ref(), headers)?;
     }
     Ok(())
 }

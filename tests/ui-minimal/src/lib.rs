@@ -1,0 +1,1 @@
+//! Nothing but the trybuild cases in `ui/` (see `tests/ui.rs`).
