@@ -7,6 +7,7 @@
 pub mod auth;
 #[cfg(feature = "bench-internals")]
 mod bench_internals;
+mod bind;
 mod changes;
 #[cfg(feature = "cli")]
 mod cli;
@@ -87,7 +88,9 @@ pub mod __private {
     pub use ::schemars;
     pub use ::serde;
     pub use ::serde_json;
+    pub use mcp_runtime_macros::link_package_library;
 
+    pub use crate::bind::{BindContext, BindNothing, Probe};
     pub use crate::complete::{
         ArgumentCompleter, CompleteFn, CompletionFuture, CompletionRequest, run_completer,
     };
@@ -116,7 +119,9 @@ pub mod __private {
     };
     pub use crate::schema::input_schema;
     pub use crate::tool::{
-        HeaderArgument, IntoToolResult, ToolCallFn, ToolFuture, ToolInvocation, assert_header_value,
+        ArgumentDeserialize, ArgumentSchema, ConvertNothing, ConvertResult, HeaderArgument,
+        IntoToolResult, OutputSchema, OutputSerialize, Same, ToolCallFn, ToolFuture,
+        ToolInvocation, assert_header_value, assert_output,
     };
     pub use crate::uri_template::TemplatePart;
 

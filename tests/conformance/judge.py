@@ -19,6 +19,13 @@ Verdict (exit status 1 if any of these holds):
 - a single-scenario run has a FAILURE row.
 Not-scored scenarios inside the scored run (the tasks extension, and the
 pending scenarios that run.sh also runs on their own) are listed, not judged.
+
+The client leg (`client/`, the `conformance client --requirements` run,
+whose exit code is in client.status) is judged by its client scenarios:
+every one that is not `auth/*`, and the not-scored
+`json-schema-2020-12-preservation`, must run with no FAILURE or WARNING
+row; the `auth/*` ones must pass exactly as AUTH_PASSING says (the list
+the README gives).
 """
 
 import json
@@ -29,18 +36,26 @@ from pathlib import Path
 
 # `server-<scenario>-<ISO timestamp with ':' and '.' replaced by '-'>`
 RUN_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$")
+# A client run: `<scenario>-<timestamp>`, `auth/` scenarios one level down.
+CLIENT_RUN_DIR = re.compile(r"^(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$")
+
+# The auth/* client scenarios the built-in client passes (README,
+# "Conformance"); empty while it has no OAuth flow.
+AUTH_PASSING: set[str] = set()
+# Client scenarios not scored for 2026-07-28 that we hold ourselves to.
+CLIENT_EXTRA = ["json-schema-2020-12-preservation"]
 STATUSES = ("SUCCESS", "FAILURE", "WARNING", "INFO", "SKIPPED")
 
 
-def scored_scenarios(listing: str) -> list[str]:
-    """Server scenario names from `conformance list --requirements`."""
-    names, in_server = [], False
+def scored_scenarios(listing: str, section: str = "Server scenarios") -> list[str]:
+    """Scenario names of one section of `conformance list --requirements`."""
+    names, inside = [], False
     for line in listing.splitlines():
-        if line.startswith("Server scenarios"):
-            in_server = True
-        elif in_server and line.strip().startswith("- "):
+        if line.startswith(section):
+            inside = True
+        elif inside and line.strip().startswith("- "):
             names.append(line.strip()[2:].strip())
-        elif in_server and not line.strip():
+        elif inside and not line.strip():
             break
     return names
 
@@ -103,6 +118,50 @@ def judge_scored(results: Path, run: str, listing: str) -> list[str]:
     return failures
 
 
+def load_client_checks(run_dir: Path) -> dict[str, list[dict]]:
+    """checks.json rows of a client run by scenario name (`auth/...`)."""
+    checks = {}
+    for path in sorted(run_dir.glob("**/checks.json")):
+        match = CLIENT_RUN_DIR.match(path.parent.name)
+        if match:
+            prefix = "auth/" if path.parent.parent.name == "auth" else ""
+            checks[prefix + match["scenario"]] = json.loads(path.read_text())
+    return checks
+
+
+def judge_client(results: Path) -> list[str]:
+    """Judges the client leg; returns its problems."""
+    if not (results / "client").is_dir():
+        return ["the client leg did not run (no client/ results)"]
+    status = (results / "client.status").read_text().strip()
+    required = scored_scenarios((results / "requirements.txt").read_text(), "Client scenarios")
+    checks = load_client_checks(results / "client")
+    failures: list[str] = []
+    print(f"[client] Client scenarios ({len(required)}; the suite exited {status}):")
+    for name in [*required, *CLIENT_EXTRA]:
+        rows = checks.get(name)
+        if rows is None:
+            failures.append(f"[client] {name}: no checks.json (scenario did not run)")
+            continue
+        found = problems(f"[client] {name}", rows, ("FAILURE", "WARNING"))
+        passed = not found
+        if name.startswith("auth/"):
+            expected = name in AUTH_PASSING
+            if passed != expected:
+                failures.append(f"[client] {name}: {'passes' if passed else 'fails'}, "
+                                f"but AUTH_PASSING (and the README) say it {'passes' if expected else 'fails'}")
+            print(f"  {'✓' if passed else '·'} {name}" + ("" if passed else " (expected: no OAuth flow)"))
+            continue
+        failures += found
+        print(f"  {'✓' if passed else '✗'} {name}")
+        notes = [describe(row) for row in rows if row["status"] != "SUCCESS"]
+        if notes:
+            print("\n".join(notes))
+    auth = [n for n in required if n.startswith("auth/")]
+    print(f"  => {sum(1 for n in auth if n in AUTH_PASSING)}/{len(auth)} auth/* scenarios pass, as expected")
+    return failures
+
+
 def main() -> int:
     results = Path(sys.argv[1])
     failures: list[str] = []
@@ -114,8 +173,9 @@ def main() -> int:
 
     for run, listing in SCORED_RUNS:
         failures += judge_scored(results, run, listing)
+    failures += judge_client(results)
 
-    scored_dirs = {run for run, _ in SCORED_RUNS}
+    scored_dirs = {run for run, _ in SCORED_RUNS} | {"client"}
     for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and p.name not in scored_dirs):
         for name, rows in load_checks(run_dir).items():
             counts = Counter(row["status"] for row in rows)

@@ -6,6 +6,8 @@
 
 mod ask;
 mod common;
+mod output;
+mod peel;
 pub(crate) mod prompt;
 pub(crate) mod resource;
 pub(crate) mod tool;

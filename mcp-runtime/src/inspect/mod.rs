@@ -16,6 +16,7 @@ mod connection;
 mod print;
 mod terminal;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -135,45 +136,71 @@ pub(crate) fn run(server: Server, command: Command) -> ExitCode {
         }
     };
     runtime.block_on(async move {
-        match execute(server, command).await {
+        let mut out = std::io::stdout().lock();
+        let done = execute(server, command, &mut out).await;
+        match done.and_then(|code| Ok(out.flush().map(|()| code)?)) {
             Ok(code) => code,
-            Err(error) => {
+            Err(Failure::Usage(problem)) => {
+                eprintln!("error: {problem}");
+                ExitCode::FAILURE
+            }
+            Err(Failure::Client(error)) => {
                 print::error(&error);
+                ExitCode::FAILURE
+            }
+            // The reader went away (`list | head -1`): like any Unix tool,
+            // stop quietly.
+            Err(Failure::Output(error)) if error.kind() == std::io::ErrorKind::BrokenPipe => {
+                ExitCode::SUCCESS
+            }
+            Err(Failure::Output(error)) => {
+                eprintln!("error: cannot write the output: {error}");
                 ExitCode::FAILURE
             }
         }
     })
 }
 
-async fn execute(server: Server, command: Command) -> Result<ExitCode, ClientError> {
+/// Why a command stopped.
+#[derive(Debug)]
+enum Failure {
+    /// The command line asks for something that cannot be sent.
+    Usage(String),
+    /// The request failed.
+    Client(ClientError),
+    /// Stdout could not be written.
+    Output(std::io::Error),
+}
+
+impl From<ClientError> for Failure {
+    fn from(error: ClientError) -> Self {
+        Failure::Client(error)
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(error: std::io::Error) -> Self {
+        Failure::Output(error)
+    }
+}
+
+async fn execute(
+    server: Server,
+    command: Command,
+    out: &mut dyn Write,
+) -> Result<ExitCode, Failure> {
     match command {
         Command::Discover(target) => {
             let mut client = target.connect(server, false)?;
             let (result, _) = client.request("server/discover", json!({})).await?;
             let discovery = client.discover().await?;
-            print::discovery(&discovery, &result, target.json);
+            print::discovery(out, &discovery, &result, target.json)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::List { what, target } => {
             let mut client = target.connect(server, false)?;
-            let offers = client.discover().await?.capabilities;
-            let wanted = |listing| what.is_none_or(|w| w == listing);
-            let mut listed = json!({});
-            if wanted(Listing::Tools) && offers.tools.is_some() {
-                listed["tools"] = json!(client.list_tools().await?);
-            }
-            if offers.resources.is_some() {
-                if wanted(Listing::Resources) {
-                    listed["resources"] = json!(client.list_resources().await?);
-                }
-                if wanted(Listing::Templates) {
-                    listed["resourceTemplates"] = json!(client.list_resource_templates().await?);
-                }
-            }
-            if wanted(Listing::Prompts) && offers.prompts.is_some() {
-                listed["prompts"] = json!(client.list_prompts().await?);
-            }
-            print::listing(&listed, target.json);
+            let listed = list(&mut client, what).await?;
+            print::listing(out, &listed, target.json)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Call {
@@ -189,7 +216,7 @@ async fn execute(server: Server, command: Command) -> Result<ExitCode, ClientErr
             let Some(done) = rounds(&mut client, &mut answerer, first).await? else {
                 return Ok(ExitCode::from(2));
             };
-            Ok(print::tool_result(&done, target.json))
+            Ok(print::tool_result(out, &done, target.json)?)
         }
         Command::Read { uri, ask, target } => {
             let mut client = target.connect(server, true)?;
@@ -198,7 +225,7 @@ async fn execute(server: Server, command: Command) -> Result<ExitCode, ClientErr
             let Some(done) = rounds(&mut client, &mut answerer, first).await? else {
                 return Ok(ExitCode::from(2));
             };
-            print::resource(&done, target.json);
+            print::resource(out, &done, target.json)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Prompt {
@@ -207,23 +234,48 @@ async fn execute(server: Server, command: Command) -> Result<ExitCode, ClientErr
             ask,
             target,
         } => {
-            let arguments = parse_arguments(arguments.as_deref())?;
+            let arguments = prompt_arguments(parse_arguments(arguments.as_deref())?)?;
             let mut client = target.connect(server, true)?;
             let mut answerer = Answerer::new(&ask)?;
             let first = client.get_prompt(&name, arguments).await?;
             let Some(done) = rounds(&mut client, &mut answerer, first).await? else {
                 return Ok(ExitCode::from(2));
             };
-            print::prompt(&done, target.json);
+            print::prompt(out, &done, target.json)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Contract(target) => {
             let mut client = target.connect(server, false)?;
             let manifest = crate::contract::manifest_of(&mut client).await?;
-            print!("{}", crate::contract::render(&manifest));
+            write!(out, "{}", crate::contract::render(&manifest))?;
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Everything the server offers (or only `what`), by kind.
+async fn list(
+    client: &mut Client<Connection>,
+    what: Option<Listing>,
+) -> Result<Value, ClientError> {
+    let offers = client.discover().await?.capabilities;
+    let wanted = |listing| what.is_none_or(|w| w == listing);
+    let mut listed = json!({});
+    if wanted(Listing::Tools) && offers.tools.is_some() {
+        listed["tools"] = json!(client.list_tools().await?);
+    }
+    if offers.resources.is_some() {
+        if wanted(Listing::Resources) {
+            listed["resources"] = json!(client.list_resources().await?);
+        }
+        if wanted(Listing::Templates) {
+            listed["resourceTemplates"] = json!(client.list_resource_templates().await?);
+        }
+    }
+    if wanted(Listing::Prompts) && offers.prompts.is_some() {
+        listed["prompts"] = json!(client.list_prompts().await?);
+    }
+    Ok(listed)
 }
 
 /// Answers rounds until the request completes; `None` if a round could not
@@ -247,19 +299,43 @@ async fn rounds<R: DeserializeOwned>(
     }
 }
 
-fn parse_arguments(text: Option<&str>) -> Result<Value, ClientError> {
+fn parse_arguments(text: Option<&str>) -> Result<Value, Failure> {
     let Some(text) = text else {
         return Ok(json!({}));
     };
     match serde_json::from_str::<Value>(text) {
         Ok(value @ Value::Object(_)) => Ok(value),
-        Ok(_) => Err(ClientError::Malformed(
+        Ok(_) => Err(Failure::Usage(
             "the arguments must be a JSON object, like '{\"a\": 1}'".into(),
         )),
-        Err(error) => Err(ClientError::Malformed(format!(
+        Err(error) => Err(Failure::Usage(format!(
             "the arguments are not JSON: {error}"
         ))),
     }
+}
+
+/// Prompt arguments are strings on the wire: numbers and booleans typed
+/// on the command line (`{"days": 4}`) are sent as their text (`"4"`).
+fn prompt_arguments(arguments: Value) -> Result<Value, Failure> {
+    let Value::Object(map) = arguments else {
+        return Ok(arguments);
+    };
+    let mut strings = serde_json::Map::new();
+    for (name, value) in map {
+        let text = match value {
+            Value::String(text) => text,
+            Value::Number(number) => number.to_string(),
+            Value::Bool(flag) => flag.to_string(),
+            other => {
+                return Err(Failure::Usage(format!(
+                    "prompt arguments are strings, and `{name}` is {other}: did you mean {}?",
+                    Value::String(other.to_string())
+                )));
+            }
+        };
+        strings.insert(name, Value::String(text));
+    }
+    Ok(Value::Object(strings))
 }
 
 impl Target {
@@ -282,5 +358,29 @@ impl Target {
         client.set_progress(true);
         client.set_log_level(Some(crate::protocol::LogLevel::Info));
         Ok(client)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Failure, prompt_arguments};
+
+    #[test]
+    fn prompt_arguments_are_sent_as_strings() {
+        let sent =
+            prompt_arguments(json!({"days": 4, "metric": true, "city": "Oslo", "ratio": 0.5}));
+        assert_eq!(
+            sent.unwrap(),
+            json!({"days": "4", "metric": "true", "city": "Oslo", "ratio": "0.5"})
+        );
+        let Err(Failure::Usage(refused)) = prompt_arguments(json!({"days": [1, 2]})) else {
+            panic!("an array is not a prompt argument");
+        };
+        assert_eq!(
+            refused,
+            r#"prompt arguments are strings, and `days` is [1,2]: did you mean "[1,2]"?"#
+        );
     }
 }
