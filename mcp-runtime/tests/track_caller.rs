@@ -1,5 +1,6 @@
 //! A failed `TestClient` assertion is reported at the test's line, not
 //! inside the framework (`#[track_caller]` through the helpers).
+#![cfg(feature = "client")]
 
 use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe};
