@@ -17,6 +17,11 @@ every resource and gets every prompt, each with a fresh `--url` inspector
 process. Questions a tool asks (`input_required`) are answered from
 ANSWERS below. Every request, header and retry is the inspector's.
 
+Servers behind OAuth are authorized by the inspector itself (`--authorize
+fetch`: the suite's authorization servers approve without a person), with
+the pre-registered client the context names, if any, and a token cache the
+scenario's commands share.
+
 Exits 0 when every command ran; a command the server answered with an
 error is reported on stderr and does not stop the others.
 """
@@ -39,6 +44,11 @@ ECHOES = {
     "json-schema-2020-12-preservation": ("json_schema_echo", "schema", "json_schema_2020_12_tool"),
 }
 
+# This client's Client ID Metadata Document URL, its client_id where an
+# authorization server supports such documents (the suite's `auth/basic-cimd`
+# expects this one).
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+
 # One scenario's commands should take well under a second each.
 TIMEOUT = 20
 
@@ -49,9 +59,19 @@ def main():
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as answers:
         json.dump(ANSWERS, answers)
+    tokens = answers.name + ".tokens"
+    # OAuth, when the server asks: the suite's authorization servers approve
+    # without a person, so the inspector reads their redirect itself; one
+    # token cache serves every command of the scenario.
+    oauth = ["--authorize", "fetch", "--token-cache", tokens,
+             "--client-metadata-url", CLIENT_METADATA_URL]
+    if "client_id" in context:
+        oauth += ["--client-id", context["client_id"]]
+        oauth += ["--client-secret", context["client_secret"]] if context.get("client_secret") else []
+        oauth += ["--client-issuer", context["issuer"]] if context.get("issuer") else []
 
     def run(*args):
-        command = [inspector, *args, "--url", url]
+        command = [inspector, *args, "--url", url, *oauth]
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=TIMEOUT, check=False
         )
@@ -85,6 +105,8 @@ def main():
             run("prompt", prompt["name"], json.dumps(needed))
     finally:
         os.unlink(answers.name)
+        if os.path.exists(tokens):
+            os.unlink(tokens)
     return 0
 
 

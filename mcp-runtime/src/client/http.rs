@@ -7,13 +7,12 @@ use std::collections::HashMap;
 
 use base64::Engine as _;
 use bytes::Bytes;
-use http::{Request, Uri};
-use http_body_util::{BodyExt as _, Full};
-use hyper_util::rt::TokioIo;
+use http::{Method, Uri};
 use serde_json::{Value, json};
-use tokio::net::TcpStream;
 
+use super::oauth::{OAuth, Session};
 use super::transport::{Reply, Transport, TransportError};
+use super::web::{exchange, http_url};
 use crate::protocol::PROTOCOL_VERSION;
 use crate::schema::{HeaderParam, header_params};
 
@@ -21,97 +20,82 @@ use crate::schema::{HeaderParam, header_params};
 #[derive(Debug)]
 pub struct Remote {
     uri: Uri,
-    authority: String,
     /// Extra headers on every request (for example `Authorization`).
     headers: Vec<(String, String)>,
     /// Header-mirrored tool parameters; fetched on first use.
     mirrored: Option<Mirrored>,
+    /// OAuth, when configured.
+    auth: Option<Session>,
 }
 
 impl Remote {
     /// A server at `url`, such as `http://127.0.0.1:8080/mcp`.
     pub fn new(url: &str) -> Result<Self, TransportError> {
-        let uri: Uri = url
-            .parse()
-            .map_err(|error| TransportError(format!("`{url}` is not a URL: {error}")))?;
-        match uri.scheme_str() {
-            Some("http") => {}
-            Some("https") => {
-                return Err(TransportError(
-                    "https URLs are not supported by the built-in client; reach the server through a local proxy".into(),
-                ));
-            }
-            _ => return Err(TransportError(format!("`{url}` is not an http:// URL"))),
-        }
-        let authority = uri
-            .authority()
-            .ok_or_else(|| TransportError(format!("`{url}` has no host")))?
-            .to_string();
+        let uri = http_url(url)?;
         Ok(Remote {
             uri,
-            authority,
             headers: Vec::new(),
             mirrored: None,
+            auth: None,
         })
     }
 
-    /// Sends `name: value` with every request.
+    /// Sends `name: value` with every request. An `Authorization` header
+    /// turns [`oauth`](Self::oauth) off.
     pub fn header(mut self, name: &str, value: &str) -> Self {
+        if name.eq_ignore_ascii_case("authorization") {
+            self.auth = None;
+        }
         self.headers.push((name.to_owned(), value.to_owned()));
         self
     }
 
+    /// Authorizes requests with OAuth 2.1 when the server asks (a `401`,
+    /// or a `403` for missing scopes): discovery, registration, the
+    /// authorization code flow and step-up, as [`OAuth`] configures them.
+    /// Not used when an `Authorization` header is given with
+    /// [`header`](Self::header).
+    pub fn oauth(mut self, settings: OAuth) -> Self {
+        self.auth = Some(Session::new(settings, &self.uri));
+        self
+    }
+
+    /// POSTs an MCP message, with the token if there is one, authorizing
+    /// and sending it again when the server refuses.
     async fn post(
-        &self,
+        &mut self,
         body: String,
         headers: Vec<(String, String)>,
     ) -> Result<(u16, String, Bytes), TransportError> {
-        let port = self.uri.port_u16().unwrap_or(80);
-        let host = self
-            .uri
-            .host()
-            .unwrap_or("localhost")
-            .trim_matches(|c| c == '[' || c == ']');
-        let stream = TcpStream::connect((host, port)).await.map_err(|error| {
-            TransportError(format!("cannot connect to {}: {error}", self.authority))
-        })?;
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-            .await
-            .map_err(|error| {
-                TransportError(format!(
-                    "HTTP handshake with {} failed: {error}",
-                    self.authority
-                ))
-            })?;
-        tokio::spawn(connection);
-        let path = self.uri.path_and_query().map_or("/", |p| p.as_str());
-        let mut request = Request::post(path)
-            .header("host", &self.authority)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream");
-        for (name, value) in headers.iter().chain(&self.headers) {
-            request = request.header(name.as_str(), value.as_str());
+        let mut headers = headers;
+        headers.extend([
+            ("content-type".to_owned(), "application/json".to_owned()),
+            (
+                "accept".to_owned(),
+                "application/json, text/event-stream".to_owned(),
+            ),
+        ]);
+        headers.extend(self.headers.iter().cloned());
+        let body = Bytes::from(body);
+        loop {
+            let mut sent = headers.clone();
+            if let Some(token) = self.auth.as_ref().and_then(Session::bearer) {
+                sent.push(("authorization".to_owned(), format!("Bearer {token}")));
+            }
+            let response = exchange(Method::POST, &self.uri, &sent, body.clone()).await?;
+            let content_type = response
+                .header("content-type")
+                .unwrap_or_default()
+                .to_owned();
+            let refused = matches!(response.status, 401 | 403);
+            let Some(auth) = self.auth.as_mut().filter(|_| refused) else {
+                return Ok((response.status, content_type, response.body));
+            };
+            let challenge = response.header("www-authenticate");
+            if !auth.refused(&self.uri, response.status, challenge).await? {
+                return Ok((response.status, content_type, response.body));
+            }
         }
-        let request = request
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|error| TransportError(format!("cannot build the request: {error}")))?;
-        let response = sender.send_request(request).await.map_err(|error| {
-            TransportError(format!("the request to {} failed: {error}", self.authority))
-        })?;
-        let status = response.status().as_u16();
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_owned();
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .map_err(|error| TransportError(format!("reading the response failed: {error}")))?
-            .to_bytes();
-        Ok((status, content_type, body))
     }
 
     /// Which arguments of which tools are mirrored into headers, from

@@ -5,9 +5,14 @@
 
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub mod oauth;
 mod outcome;
 mod stdio;
 mod transport;
+#[cfg(feature = "http")]
+mod web;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};

@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 
 use self::answer::Answerer;
 use self::connection::Connection;
+use crate::client::oauth::{Authorize, OAuth};
 use crate::client::{Client, ClientError, Outcome, Response};
 use crate::server::Server;
 
@@ -87,12 +88,72 @@ pub(crate) struct Target {
     /// e.g. "my-other-server --stdio".
     #[arg(long, value_name = "COMMAND")]
     stdio: Option<String>,
-    /// Extra HTTP header for --url, as "Name: value" (repeatable).
+    /// Extra HTTP header for --url, as "Name: value" (repeatable). An
+    /// Authorization header replaces the OAuth flow.
     #[arg(long = "header", value_name = "HEADER", requires = "url")]
     headers: Vec<String>,
+    #[command(flatten)]
+    oauth: OAuthOptions,
     /// Print the raw JSON results instead of a readable summary.
     #[arg(long)]
     json: bool,
+}
+
+/// How --url authorizes when the server asks for OAuth (a 401).
+#[derive(Args, Debug)]
+pub(crate) struct OAuthOptions {
+    /// A client ID registered with the authorization server beforehand
+    /// (else a Client ID Metadata Document, else dynamic registration).
+    #[arg(long, value_name = "ID", requires = "url")]
+    client_id: Option<String>,
+    /// The secret of --client-id, for a confidential client.
+    #[arg(long, value_name = "SECRET", requires = "client_id")]
+    client_secret: Option<String>,
+    /// The issuer --client-id is registered with: used with no other.
+    #[arg(long, value_name = "URL", requires = "client_id")]
+    client_issuer: Option<String>,
+    /// This client's Client ID Metadata Document (an https URL), its
+    /// client_id where the authorization server supports such documents.
+    #[arg(long, value_name = "URL", requires = "url")]
+    client_metadata_url: Option<String>,
+    /// How the authorization response comes back: `browser` (open the
+    /// printed URL; it returns to a loopback port) or `fetch` (the
+    /// inspector requests the URL itself, for servers that approve without
+    /// a person).
+    #[arg(long, value_enum, default_value = "browser", requires = "url")]
+    authorize: AuthorizeBy,
+    /// Keep tokens and registrations in this file (owner-only) between
+    /// runs, with refresh tokens.
+    #[arg(long, value_name = "FILE", requires = "url")]
+    token_cache: Option<std::path::PathBuf>,
+}
+
+/// `--authorize`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AuthorizeBy {
+    /// In a browser.
+    Browser,
+    /// By requesting the authorization URL directly.
+    Fetch,
+}
+
+impl OAuthOptions {
+    fn settings(&self) -> OAuth {
+        let mut oauth = OAuth::new("mcp-runtime inspector").authorize(match self.authorize {
+            AuthorizeBy::Browser => Authorize::Browser,
+            AuthorizeBy::Fetch => Authorize::Fetch,
+        });
+        if let Some(id) = &self.client_id {
+            oauth = oauth.client(id, self.client_secret.clone(), self.client_issuer.clone());
+        }
+        if let Some(url) = &self.client_metadata_url {
+            oauth = oauth.client_metadata_url(url);
+        }
+        if let Some(path) = &self.token_cache {
+            oauth = oauth.token_cache(path);
+        }
+        oauth
+    }
 }
 
 /// How questions from the server (`input_required`) are answered.
@@ -347,6 +408,7 @@ impl Target {
             self.url.as_deref(),
             self.stdio.as_deref(),
             &self.headers,
+            self.oauth.settings(),
         )?;
         let mut client = Client::new(connection);
         client.set_client_info("mcp-runtime-inspector", env!("CARGO_PKG_VERSION"));
