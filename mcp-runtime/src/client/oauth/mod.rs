@@ -9,7 +9,8 @@
 //! application, kept per issuer), the authorization code with PKCE and
 //! `state`, the `iss` check, the token request with the resource
 //! indicator, refresh, and scope step-up (the union of what was granted and
-//! what the challenge asks, at most [`MAX_AUTHORIZATIONS`] per process).
+//! what the challenge asks; at most [`MAX_AUTHORIZATIONS`] authorizations
+//! and refreshes per process).
 
 mod discovery;
 mod grant;
@@ -339,6 +340,11 @@ impl Session {
     /// A new access token from the refresh token, if there is one and the
     /// server still uses the same authorization server.
     async fn refresh(&mut self) -> bool {
+        // A refresh counts as an authorization: a server that refuses every
+        // token is not asked forever.
+        if self.authorizations >= MAX_AUTHORIZATIONS {
+            return false;
+        }
         let Some(held) = self.held.clone() else {
             return false;
         };
@@ -347,6 +353,7 @@ impl Session {
         else {
             return false;
         };
+        self.authorizations += 1;
         let Ok(metadata) = discovery::server_metadata(&held.issuer).await else {
             return false;
         };
