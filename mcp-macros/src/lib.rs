@@ -11,6 +11,7 @@ mod derive_form;
 mod doc;
 mod expand;
 mod kind;
+mod link;
 mod model;
 mod paths;
 mod symbol;
@@ -42,4 +43,14 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(ElicitForm, attributes(elicit_form))]
 pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
     derive_form::expand(input.into()).into()
+}
+
+/// Links the calling package's library into the crate being compiled, if
+/// cargo links it there and it is not that library; used by
+/// `mcp_runtime::server!()`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn link_package_library(input: TokenStream) -> TokenStream {
+    let _ = input;
+    link::expand().into()
 }

@@ -67,7 +67,7 @@ pub(crate) fn launch(builder: ServerBuilder, args: Vec<std::ffi::OsString>) -> L
     let Some(options) = http else {
         return Launch::Stdio(server, stdio);
     };
-    Launch::Exit(match server.run_http(options) {
+    Launch::Exit(match server.run_http_announced(options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: cannot serve HTTP: {error}");

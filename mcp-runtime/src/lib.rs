@@ -8,6 +8,7 @@ pub mod apps;
 pub mod auth;
 #[cfg(feature = "bench-internals")]
 mod bench_internals;
+mod bind;
 pub mod catalog;
 mod changes;
 #[cfg(feature = "cli")]
@@ -91,8 +92,10 @@ pub mod __private {
     pub use ::schemars;
     pub use ::serde;
     pub use ::serde_json;
+    pub use mcp_runtime_macros::link_package_library;
 
     pub use crate::apps::{extension as apps_extension, with_view_meta as apps_view_meta};
+    pub use crate::bind::{BindContext, BindNothing, Probe};
     pub use crate::complete::{
         ArgumentCompleter, CompleteFn, CompletionFuture, CompletionRequest, run_completer,
     };
@@ -123,8 +126,10 @@ pub mod __private {
     };
     pub use crate::schema::input_schema;
     pub use crate::tool::{
-        EnforcesSchemas, HeaderArgument, IntoToolResult, SchemaValidation, ToolCallFn, ToolFuture,
-        ToolInvocation, assert_header_value, assert_schema_validation,
+        ArgumentDeserialize, ArgumentSchema, ConvertNothing, ConvertResult, EnforcesSchemas,
+        HeaderArgument, IntoToolResult, OutputJsonSchema, OutputSerialize, Same, SchemaValidation,
+        ToolCallFn, ToolFuture, ToolInvocation, assert_header_value, assert_output,
+        assert_schema_validation,
     };
     pub use crate::uri_template::TemplatePart;
 

@@ -126,7 +126,17 @@ impl Server {
     /// thread; runs its own runtimes (one per available core, on worker
     /// threads; with a single core, on the calling thread).
     pub fn run_http(&self, options: HttpOptions) -> std::io::Result<()> {
-        transport::http::server::run(self.endpoint(options)?)
+        transport::http::server::run(self.endpoint(options)?, |_, _| {})
+    }
+
+    /// [`run_http`](Self::run_http) for `run()`'s `--http`: says on stderr
+    /// where it serves, once it does.
+    #[cfg(feature = "cli")]
+    pub(crate) fn run_http_announced(&self, options: HttpOptions) -> std::io::Result<()> {
+        let name = self.info().name.clone();
+        transport::http::server::run(self.endpoint(options)?, move |address, path| {
+            eprintln!("{}", listening_line(&name, address, path));
+        })
     }
 
     /// Serves Streamable HTTP on `listener` from the current thread until
@@ -179,4 +189,41 @@ fn http_hook(dispatcher: &Dispatcher) -> Option<Arc<dyn HttpHook>> {
 #[cfg(all(feature = "http", not(feature = "legacy")))]
 fn http_hook(_: &Dispatcher) -> Option<Arc<dyn HttpHook>> {
     None
+}
+
+/// The line `run()` prints when it serves HTTP: the address it is bound to
+/// and the URL clients use (an unspecified address is reached locally on
+/// loopback).
+#[cfg(feature = "cli")]
+pub(crate) fn listening_line(name: &str, address: std::net::SocketAddr, path: &str) -> String {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+    let reach = match address.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    let url = SocketAddr::new(reach, address.port());
+    format!("{name}: serving MCP over Streamable HTTP on {address}, endpoint http://{url}{path}")
+}
+
+#[cfg(all(test, feature = "cli"))]
+mod tests {
+    use super::listening_line;
+
+    #[test]
+    fn the_listening_line_names_the_address_and_the_endpoint() {
+        let line = |address: &str| listening_line("weather", address.parse().unwrap(), "/mcp");
+        assert_eq!(
+            line("127.0.0.1:8080"),
+            "weather: serving MCP over Streamable HTTP on 127.0.0.1:8080, endpoint http://127.0.0.1:8080/mcp"
+        );
+        assert_eq!(
+            line("0.0.0.0:9000"),
+            "weather: serving MCP over Streamable HTTP on 0.0.0.0:9000, endpoint http://127.0.0.1:9000/mcp"
+        );
+        assert_eq!(
+            line("[::]:9000"),
+            "weather: serving MCP over Streamable HTTP on [::]:9000, endpoint http://[::1]:9000/mcp"
+        );
+    }
 }

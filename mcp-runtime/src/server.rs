@@ -24,19 +24,28 @@ use crate::transport::stdio::StdioOptions;
 /// Builds a [`ServerBuilder`] named after the calling crate: the server
 /// reports the package name and version from its `Cargo.toml`.
 ///
+/// It also links the package's library, when there is one, into the
+/// binary (or example, test or benchmark) that calls it, so the `#[tool]`s,
+/// `#[resource]`s and `#[prompt]`s of `src/lib.rs` are served by a
+/// `main.rs` that only says:
+///
 /// ```no_run
 /// fn main() -> std::process::ExitCode {
 ///     mcp_runtime::server!().run()
 /// }
 /// ```
+///
+/// Handlers in other crates are linked when the binary names the crate
+/// (`use other_crate as _;`). [`ServerBuilder::new`] links nothing.
 #[macro_export]
 macro_rules! server {
-    () => {
+    () => {{
+        $crate::__private::link_package_library!();
         $crate::ServerBuilder::new(
             ::core::env!("CARGO_PKG_NAME"),
             ::core::env!("CARGO_PKG_VERSION"),
         )
-    };
+    }};
 }
 
 /// Configures a server before it starts. Every `#[tool]` linked into the
@@ -413,6 +422,9 @@ impl ServerBuilder {
         let registry = Registry::build()?;
         let (tools, prompts) = (registry.tools().len(), registry.prompts().len());
         let resources = registry.resources().len() + registry.templates().len();
+        if tools + prompts + resources == 0 && self.extensions.is_empty() {
+            warn_nothing_linked();
+        }
         let dispatcher = self.dispatcher(registry)?;
         tracing::debug!(
             tools,
@@ -425,6 +437,16 @@ impl ServerBuilder {
             dispatcher: Arc::new(dispatcher),
         })
     }
+}
+
+/// The warning for a server with nothing to serve, which is almost always
+/// a library its binary does not link.
+fn warn_nothing_linked() {
+    tracing::warn!(
+        "this server has no tools, resources or prompts: no #[tool], #[resource] or #[prompt] \
+         is linked into this binary. `server!()` links its own package's library; handlers in \
+         another crate are linked when the binary names it: `use that_crate as _;`"
+    );
 }
 
 /// A built server: the dispatcher with its registry and precomputed

@@ -538,6 +538,7 @@ impl<R: Debug> Called<R> {
     /// # Panics
     ///
     /// If the request failed or asks for input.
+    #[track_caller]
     pub fn complete(self) -> R {
         match self.result {
             Ok(Response {
@@ -557,6 +558,7 @@ impl<R: Debug> Called<R> {
     /// # Panics
     ///
     /// If the request did not return `input_required`.
+    #[track_caller]
     pub fn input_required(self) -> InputRequired<R> {
         match self.result {
             Ok(Response {
@@ -593,6 +595,7 @@ impl<R: Debug> Called<R> {
     /// # Panics
     ///
     /// If the request did not fail with a JSON-RPC error.
+    #[track_caller]
     pub fn error(self) -> ErrorObject {
         match self.result {
             Err(ClientError::Rpc(error)) => error,
@@ -629,6 +632,7 @@ impl<R: Debug> Called<R> {
 impl Called<CallToolResult> {
     /// The text of the result's text blocks, joined; panics on anything but
     /// a complete result.
+    #[track_caller]
     pub fn text(self) -> String {
         self.complete().text()
     }
@@ -669,17 +673,22 @@ impl Called<CallToolResult> {
     /// # Panics
     ///
     /// If there is none, or it does not deserialize as `T`.
+    #[track_caller]
     pub fn structured<T: DeserializeOwned>(self) -> T {
+        // `let ... else` and `match` rather than `unwrap_or_else`: a panic
+        // in a closure would be reported in this file, not at the caller.
         let what = self.what.clone();
-        let value = self
-            .complete()
-            .structured_content
-            .unwrap_or_else(|| panic!("{what}: the result has no structuredContent"));
-        serde_json::from_value(value)
-            .unwrap_or_else(|e| panic!("{what}: structuredContent does not fit: {e}"))
+        let Some(value) = self.complete().structured_content else {
+            panic!("{what}: the result has no structuredContent");
+        };
+        match serde_json::from_value(value) {
+            Ok(value) => value,
+            Err(e) => panic!("{what}: structuredContent does not fit: {e}"),
+        }
     }
 
     /// The content blocks.
+    #[track_caller]
     pub fn content(self) -> Vec<Content> {
         self.complete().content
     }
@@ -687,21 +696,27 @@ impl Called<CallToolResult> {
 
 impl Called<ReadResourceResult> {
     /// The text of the first text contents; panics if there is none.
+    #[track_caller]
     pub fn text(self) -> String {
         let what = self.what.clone();
-        self.complete()
+        let text = self
+            .complete()
             .contents
             .into_iter()
             .find_map(|contents| match contents {
                 ResourceContents::Text(text) => Some(text.text),
                 _ => None,
-            })
-            .unwrap_or_else(|| panic!("{what}: no text contents"))
+            });
+        let Some(text) = text else {
+            panic!("{what}: no text contents");
+        };
+        text
     }
 }
 
 impl Called<GetPromptResult> {
     /// The text of every text message, in order.
+    #[track_caller]
     pub fn texts(self) -> Vec<String> {
         self.complete()
             .messages
@@ -720,6 +735,7 @@ impl<R> InputRequired<R> {
     /// # Panics
     ///
     /// If there is no such request or it is not an elicitation.
+    #[track_caller]
     pub fn elicitation(&self, key: &str) -> &ElicitationRequest {
         match self.request(key) {
             Some(InputRequest::Elicitation(elicitation)) => elicitation,
@@ -735,6 +751,7 @@ impl<R> InputRequired<R> {
     /// # Panics
     ///
     /// If there is no such request or it is not a sampling request.
+    #[track_caller]
     pub fn sampling(&self, key: &str) -> &SamplingAsk {
         match self.request(key) {
             Some(InputRequest::Sampling(sampling)) => sampling,

@@ -8,7 +8,9 @@ use std::pin::Pin;
 
 use schemars::{JsonSchema, Schema};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
+use crate::bind::Probe;
 use crate::context::Context;
 use crate::protocol::json::ArgumentError;
 use crate::protocol::{CallToolResult, Content};
@@ -70,6 +72,90 @@ impl EnforcesSchemas for SchemaValidation {}
 /// Instantiated by generated code for a tool with a hand-written input
 /// schema.
 pub fn assert_schema_validation<T: EnforcesSchemas>() {}
+/// What a `#[tool]` argument's type needs to be read from the call's
+/// `arguments`: `serde::Deserialize` (bound on every argument type).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool argument: it does not implement `serde::Deserialize`",
+    label = "needs `#[derive(serde::Deserialize)]`",
+    note = "derive both traits a tool argument needs: `#[derive(serde::Deserialize, schemars::JsonSchema)]` on `{Self}` (serde with its `derive` feature, schemars 1.x)"
+)]
+pub trait ArgumentDeserialize: DeserializeOwned {}
+
+impl<T: DeserializeOwned> ArgumentDeserialize for T {}
+
+/// What a `#[tool]` argument's type needs to be published in the tool's
+/// `inputSchema`: `schemars::JsonSchema`, of schemars 1.x.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool argument: it does not implement `schemars::JsonSchema` (1.x)",
+    label = "needs `#[derive(schemars::JsonSchema)]`",
+    note = "derive both traits a tool argument needs: `#[derive(serde::Deserialize, schemars::JsonSchema)]` on `{Self}`",
+    note = "if `{Self}` derives `JsonSchema` already, it is another version's trait: mcp-runtime uses schemars 1.x, so depend on `schemars = \"1\"`"
+)]
+pub trait ArgumentSchema: JsonSchema {}
+
+impl<T: JsonSchema + ?Sized> ArgumentSchema for T {}
+
+/// What the `T` of [`Json<T>`] or [`Structured<T>`] needs to be sent as
+/// `structuredContent`: `serde::Serialize`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's structured output: it does not implement `serde::Serialize`",
+    label = "needs `#[derive(serde::Serialize)]`",
+    note = "derive both traits structured output needs: `#[derive(serde::Serialize, schemars::JsonSchema)]` on `{Self}` (serde with its `derive` feature, schemars 1.x)"
+)]
+pub trait OutputSerialize: Serialize {}
+
+impl<T: Serialize + ?Sized> OutputSerialize for T {}
+
+/// What the `T` of [`Json<T>`] or [`Structured<T>`] needs to be published
+/// as the tool's `outputSchema`: `schemars::JsonSchema`, of schemars 1.x.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's structured output: it does not implement `schemars::JsonSchema` (1.x)",
+    label = "needs `#[derive(schemars::JsonSchema)]`",
+    note = "derive both traits structured output needs: `#[derive(serde::Serialize, schemars::JsonSchema)]` on `{Self}`",
+    note = "if `{Self}` derives `JsonSchema` already, it is another version's trait: mcp-runtime uses schemars 1.x, so depend on `schemars = \"1\"`"
+)]
+pub trait OutputJsonSchema: JsonSchema {}
+
+impl<T: JsonSchema + ?Sized> OutputJsonSchema for T {}
+
+/// `T` itself, as an associated type: lets generated code name a type
+/// through tokens of its choosing (for where rustc reports a failed bound).
+pub trait Same {
+    /// `T`.
+    type Type: ?Sized;
+}
+
+impl<T: ?Sized> Same for T {
+    type Type = T;
+}
+
+/// Checks the `T` of a `Json<T>` or `Structured<T>` return type.
+pub const fn assert_output<T: OutputSerialize + OutputJsonSchema>() {}
+
+/// Converts a return value into the call's result.
+pub trait ConvertResult<T> {
+    /// `value.into_tool_result()`.
+    fn convert(&self, value: T) -> CallToolResult;
+}
+
+impl<T: IntoToolResult> ConvertResult<T> for Probe<T> {
+    fn convert(&self, value: T) -> CallToolResult {
+        value.into_tool_result()
+    }
+}
+
+/// The fallback for return types that are not tool results (see
+/// [`Probe`]): never runs.
+pub trait ConvertNothing<T> {
+    /// Never called.
+    fn convert(&self, value: T) -> CallToolResult;
+}
+
+impl<T> ConvertNothing<T> for &Probe<T> {
+    fn convert(&self, _: T) -> CallToolResult {
+        unreachable!("a `#[tool]` return type without `IntoToolResult` does not compile")
+    }
+}
 
 /// What a `#[tool]` function may return.
 ///
@@ -156,7 +242,7 @@ impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Json<T>(pub T);
 
-impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+impl<T: OutputSerialize + OutputJsonSchema> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> CallToolResult {
         Structured::new(self.0).into_tool_result()
     }
@@ -202,7 +288,7 @@ impl<T> Structured<T> {
     }
 }
 
-impl<T: Serialize + JsonSchema> IntoToolResult for Structured<T> {
+impl<T: OutputSerialize + OutputJsonSchema> IntoToolResult for Structured<T> {
     fn into_tool_result(self) -> CallToolResult {
         let value = match crate::protocol::finite::to_value(&self.value) {
             Ok(value) => value,

@@ -216,18 +216,28 @@ async fn removed_and_unknown_methods_are_not_found() {
         "resources/subscribe",
         "resources/unsubscribe",
         "unknown/method",
-        "resources/list",
-        "resources/read",
-        "resources/templates/list",
-        "prompts/list",
-        "prompts/get",
-        "completion/complete",
         "notifications/cancelled",
     ] {
         assert_eq!(
             error(&request(500, method, json!({}))).await,
             error_json(json!(500), -32601, &format!("Method not found: {method}")),
         );
+    }
+    // Methods of capabilities this server (tools only) does not advertise
+    // say which capability is missing.
+    for (method, capability) in [
+        ("resources/list", "resources"),
+        ("resources/read", "resources"),
+        ("resources/templates/list", "resources"),
+        ("prompts/list", "prompts"),
+        ("prompts/get", "prompts"),
+        ("completion/complete", "completions"),
+    ] {
+        let mut expected = error_json(json!(500), -32601, &format!("Method not found: {method}"));
+        expected["error"]["data"] = json!({
+            "reason": format!("the server does not advertise the `{capability}` capability")
+        });
+        assert_eq!(error(&request(500, method, json!({}))).await, expected);
     }
 }
 

@@ -69,32 +69,10 @@ async fn conforming_structured_content_is_sent() {
     );
 }
 
-/// Log lines, captured.
-#[cfg(all(debug_assertions, feature = "debug-checks"))]
-#[derive(Clone, Default)]
-struct Capture(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-#[cfg(all(debug_assertions, feature = "debug-checks"))]
-impl std::io::Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[cfg(all(debug_assertions, feature = "debug-checks"))]
 #[tokio::test]
 async fn structured_content_that_breaks_its_schema_is_an_internal_error() {
-    let capture = Capture::default();
-    let writer = capture.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (capture, _guard) = mcp_test_support::LogCapture::start();
 
     let server = server();
     // What the client is told: the spec's internal error, naming the path.
@@ -108,7 +86,7 @@ async fn structured_content_that_breaks_its_schema_is_an_internal_error() {
     mcp_test_support::assert_valid_error(&parse(response.response.as_deref().unwrap()));
 
     // What the developer reads in the log.
-    let output = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+    let output = capture.text();
     let line = output
         .lines()
         .find(|l| l.contains("does not match the tool's outputSchema"))

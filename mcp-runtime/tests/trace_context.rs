@@ -1,11 +1,8 @@
 //! OpenTelemetry trace context in `_meta` is attached to the request's
 //! `tracing` span, so handler diagnostics carry it.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use mcp_runtime::{ServerBuilder, tool};
-use mcp_test_support::{meta, request};
+use mcp_test_support::{LogCapture, meta, request};
 use serde_json::json;
 
 /// Emits one diagnostic.
@@ -15,28 +12,9 @@ fn traced() -> &'static str {
     "ok"
 }
 
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn traceparent_and_tracestate_reach_the_span() {
-    let capture = Capture::default();
-    let writer = capture.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (capture, _guard) = LogCapture::start();
 
     let server = ServerBuilder::new("trace", "0.0.0").build().unwrap();
     let mut params = json!({"name": "traced", "arguments": {}, "_meta": meta()});
@@ -46,7 +24,7 @@ async fn traceparent_and_tracestate_reach_the_span() {
     let response = server.exchange(request(11, "tools/call", params)).await;
     assert!(response.response.unwrap().contains("\"ok\""));
 
-    let output = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+    let output = capture.text();
     let line = output
         .lines()
         .find(|l| l.contains("inside the handler"))
@@ -64,7 +42,7 @@ async fn traceparent_and_tracestate_reach_the_span() {
     let mut params = json!({"name": "traced", "arguments": {}, "_meta": meta()});
     params["_meta"]["traceparent"] = json!("garbage");
     let _ = server.exchange(request(12, "tools/call", params)).await;
-    let output = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+    let output = capture.text();
     let line = output.lines().rfind(|l| l.contains("id=12")).unwrap();
     assert!(!line.contains("garbage"), "{line}");
 }

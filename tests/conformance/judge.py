@@ -22,6 +22,13 @@ Verdict (exit status 1 if any of these holds):
   placeholder (`tasks-status-notifications`, which always skips).
 Not-scored scenarios inside the scored run (the tasks extension, and the
 pending scenarios that run.sh also runs on their own) are listed, not judged.
+
+The client leg (`client/`, the `conformance client --requirements` run,
+whose exit code is in client.status) is judged by its client scenarios:
+every one that is not `auth/*`, and the not-scored
+`json-schema-2020-12-preservation`, must run with no FAILURE or WARNING
+row; the `auth/*` ones must pass exactly as AUTH_PASSING says (the list
+the README gives).
 """
 
 import json
@@ -32,18 +39,52 @@ from pathlib import Path
 
 # `server-<scenario>-<ISO timestamp with ':' and '.' replaced by '-'>`
 RUN_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$")
+# A client run: `<scenario>-<timestamp>`, `auth/` scenarios one level down.
+CLIENT_RUN_DIR = re.compile(r"^(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$")
+
+# The auth/* client scenarios of --requirements 2026-07-28 that the
+# built-in client passes (README, "Conformance"): all of them.
+AUTH_PASSING: set[str] = {
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+}
+# Client scenarios not scored for 2026-07-28 that we hold ourselves to.
+CLIENT_EXTRA = ["json-schema-2020-12-preservation"]
 STATUSES = ("SUCCESS", "FAILURE", "WARNING", "INFO", "SKIPPED")
 
 
-def scored_scenarios(listing: str) -> list[str]:
-    """Server scenario names from `conformance list --requirements`."""
-    names, in_server = [], False
+def scored_scenarios(listing: str, section: str = "Server scenarios") -> list[str]:
+    """Scenario names of one section of `conformance list --requirements`."""
+    names, inside = [], False
     for line in listing.splitlines():
-        if line.startswith("Server scenarios"):
-            in_server = True
-        elif in_server and line.strip().startswith("- "):
+        if line.startswith(section):
+            inside = True
+        elif inside and line.strip().startswith("- "):
             names.append(line.strip()[2:].strip())
-        elif in_server and not line.strip():
+        elif inside and not line.strip():
             break
     return names
 
@@ -129,6 +170,54 @@ def judge_tasks(results: Path) -> list[str]:
         counts = Counter(row["status"] for row in rows)
         print(f"  {'✗' if found else '✓'} {name}: "
               + ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s]))
+
+
+def load_client_checks(run_dir: Path) -> dict[str, list[dict]]:
+    """checks.json rows of a client run by scenario name (`auth/...`)."""
+    checks = {}
+    for path in sorted(run_dir.glob("**/checks.json")):
+        match = CLIENT_RUN_DIR.match(path.parent.name)
+        if match:
+            prefix = "auth/" if path.parent.parent.name == "auth" else ""
+            checks[prefix + match["scenario"]] = json.loads(path.read_text())
+    return checks
+
+
+def judge_client(results: Path) -> list[str]:
+    """Judges the client leg; returns its problems."""
+    if not (results / "client").is_dir():
+        return ["the client leg did not run (no client/ results)"]
+    status = (results / "client.status").read_text().strip()
+    required = scored_scenarios((results / "requirements.txt").read_text(), "Client scenarios")
+    checks = load_client_checks(results / "client")
+    failures: list[str] = []
+    print(f"[client] Client scenarios ({len(required)}; the suite exited {status}):")
+    for name in [*required, *CLIENT_EXTRA]:
+        rows = checks.get(name)
+        if rows is None:
+            failures.append(f"[client] {name}: no checks.json (scenario did not run)")
+            continue
+        found = problems(f"[client] {name}", rows, ("FAILURE", "WARNING"))
+        passed = not found
+        if name.startswith("auth/"):
+            expected = name in AUTH_PASSING
+            if passed != expected:
+                failures.append(f"[client] {name}: {'passes' if passed else 'fails'}, "
+                                f"but AUTH_PASSING (and the README) say it {'passes' if expected else 'fails'}")
+            print(f"  {'✓' if passed else '✗'} {name}")
+            if not passed:
+                print("\n".join(describe(row) for row in rows if row["status"] != "SUCCESS"))
+            continue
+        failures += found
+        print(f"  {'✓' if passed else '✗'} {name}")
+        notes = [describe(row) for row in rows if row["status"] != "SUCCESS"]
+        if notes:
+            print("\n".join(notes))
+    auth = [n for n in required if n.startswith("auth/")]
+    print(f"  => {sum(1 for n in auth if n in AUTH_PASSING)}/{len(auth)} auth/* scenarios expected to pass")
+    ignored = sorted(set(checks) - set(required) - set(CLIENT_EXTRA))
+    if ignored:
+        print(f"[client] Not scored and not judged (extensions): {', '.join(ignored)}")
     return failures
 
 
@@ -143,14 +232,14 @@ def main() -> int:
 
     for run, listing in SCORED_RUNS:
         failures += judge_scored(results, run, listing)
+    failures += judge_client(results)
 
     failures += judge_tasks(results)
 
-    scored_dirs = {run for run, _ in SCORED_RUNS}
     tasks_listing = results / "tasks.txt"
     tasks = set(tasks_listing.read_text().split()) if tasks_listing.exists() else set()
-    for run_dir in sorted(p for p in results.iterdir()
-                          if p.is_dir() and p.name not in scored_dirs | tasks):
+    scored_dirs = {run for run, _ in SCORED_RUNS} | {"client"} | tasks
+    for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and p.name not in scored_dirs):
         for name, rows in load_checks(run_dir).items():
             counts = Counter(row["status"] for row in rows)
             found = problems(name, rows, ("FAILURE",))

@@ -13,7 +13,9 @@
 #    the Tasks extension (forced: the suite skips extension scenarios
 #    otherwise), then `--requirements 2025-11-25`
 #    (30 scored scenarios, served by the legacy adapter on the same
-#    endpoint of the same binary);
+#    endpoint of the same binary), then the client leg: the client
+#    scenarios of `--requirements 2026-07-28` against the binary's
+#    inspector (client.py);
 # 5. judges the checks.json files with judge.py.
 #
 # Exits non-zero on any FAILURE, on any WARNING in a scored scenario, or if
@@ -148,6 +150,23 @@ suite scored-legacy --requirements "$legacy_spec"
 
 stop_server
 trap - EXIT
+
+# --- 4b. The client leg ----------------------------------------------------
+# The inspector built into the same binary is the client under test
+# (client.py drives it: `list`, then `call`/`read`/`prompt` with `--url`).
+# `--requirements` runs every client scenario of the revision, the OAuth
+# ones (auth/*) included; judge.py holds the non-auth ones and the not-scored
+# `json-schema-2020-12-preservation` to a clean pass, and the auth ones to
+# the list the README gives.
+log "client leg: --requirements $spec, the inspector as the client"
+client_status=0
+MCP_INSPECTOR="$server" npx --no conformance client --command "python3 $here/client.py" \
+    --requirements "$spec" --timeout "$scenario_timeout" -o "$results/client" \
+    >"$results/client.log" 2>&1 || client_status=$?
+echo "$client_status" >"$results/client.status"
+echo "--- conformance summary: client (exit status $client_status) ---"
+sed -n '/=== SUITE SUMMARY ===/,$p' "$results/client.log"
+echo
 
 # --- 5. Verdict -----------------------------------------------------------
 log "verdict (from checks.json; suite run took $((SECONDS - started)) s after the build)"

@@ -1,8 +1,7 @@
 //! The notes server: `cargo run -p notes`, then send JSON-RPC lines on
 //! stdin.
 
-// The handlers are in the library; naming it links them in.
-use notes as _;
+// The handlers are in this package's library, which `server!()` links.
 
 fn main() -> std::process::ExitCode {
     mcp_runtime::server!()

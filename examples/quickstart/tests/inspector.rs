@@ -71,7 +71,7 @@ fn list_call_read_prompt_discover() {
     let bad = run(&["call", "add", "not json"]);
     assert_eq!(bad.status.code(), Some(1));
     assert!(
-        stderr(&bad).starts_with("error: malformed response: the arguments are not JSON"),
+        stderr(&bad).starts_with("error: the arguments are not JSON"),
         "{}",
         stderr(&bad)
     );

@@ -4,7 +4,7 @@
 //! Set `MCP_STATE_KEY` (32 bytes, base64) on every instance when several
 //! run behind a load balancer, so any of them can continue a round.
 
-use release_assistant as _;
+// The handlers are in this package's library, which `server!()` links.
 
 fn main() -> std::process::ExitCode {
     mcp_runtime::server!()

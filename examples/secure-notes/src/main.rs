@@ -15,8 +15,7 @@ use std::process::ExitCode;
 use mcp_runtime::HttpOptions;
 use mcp_runtime::auth::JwtSettings;
 
-// The handlers are in the library; naming it links them in.
-use secure_notes as _;
+// The handlers are in this package's library, which `server!()` links.
 
 fn main() -> ExitCode {
     let resource = std::env::var("SECURE_NOTES_RESOURCE")

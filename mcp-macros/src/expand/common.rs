@@ -24,8 +24,14 @@ pub(super) fn context_local() -> Ident {
     mixed("__mcp_context")
 }
 
-/// `let __mcp_paramN: T = <T as FromContext>::from_context(&ctx);` for each
-/// `#[ctx]` parameter, spanned at its type so a wrong type is reported there.
+/// `let __mcp_paramN: T = (&Probe::<T>::new()).bind(&ctx);` for each
+/// `#[ctx]` parameter.
+///
+/// A type that is not a context type is reported once, by the `CAN_LOG`
+/// check in [`can_log`]: the probe binds through `FromContext` when `T`
+/// implements it and otherwise falls back (by autoref) to an impl that
+/// never runs, so the binding adds no second error (two bodies naming the
+/// same failed bound would each report it).
 pub(super) fn context_bindings(handler: &HandlerFn<'_>, private: &TokenStream) -> Vec<TokenStream> {
     let ctx = context_local();
     handler
@@ -36,10 +42,12 @@ pub(super) fn context_bindings(handler: &HandlerFn<'_>, private: &TokenStream) -
             Param::Context(context) => {
                 let ty = context.ty;
                 let local = param_local(index);
-                // Spelled like the `CAN_LOG` check in `can_log`, so that a type
-                // that is not a context type gives one error, not two.
                 Some(quote_spanned! {ty.span()=>
-                    let #local: #ty = <#ty as #private::FromContext<'_>>::from_context(&#ctx);
+                    let #local: #ty = {
+                        #[allow(unused_imports)]
+                        use #private::{BindContext as _, BindNothing as _};
+                        (&#private::Probe::<#ty>::new()).bind(&#ctx)
+                    };
                 })
             }
             Param::Argument(_) | Param::Ask(_) => None,

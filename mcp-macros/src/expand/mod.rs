@@ -7,6 +7,8 @@
 mod app;
 mod ask;
 mod common;
+mod output;
+mod peel;
 pub(crate) mod prompt;
 pub(crate) mod resource;
 pub(crate) mod tool;

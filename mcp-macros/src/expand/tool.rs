@@ -20,7 +20,7 @@
 //! there rather than one per use in generated code.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned as _;
 
 use super::common::{
@@ -66,12 +66,15 @@ fn glue(tool: &HandlerFn<'_>, attr: &ToolAttr) -> TokenStream {
         .app
         .is_used()
         .then(|| super::app::linked_extension(&private));
+    let (ret_ty, ret_span) = output_type(tool);
+    let output_schema = super::output::schema_const(&ret_ty, ret_span, tool.output, &private);
     quote! {
         #[doc(hidden)]
         const _: () = {
             #args_struct
             #call_fn
             #ask_consts
+            #output_schema
             #entry
             #apps
         };
@@ -81,27 +84,32 @@ fn glue(tool: &HandlerFn<'_>, attr: &ToolAttr) -> TokenStream {
 /// The arguments struct: the published schema and the deserializer that runs
 /// both derive from it, and `deny_unknown_fields` closes the schema.
 ///
-/// The struct is generic over its field types and meets the user's types in
+/// The struct is generic over the user's types in its fields (the innermost
+/// ones, inside standard containers: see [`super::peel`]) and meets them in
 /// one place, the turbofish of `__mcp_tool_arguments`. A type without
 /// `Deserialize` or `JsonSchema` is then reported once per missing trait, at
-/// the parameter's type, instead of once per use inside the derived impls
-/// (and once at the attribute, for serde's `missing_field`).
+/// the type, with the bound traits' messages (`ArgumentDeserialize`,
+/// `ArgumentSchema`: "derive ..."), instead of once per use inside the
+/// derived impls (and once at the attribute, for serde's `missing_field`).
 ///
 /// ```text
-/// struct __McpToolArgs<__McpArg0, __McpArg1> { a: __McpArg0, b: __McpArg1 }
+/// struct __McpToolArgs<__McpArg0, __McpArg1> { a: __McpArg0, b: Option<__McpArg1> }
 /// struct __McpArgFns<A> { parse: fn(&str) -> Result<A, ArgumentError>, schema: fn() -> Schema }
-/// const fn __mcp_tool_arguments<__McpArg0: for<'de> Deserialize<'de> + JsonSchema, ..>() -> __McpArgFns<__McpToolArgs<..>>
-/// const __MCP_ARGS: __McpArgFns<__McpToolArgs<i64, i64>> = __mcp_tool_arguments::<i64, i64>();
+/// const fn __mcp_tool_arguments<__McpArg0: ArgumentDeserialize + ArgumentSchema, ..>() -> __McpArgFns<__McpToolArgs<..>>
+/// const __MCP_ARGS: __McpArgFns<__McpToolArgs<i64, Point>> = __mcp_tool_arguments::<i64, Point>();
 /// ```
 fn args_struct(tool: &HandlerFn<'_>, paths: &Paths, generate_schema: bool) -> TokenStream {
     let private = paths.private();
     let serde_crate = paths.private_crate_str("serde");
     let schemars_crate = paths.private_crate_str("schemars");
-    let generics: Vec<_> = (0..tool.arguments().count())
-        .map(|index| format_ident!("__McpArg{}", index))
+    let mut next = 0;
+    let peeled: Vec<_> = tool
+        .arguments()
+        .map(|argument| super::peel::peel(argument.ty, &mut next))
         .collect();
-    let types: Vec<_> = tool.arguments().map(|argument| argument.ty).collect();
-    let fields = tool.arguments().zip(&generics).map(|(argument, generic)| {
+    let (generics, types): (Vec<_>, Vec<_>) = peeled.iter().flat_map(|p| p.inner.clone()).unzip();
+    let fields = tool.arguments().zip(&peeled).map(|(argument, peeled)| {
+        let field_ty = &peeled.field;
         let ident = &argument.ident;
         let docs = &argument.docs;
         let rename = argument
@@ -118,7 +126,7 @@ fn args_struct(tool: &HandlerFn<'_>, paths: &Paths, generate_schema: bool) -> To
             .as_ref()
             .filter(|_| generate_schema)
             .map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
-        quote!(#(#docs)* #rename #description #header #ident: #generic)
+        quote!(#(#docs)* #rename #description #header #ident: #field_ty)
     });
     let turbofish = (!types.is_empty()).then(|| quote!(::<#(#types),*>));
     // Only strings, integers and booleans may be mirrored into headers.
@@ -138,7 +146,7 @@ fn args_struct(tool: &HandlerFn<'_>, paths: &Paths, generate_schema: bool) -> To
         (
             quote!(, #private::schemars::JsonSchema),
             quote!(#[schemars(crate = #schemars_crate)]),
-            quote!(+ #private::schemars::JsonSchema),
+            quote!(+ #private::ArgumentSchema),
             quote!(schema: fn() -> #private::schemars::Schema,),
             quote!(schema: #private::input_schema::<__McpToolArgs<#(#generics),*>>,),
         )
@@ -165,7 +173,7 @@ fn args_struct(tool: &HandlerFn<'_>, paths: &Paths, generate_schema: bool) -> To
             #private::parse_arguments(json)
         }
 
-        const fn __mcp_tool_arguments<#(#generics: for<'de> #private::serde::Deserialize<'de> #schema_bound),*>(
+        const fn __mcp_tool_arguments<#(#generics: #private::ArgumentDeserialize #schema_bound),*>(
         ) -> __McpArgFns<__McpToolArgs<#(#generics),*>> {
             __McpArgFns {
                 parse: __mcp_parse::<__McpToolArgs<#(#generics),*>>,
@@ -200,8 +208,14 @@ fn call_fn(tool: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
     let call = call(tool);
     let (ret_ty, ret_span) = output_type(tool);
     let ret_local = mixed("__mcp_returned");
+    // Through the probe: `IntoToolResult` is checked once, in the output
+    // schema's constant (see `super::output`).
     let convert = quote_spanned! {ret_span=>
-        <#ret_ty as #private::IntoToolResult>::into_tool_result(#ret_local)
+        {
+            #[allow(unused_imports)]
+            use #private::{ConvertNothing as _, ConvertResult as _};
+            (&#private::Probe::<#ret_ty>::new()).convert(#ret_local)
+        }
     };
     quote! {
         fn __mcp_call(
@@ -224,12 +238,9 @@ fn entry(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenS
     let name = &tool.name;
     let metadata = metadata_fields(tool, &attr.common, private);
     let annotations = annotations(attr, private);
-    let (ret_ty, ret_span) = output_type(tool);
     let output_schema = match &attr.output_schema {
         Some(path) => quote_spanned!(path.span()=> #private::OutputSchema::Raw(#path)),
-        None => quote_spanned!(ret_span=>
-            #private::OutputSchema::Generated(<#ret_ty as #private::IntoToolResult>::output_schema)
-        ),
+        None => quote!(#private::OutputSchema::Generated(__MCP_OUTPUT_SCHEMA)),
     };
     let can_log = can_log(tool, private);
     let asks = super::ask::declared(tool);

@@ -7,129 +7,112 @@ use std::collections::HashMap;
 
 use base64::Engine as _;
 use bytes::Bytes;
-use http::{Request, Uri};
-use http_body_util::{BodyExt as _, Full};
-use hyper_util::rt::TokioIo;
+use http::{Method, Uri};
 use serde_json::{Value, json};
-use tokio::net::TcpStream;
 
+use super::oauth::{OAuth, Session};
 use super::transport::{Reply, Transport, TransportError};
+use super::web::{exchange, http_url};
 use crate::protocol::PROTOCOL_VERSION;
+use crate::schema::{HeaderParam, header_params};
 
 /// A server at an `http://` URL.
 #[derive(Debug)]
 pub struct Remote {
     uri: Uri,
-    authority: String,
     /// Extra headers on every request (for example `Authorization`).
     headers: Vec<(String, String)>,
-    /// Tool name -> (argument, header name) pairs; fetched on first use.
-    mirrored: Option<HashMap<String, Vec<(String, String)>>>,
+    /// Header-mirrored tool parameters; fetched on first use.
+    mirrored: Option<Mirrored>,
+    /// OAuth, when configured.
+    auth: Option<Session>,
 }
 
 impl Remote {
     /// A server at `url`, such as `http://127.0.0.1:8080/mcp`.
     pub fn new(url: &str) -> Result<Self, TransportError> {
-        let uri: Uri = url
-            .parse()
-            .map_err(|error| TransportError(format!("`{url}` is not a URL: {error}")))?;
-        match uri.scheme_str() {
-            Some("http") => {}
-            Some("https") => {
-                return Err(TransportError(
-                    "https URLs are not supported by the built-in client; reach the server through a local proxy".into(),
-                ));
-            }
-            _ => return Err(TransportError(format!("`{url}` is not an http:// URL"))),
-        }
-        let authority = uri
-            .authority()
-            .ok_or_else(|| TransportError(format!("`{url}` has no host")))?
-            .to_string();
+        let uri = http_url(url)?;
         Ok(Remote {
             uri,
-            authority,
             headers: Vec::new(),
             mirrored: None,
+            auth: None,
         })
     }
 
-    /// Sends `name: value` with every request.
+    /// Sends `name: value` with every request. An `Authorization` header
+    /// turns [`oauth`](Self::oauth) off.
     pub fn header(mut self, name: &str, value: &str) -> Self {
+        if name.eq_ignore_ascii_case("authorization") {
+            self.auth = None;
+        }
         self.headers.push((name.to_owned(), value.to_owned()));
         self
     }
 
+    /// Authorizes requests with OAuth 2.1 when the server asks (a `401`,
+    /// or a `403` for missing scopes): discovery, registration, the
+    /// authorization code flow and step-up, as [`OAuth`] configures them.
+    /// Not used when an `Authorization` header is given with
+    /// [`header`](Self::header).
+    pub fn oauth(mut self, settings: OAuth) -> Self {
+        self.auth = Some(Session::new(settings, &self.uri));
+        self
+    }
+
+    /// POSTs an MCP message, with the token if there is one, authorizing
+    /// and sending it again when the server refuses.
     async fn post(
-        &self,
+        &mut self,
         body: String,
         headers: Vec<(String, String)>,
     ) -> Result<(u16, String, Bytes), TransportError> {
-        let port = self.uri.port_u16().unwrap_or(80);
-        let host = self
-            .uri
-            .host()
-            .unwrap_or("localhost")
-            .trim_matches(|c| c == '[' || c == ']');
-        let stream = TcpStream::connect((host, port)).await.map_err(|error| {
-            TransportError(format!("cannot connect to {}: {error}", self.authority))
-        })?;
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-            .await
-            .map_err(|error| {
-                TransportError(format!(
-                    "HTTP handshake with {} failed: {error}",
-                    self.authority
-                ))
-            })?;
-        tokio::spawn(connection);
-        let path = self.uri.path_and_query().map_or("/", |p| p.as_str());
-        let mut request = Request::post(path)
-            .header("host", &self.authority)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream");
-        for (name, value) in headers.iter().chain(&self.headers) {
-            request = request.header(name.as_str(), value.as_str());
+        let mut headers = headers;
+        headers.extend([
+            ("content-type".to_owned(), "application/json".to_owned()),
+            (
+                "accept".to_owned(),
+                "application/json, text/event-stream".to_owned(),
+            ),
+        ]);
+        headers.extend(self.headers.iter().cloned());
+        let body = Bytes::from(body);
+        loop {
+            let mut sent = headers.clone();
+            if let Some(token) = self.auth.as_ref().and_then(Session::bearer) {
+                sent.push(("authorization".to_owned(), format!("Bearer {token}")));
+            }
+            let response = exchange(Method::POST, &self.uri, &sent, body.clone()).await?;
+            let content_type = response
+                .header("content-type")
+                .unwrap_or_default()
+                .to_owned();
+            let refused = matches!(response.status, 401 | 403);
+            let Some(auth) = self.auth.as_mut().filter(|_| refused) else {
+                return Ok((response.status, content_type, response.body));
+            };
+            let challenge = response.header("www-authenticate");
+            if !auth.refused(&self.uri, response.status, challenge).await? {
+                return Ok((response.status, content_type, response.body));
+            }
         }
-        let request = request
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|error| TransportError(format!("cannot build the request: {error}")))?;
-        let response = sender.send_request(request).await.map_err(|error| {
-            TransportError(format!("the request to {} failed: {error}", self.authority))
-        })?;
-        let status = response.status().as_u16();
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_owned();
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .map_err(|error| TransportError(format!("reading the response failed: {error}")))?
-            .to_bytes();
-        Ok((status, content_type, body))
     }
 
-    /// Which arguments of which tools are mirrored into headers.
-    async fn mirrored(
-        &mut self,
-    ) -> Result<&HashMap<String, Vec<(String, String)>>, TransportError> {
+    /// Which arguments of which tools are mirrored into headers, from
+    /// `tools/list` (sent with the `_meta` of the call that needs it): the
+    /// parameters, or why the tool's definition is invalid.
+    async fn mirrored(&mut self, meta: &Value) -> Result<&Mirrored, TransportError> {
         if self.mirrored.is_none() {
             let mut mirrored = HashMap::new();
             let mut cursor: Option<String> = None;
-            loop {
-                let mut params = json!({"_meta": {
-                    "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
-                    "io.modelcontextprotocol/clientCapabilities": {}
-                }});
+            for page in 0..10_000 {
+                let mut params = json!({"_meta": meta});
                 if let Some(cursor) = &cursor {
                     params["cursor"] = json!(cursor);
                 }
+                let id = format!("tool-headers-{page}");
                 let message =
-                    json!({"jsonrpc": "2.0", "id": 0, "method": "tools/list", "params": params});
+                    json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params});
                 let headers = vec![
                     (
                         "mcp-protocol-version".to_owned(),
@@ -138,23 +121,16 @@ impl Remote {
                     ("mcp-method".to_owned(), "tools/list".to_owned()),
                 ];
                 let (_, content_type, body) = self.post(message.to_string(), headers).await?;
-                let reply = read_reply(0, &content_type, &body)?;
+                let reply = read_reply(&json!(id), &content_type, &body)?;
                 let result = &reply.response["result"];
                 for tool in result["tools"].as_array().into_iter().flatten() {
-                    let pairs: Vec<(String, String)> = tool["inputSchema"]["properties"]
-                        .as_object()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|(argument, schema)| {
-                            Some((
-                                argument.clone(),
-                                schema.get("x-mcp-header")?.as_str()?.to_owned(),
-                            ))
-                        })
-                        .collect();
-                    if let (Some(name), false) = (tool["name"].as_str(), pairs.is_empty()) {
-                        mirrored.insert(name.to_owned(), pairs);
-                    }
+                    let (Some(name), Some(schema)) =
+                        (tool["name"].as_str(), tool["inputSchema"].as_object())
+                    else {
+                        continue;
+                    };
+                    let params = header_params(schema).map_err(|e| e.to_string());
+                    mirrored.insert(name.to_owned(), params);
                 }
                 match result["nextCursor"].as_str() {
                     Some(next) => cursor = Some(next.to_owned()),
@@ -164,6 +140,53 @@ impl Remote {
             self.mirrored = Some(mirrored);
         }
         Ok(self.mirrored.get_or_insert_with(HashMap::new))
+    }
+
+    /// The `Mcp-Param-*` headers of a `tools/call`; an error for a tool whose
+    /// definition the spec says clients must reject.
+    async fn param_headers(
+        &mut self,
+        params: &Value,
+    ) -> Result<Vec<(String, String)>, TransportError> {
+        let tool = params["name"].as_str().unwrap_or_default();
+        let Some(mirrored) = self.mirrored(&params["_meta"]).await?.get(tool) else {
+            return Ok(Vec::new());
+        };
+        let mirrored = mirrored.as_ref().map_err(|problem| {
+            TransportError(format!(
+                "not calling tool `{tool}`: its definition is invalid ({problem}), and a client must reject it (server/tools#x-mcp-header)"
+            ))
+        })?;
+        let mut headers = Vec::new();
+        for param in mirrored {
+            let mut value = &params["arguments"];
+            for key in &param.path {
+                value = &value[key];
+            }
+            let text = match value {
+                Value::String(text) => text.clone(),
+                Value::Bool(flag) => flag.to_string(),
+                Value::Number(number) => integer_text(number),
+                // Absent or null: the header is left out.
+                _ => continue,
+            };
+            headers.push((format!("mcp-param-{}", param.name), header_value(&text)));
+        }
+        Ok(headers)
+    }
+}
+
+/// Tool name -> its header-mirrored parameters, or why its definition is
+/// invalid.
+type Mirrored = HashMap<String, Result<Vec<HeaderParam>, String>>;
+
+/// An integer in decimal (`42`, not `42.0`, when sent as a float).
+fn integer_text(number: &serde_json::Number) -> String {
+    match number.as_f64() {
+        Some(float) if number.is_f64() && float.fract() == 0.0 && float.abs() < 9.007e15 => {
+            format!("{float:.0}")
+        }
+        _ => number.to_string(),
     }
 }
 
@@ -187,27 +210,10 @@ impl Transport for Remote {
             headers.push(("mcp-name".to_owned(), header_value(name)));
         }
         if method == "tools/call" {
-            let tool = value["params"]["name"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            let pairs = self
-                .mirrored()
-                .await?
-                .get(&tool)
-                .cloned()
-                .unwrap_or_default();
-            for (argument, header) in pairs {
-                let text = match &value["params"]["arguments"][&argument] {
-                    Value::Null => continue,
-                    Value::String(text) => text.clone(),
-                    other => other.to_string(),
-                };
-                headers.push((format!("mcp-param-{header}"), header_value(&text)));
-            }
+            headers.extend(self.param_headers(&value["params"]).await?);
         }
         let (status, content_type, body) = self.post(message, headers).await?;
-        match read_reply(id, &content_type, &body) {
+        match read_reply(&json!(id), &content_type, &body) {
             Ok(reply) => Ok(reply),
             Err(_) if status != 200 => Err(TransportError(format!(
                 "HTTP {status}: {}",
@@ -216,12 +222,18 @@ impl Transport for Remote {
             Err(error) => Err(error),
         }
     }
+
+    fn mirrors_tool_headers(&self) -> bool {
+        true
+    }
 }
 
 /// A header value as the spec encodes it: as is when it is visible ASCII
-/// without surrounding spaces, else `=?base64?...?=`.
+/// without surrounding spaces, else `=?base64?...?=` (and so is a plain
+/// value that looks like that sentinel).
 fn header_value(text: &str) -> String {
-    let plain = text.bytes().all(|b| (0x20..0x7f).contains(&b)) && text.trim() == text;
+    let sentinel = text.starts_with("=?base64?") && text.ends_with("?=");
+    let plain = text.bytes().all(|b| (0x20..0x7f).contains(&b)) && text.trim() == text && !sentinel;
     if plain {
         text.to_owned()
     } else {
@@ -234,7 +246,7 @@ fn header_value(text: &str) -> String {
 
 /// The response to request `id` in a JSON or SSE body, with the
 /// notifications before it.
-fn read_reply(id: u64, content_type: &str, body: &[u8]) -> Result<Reply, TransportError> {
+fn read_reply(id: &Value, content_type: &str, body: &[u8]) -> Result<Reply, TransportError> {
     let text = std::str::from_utf8(body)
         .map_err(|_| TransportError("the response is not UTF-8".into()))?;
     let parse = |json: &str| -> Result<Value, TransportError> {
@@ -253,7 +265,7 @@ fn read_reply(id: u64, content_type: &str, body: &[u8]) -> Result<Reply, Transpo
                 continue;
             }
             let message = parse(&data.join("\n"))?;
-            if message.get("id").and_then(Value::as_u64) == Some(id) {
+            if message.get("id") == Some(id) {
                 return Ok(Reply {
                     response: message,
                     notifications,
@@ -285,21 +297,29 @@ mod tests {
         assert_eq!(header_value("us-west1"), "us-west1");
         assert_eq!(header_value("Zürich"), "=?base64?WsO8cmljaA==?=");
         assert_eq!(header_value(" padded"), "=?base64?IHBhZGRlZA==?=");
+        assert_eq!(header_value("line1\nline2"), "=?base64?bGluZTEKbGluZTI=?=");
+        assert_eq!(header_value("\tindented"), "=?base64?CWluZGVudGVk?=");
+        assert_eq!(
+            header_value("=?base64?literal?="),
+            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+        );
+        assert_eq!(header_value("us west 1"), "us west 1");
+        assert_eq!(header_value(""), "");
     }
 
     #[test]
     fn replies_are_read_from_json_and_event_streams() {
         let sse = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n: keep-alive\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n";
-        let reply = read_reply(7, "text/event-stream", sse.as_bytes()).unwrap();
+        let reply = read_reply(&json!(7), "text/event-stream", sse.as_bytes()).unwrap();
         assert_eq!(reply.response["id"], 7);
         assert_eq!(reply.notifications.len(), 1);
         let reply = read_reply(
-            7,
+            &json!(7),
             "application/json",
             b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}",
         )
         .unwrap();
         assert!(reply.notifications.is_empty());
-        assert!(read_reply(7, "text/plain", b"nope").is_err());
+        assert!(read_reply(&json!(7), "text/plain", b"nope").is_err());
     }
 }

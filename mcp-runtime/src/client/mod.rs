@@ -5,10 +5,15 @@
 
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub mod oauth;
 mod outcome;
 mod stdio;
 mod task;
 mod transport;
+#[cfg(feature = "http")]
+mod web;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -150,7 +155,25 @@ impl<T: Transport> Client<T> {
 
     /// Sends one request; `params` gets this client's `_meta`. Returns the
     /// result object, or the JSON-RPC error as [`ClientError::Rpc`].
+    ///
+    /// A request refused with `-32022` (unsupported protocol version) by a
+    /// server that lists this client's version as supported is sent once
+    /// more, as a new request: behind a load balancer, an instance of an
+    /// older release may have answered.
     pub async fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> Result<(Value, Notifications), ClientError> {
+        match self.send_once(method, params.clone()).await {
+            Err(ClientError::Rpc(error)) if speaks_our_version(&error) => {
+                self.send_once(method, params).await
+            }
+            other => other,
+        }
+    }
+
+    async fn send_once(
         &mut self,
         method: &str,
         params: Value,
@@ -223,9 +246,23 @@ impl<T: Transport> Client<T> {
         )))
     }
 
-    /// `tools/list`, every page.
+    /// `tools/list`, every page. Over HTTP, tools whose `x-mcp-header`
+    /// annotations break the spec's rules are left out, with a warning
+    /// (the spec: "clients MUST reject tool definitions where any
+    /// `x-mcp-header` value violates these constraints").
     pub async fn list_tools(&mut self) -> Result<Vec<Tool>, ClientError> {
-        self.list_all("tools/list", "tools").await
+        let tools: Vec<Tool> = self.list_all("tools/list", "tools").await?;
+        if !self.transport.mirrors_tool_headers() {
+            return Ok(tools);
+        }
+        let valid = |tool: &Tool| match crate::schema::header_params(&tool.input_schema) {
+            Ok(_) => true,
+            Err(error) => {
+                tracing::warn!(tool = ?tool.name, %error, "left out of tools/list: the tool's definition is invalid");
+                false
+            }
+        };
+        Ok(tools.into_iter().filter(valid).collect())
     }
 
     /// `resources/list`, every page.
@@ -336,6 +373,16 @@ impl<T: Transport> Client<T> {
     }
 }
 
+/// A `-32022` whose `data.supported` lists the version this client speaks.
+fn speaks_our_version(error: &ErrorObject) -> bool {
+    error.code == crate::protocol::error_code::UNSUPPORTED_PROTOCOL_VERSION
+        && error
+            .data
+            .as_ref()
+            .and_then(|data| data["supported"].as_array())
+            .is_some_and(|supported| supported.iter().any(|v| v == PROTOCOL_VERSION))
+}
+
 fn parse<T: DeserializeOwned>(value: &Value) -> Result<T, ClientError> {
     T::deserialize(value).map_err(|e| ClientError::Malformed(e.to_string()))
 }
@@ -344,5 +391,112 @@ impl ErrorObject {
     fn deserialize_from(value: Value) -> Result<ErrorObject, ClientError> {
         serde_json::from_value(value)
             .map_err(|e| ClientError::Malformed(format!("not an error object: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::{Client, Reply, Transport, TransportError};
+
+    /// A server that answers from a script, recording what it was sent.
+    struct Scripted {
+        answers: Vec<Value>,
+        sent: Vec<Value>,
+        over_http: bool,
+    }
+
+    impl Transport for Scripted {
+        async fn send(&mut self, _id: u64, message: String) -> Result<Reply, TransportError> {
+            self.sent.push(serde_json::from_str(&message).unwrap());
+            Ok(Reply {
+                response: self.answers.remove(0),
+                notifications: Vec::new(),
+            })
+        }
+
+        fn mirrors_tool_headers(&self) -> bool {
+            self.over_http
+        }
+    }
+
+    fn tool(name: &str, region: Value) -> Value {
+        json!({"name": name, "inputSchema": {"type": "object", "properties": {"region": region}}})
+    }
+
+    fn block_on<F: Future>(future: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(future)
+    }
+
+    #[test]
+    fn over_http_tools_with_invalid_header_annotations_are_left_out() {
+        let tools = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [
+            tool("valid", json!({"type": "string", "x-mcp-header": "Region"})),
+            tool("empty", json!({"type": "string", "x-mcp-header": ""})),
+            tool("number", json!({"type": "number", "x-mcp-header": "Region"})),
+            tool("spaced", json!({"type": "string", "x-mcp-header": "My Region"})),
+            {"name": "nested", "inputSchema": {"type": "object", "properties": {
+                "list": {"type": "array", "items": {"type": "string", "x-mcp-header": "Item"}}
+            }}},
+        ]}});
+        for (over_http, expected) in [
+            (true, vec!["valid"]),
+            (false, vec!["valid", "empty", "number", "spaced", "nested"]),
+        ] {
+            let mut client = Client::new(Scripted {
+                answers: vec![tools.clone()],
+                sent: Vec::new(),
+                over_http,
+            });
+            let listed = block_on(client.list_tools()).unwrap();
+            let names: Vec<&str> = listed.iter().map(|t| t.name.as_str()).collect();
+            assert_eq!(names, expected);
+        }
+    }
+
+    #[test]
+    fn a_version_refusal_that_lists_our_version_is_retried_once_as_a_new_request() {
+        let refusal = |id| {
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32022, "message": "Unsupported protocol version",
+                "data": {"supported": ["2026-07-28"], "requested": "2026-07-28"}}})
+        };
+        let mut client = Client::new(Scripted {
+            answers: vec![
+                refusal(1),
+                json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}),
+            ],
+            sent: Vec::new(),
+            over_http: false,
+        });
+        assert!(block_on(client.list_tools()).unwrap().is_empty());
+        let ids: Vec<&Value> = client.transport.sent.iter().map(|m| &m["id"]).collect();
+        assert_eq!(ids, [&json!(1), &json!(2)]);
+
+        // Refused twice, or by a server that does not speak our version:
+        // the error is the caller's.
+        let mut client = Client::new(Scripted {
+            answers: vec![refusal(1), refusal(2)],
+            sent: Vec::new(),
+            over_http: false,
+        });
+        let error = block_on(client.list_tools()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "error -32022: Unsupported protocol version"
+        );
+        assert_eq!(client.transport.sent.len(), 2);
+        let other = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "no",
+            "data": {"supported": ["2030-01-01"]}}});
+        let mut client = Client::new(Scripted {
+            answers: vec![other],
+            sent: Vec::new(),
+            over_http: false,
+        });
+        assert!(block_on(client.list_tools()).is_err());
+        assert_eq!(client.transport.sent.len(), 1);
     }
 }

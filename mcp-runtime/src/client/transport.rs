@@ -35,6 +35,13 @@ impl std::error::Error for TransportError {}
 pub trait Transport {
     /// Sends `message` (a request with `id`) and waits for its response.
     async fn send(&mut self, id: u64, message: String) -> Result<Reply, TransportError>;
+
+    /// Whether tool arguments marked `x-mcp-header` travel as HTTP headers
+    /// here (Streamable HTTP): the client must then leave tools whose
+    /// annotations are invalid out of `tools/list` (server/tools#x-mcp-header).
+    fn mirrors_tool_headers(&self) -> bool {
+        false
+    }
 }
 
 /// The server in this process, through the same dispatcher the transports

@@ -2,37 +2,9 @@
 //! client written against the old contract can fail) or additive (it keeps
 //! working).
 
-use std::fmt;
-
 use serde_json::{Map, Value};
 
-/// How a change affects existing clients.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Impact {
-    /// Existing clients can fail: something they use is gone or stricter.
-    Breaking,
-    /// Existing clients keep working.
-    Additive,
-}
-
-/// One difference between the locked and the live contract.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Difference {
-    /// Breaking or additive.
-    pub impact: Impact,
-    /// What changed, e.g. "tool `deploy`: argument `region` is new and required".
-    pub description: String,
-}
-
-impl fmt::Display for Difference {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let label = match self.impact {
-            Impact::Breaking => "BREAKING",
-            Impact::Additive => "additive",
-        };
-        write!(f, "{label:<8}  {}", self.description)
-    }
-}
+use super::change::{Changes, DESCRIPTIVE, Difference, compact, strip_descriptive, widens};
 
 /// Every change from `old` to `new`, breaking ones first.
 pub fn compare(old: &Value, new: &Value) -> Vec<Difference> {
@@ -63,28 +35,7 @@ pub fn compare(old: &Value, new: &Value) -> Vec<Difference> {
     ] {
         compare_items(&mut changes, kind, &section(old, key), &section(new, key));
     }
-    let mut changes = changes.0;
-    changes.sort_by_key(|change| change.impact);
-    changes
-}
-
-#[derive(Default)]
-struct Changes(Vec<Difference>);
-
-impl Changes {
-    fn breaking(&mut self, description: String) {
-        self.0.push(Difference {
-            impact: Impact::Breaking,
-            description,
-        });
-    }
-
-    fn additive(&mut self, description: String) {
-        self.0.push(Difference {
-            impact: Impact::Additive,
-            description,
-        });
-    }
+    changes.sorted()
 }
 
 #[derive(Clone, Copy)]
@@ -235,16 +186,6 @@ fn compare_extension_method(changes: &mut Changes, item: &str, before: &Value, a
     }
 }
 
-/// Fields that only describe an item: changing them never breaks a client.
-const DESCRIPTIVE: [&str; 6] = [
-    "title",
-    "description",
-    "annotations",
-    "icons",
-    "_meta",
-    "examples",
-];
-
 fn compare_descriptive(changes: &mut Changes, item: &str, before: &Value, after: &Value) {
     for field in DESCRIPTIVE {
         if before.get(field) != after.get(field) {
@@ -259,13 +200,8 @@ fn compare_tool(changes: &mut Changes, item: &str, before: &Value, after: &Value
     match (before.get("outputSchema"), after.get("outputSchema")) {
         (None, Some(_)) => changes.additive(format!("{item}: now declares an output schema")),
         (Some(_), None) => changes.breaking(format!("{item}: no longer declares an output schema")),
-        (Some(old), Some(new)) if strip_descriptive(old) != strip_descriptive(new) => {
-            changes.breaking(format!("{item}: output schema changed"));
-        }
-        (Some(old), Some(new)) if old != new => {
-            changes.additive(format!("{item}: output schema descriptions changed"));
-        }
-        _ => {}
+        (Some(old), Some(new)) => super::output::compare(changes, item, old, new),
+        (None, None) => {}
     }
 }
 
@@ -346,49 +282,6 @@ fn compare_value_schema(changes: &mut Changes, what: &str, before: &Value, after
     }
 }
 
-/// Keywords whose removal only lets more values through.
-const CONSTRAINTS: [&str; 10] = [
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "format",
-    "minItems",
-    "maxItems",
-];
-
-/// Whether `new` accepts everything `old` accepts, judged by the common
-/// cases: constraints dropped, enum values added, types added.
-fn widens(old: &Value, new: &Value) -> bool {
-    let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else {
-        return false;
-    };
-    for (key, new_value) in new {
-        let Some(old_value) = old.get(key) else {
-            return false;
-        };
-        if old_value == new_value {
-            continue;
-        }
-        let superset = match (old_value, new_value) {
-            (Value::Array(o), Value::Array(n)) if key == "enum" || key == "type" => {
-                o.iter().all(|v| n.contains(v))
-            }
-            (Value::String(o), Value::Array(n)) if key == "type" => n.iter().any(|t| t == o),
-            _ => false,
-        };
-        if !superset {
-            return false;
-        }
-    }
-    old.keys()
-        .filter(|key| !new.contains_key(*key))
-        .all(|key| CONSTRAINTS.contains(&key.as_str()))
-}
-
 fn compare_prompt(changes: &mut Changes, item: &str, before: &Value, after: &Value) {
     compare_descriptive(changes, item, before, after);
     let arguments = |prompt: &Value| -> Vec<(String, bool, Value)> {
@@ -458,38 +351,12 @@ fn compare_resource(changes: &mut Changes, item: &str, before: &Value, after: &V
     }
 }
 
-/// `value` without descriptive keywords, at every level.
-fn strip_descriptive(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(k, _)| !DESCRIPTIVE.contains(&k.as_str()) && k.as_str() != "default")
-                .map(|(k, v)| (k.clone(), strip_descriptive(v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(strip_descriptive).collect()),
-        other => other.clone(),
-    }
-}
-
-fn compact(value: &Value) -> String {
-    let text = value.to_string();
-    if text.len() > 80 {
-        let cut = (0..=77)
-            .rev()
-            .find(|&i| text.is_char_boundary(i))
-            .unwrap_or(0);
-        format!("{}...", &text[..cut])
-    } else {
-        text
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::contract::Impact;
 
     fn tool(input: Value) -> Value {
         json!({"tools": {"t": {"description": "d", "inputSchema": input}}})
@@ -668,7 +535,7 @@ mod tests {
         assert_eq!(
             described(&compare(&old, &new)),
             [
-                "BREAKING  tool `a`: output schema changed",
+                "BREAKING  tool `a`: output field `n` changed type (clients that read it may break): {\"type\":\"integer\"} -> {\"type\":\"string\"}",
                 "BREAKING  tool `c`: no longer declares an output schema",
                 "additive  tool `a`: description changed",
                 "additive  tool `b`: now declares an output schema",

@@ -14,13 +14,16 @@
 //! When the change is intended, `MCP_CONTRACT_UPDATE=1 cargo test`
 //! rewrites the file; review it like code.
 
+mod change;
 mod diff;
+mod output;
 
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-pub use self::diff::{Difference, Impact, compare};
+pub use self::change::{Difference, Impact};
+pub use self::diff::compare;
 use crate::client::{Client, ClientError, InProcess, Transport};
 use crate::server::{Server, ServerBuilder};
 

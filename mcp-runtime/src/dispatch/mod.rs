@@ -440,7 +440,7 @@ impl Dispatcher {
         let method = match &request.method {
             MethodName::Known(method) if self.offers(*method) => *method,
             MethodName::Unknown(name) => return self.triage_extension(name, meta),
-            other => return Triage::Answered(Err(ErrorObject::method_not_found(other.as_str()))),
+            MethodName::Known(method) => return Triage::Answered(Err(not_offered(*method))),
         };
         if method.is_list() {
             return Triage::Answered(self.list(method, request, source.list_filter()));
@@ -524,6 +524,14 @@ impl Dispatcher {
             // support are omitted from the acknowledgement).
             Method::SubscriptionsListen => true,
         }
+    }
+}
+
+/// `-32601` for a method this server does not offer.
+fn not_offered(method: Method) -> ErrorObject {
+    match method.capability() {
+        Some(capability) => ErrorObject::capability_not_offered(method.name(), capability),
+        None => ErrorObject::method_not_found(method.name()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The inspected server: this binary's own handlers, a child process, or a
 //! remote endpoint.
 
+use crate::client::oauth::OAuth;
 use crate::client::{
     ChildProcess, ClientError, InProcess, Remote, Reply, Transport, TransportError,
 };
@@ -19,9 +20,10 @@ impl Connection {
         url: Option<&str>,
         command: Option<&str>,
         headers: &[String],
+        oauth: OAuth,
     ) -> Result<Connection, ClientError> {
         if let Some(url) = url {
-            let mut remote = Remote::new(url)?;
+            let mut remote = Remote::new(url)?.oauth(oauth);
             for header in headers {
                 let (name, value) = header.split_once(':').ok_or_else(|| {
                     ClientError::Malformed(format!(
@@ -47,6 +49,14 @@ impl Transport for Connection {
             Connection::InProcess(transport) => transport.send(id, message).await,
             Connection::Child(transport) => transport.send(id, message).await,
             Connection::Remote(transport) => transport.send(id, message).await,
+        }
+    }
+
+    fn mirrors_tool_headers(&self) -> bool {
+        match self {
+            Connection::InProcess(transport) => transport.mirrors_tool_headers(),
+            Connection::Child(transport) => transport.mirrors_tool_headers(),
+            Connection::Remote(transport) => transport.mirrors_tool_headers(),
         }
     }
 }

@@ -1,6 +1,11 @@
 //! Readable output: results on stdout, progress, logs and errors on
 //! stderr. `--json` prints results as the server sent them.
+//!
+//! Results are written to a `Write` and its errors returned, so that a
+//! reader that goes away (`list | head -1`) ends the inspector quietly
+//! instead of panicking in `println!`.
 
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use serde::Serialize;
@@ -11,11 +16,12 @@ use crate::protocol::{
     CallToolResult, Content, GetPromptResult, ReadResourceResult, ResourceContents,
 };
 
-fn json(value: &impl Serialize) {
-    println!(
+fn json(out: &mut dyn Write, value: &impl Serialize) -> io::Result<()> {
+    writeln!(
+        out,
         "{}",
         serde_json::to_string_pretty(value).unwrap_or_default()
-    );
+    )
 }
 
 pub(super) fn error(error: &ClientError) {
@@ -42,17 +48,23 @@ pub(super) fn notifications(notifications: &Notifications) {
     }
 }
 
-pub(super) fn discovery(discovery: &Discovery, raw: &Value, as_json: bool) {
+pub(super) fn discovery(
+    out: &mut dyn Write,
+    discovery: &Discovery,
+    raw: &Value,
+    as_json: bool,
+) -> io::Result<()> {
     if as_json {
-        return json(raw);
+        return json(out, raw);
     }
     if let Some(info) = &discovery.server_info {
-        println!("{} {}", info.name, info.version);
+        writeln!(out, "{} {}", info.name, info.version)?;
     }
-    println!(
+    writeln!(
+        out,
         "protocol versions: {}",
         discovery.supported_versions.join(", ")
-    );
+    )?;
     let capabilities = serde_json::to_value(&discovery.capabilities).unwrap_or_default();
     let offers: Vec<String> = capabilities
         .as_object()
@@ -65,172 +77,240 @@ pub(super) fn discovery(discovery: &Discovery, raw: &Value, as_json: bool) {
             _ => name.clone(),
         })
         .collect();
-    println!("capabilities: {}", offers.join(", "));
+    writeln!(out, "capabilities: {}", offers.join(", "))?;
     if let Some(instructions) = &discovery.instructions {
-        println!("instructions: {instructions}");
+        writeln!(out, "instructions: {instructions}")?;
     }
+    Ok(())
 }
 
 fn first_line(text: Option<&str>) -> &str {
     text.and_then(|t| t.lines().next()).unwrap_or("")
 }
 
-pub(super) fn listing(listed: &Value, as_json: bool) {
+pub(super) fn listing(out: &mut dyn Write, listed: &Value, as_json: bool) -> io::Result<()> {
     if as_json {
-        return json(listed);
+        return json(out, listed);
     }
-    let section = |key: &str, title: &str, id: &str, describe: &dyn Fn(&Value) -> String| {
+    let mut section = |key: &str, title: &str, id: &str, describe: &dyn Fn(&Value) -> String| {
         let Some(items) = listed.get(key).and_then(Value::as_array) else {
-            return;
+            return Ok(());
         };
-        println!("{title} ({})", items.len());
+        writeln!(out, "{title} ({})", items.len())?;
         for item in items {
             let name = item[id].as_str().unwrap_or("?");
             let detail = describe(item);
             let description = first_line(item["description"].as_str());
-            println!("  {name}{detail}  {description}");
+            writeln!(out, "  {name}{detail}  {description}")?;
         }
+        Ok::<(), io::Error>(())
     };
-    section("tools", "Tools", "name", &|tool| {
-        let schema = &tool["inputSchema"];
-        let required: Vec<&str> = schema["required"]
-            .as_array()
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let arguments: Vec<String> = schema["properties"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(name, property)| {
-                let optional = if required.contains(&name.as_str()) {
-                    ""
-                } else {
-                    "?"
-                };
-                let kind = property["type"].as_str().unwrap_or("any");
-                format!("{name}{optional}: {kind}")
-            })
-            .collect();
-        format!("({})", arguments.join(", "))
-    });
-    section("resources", "Resources", "uri", &|resource| {
-        resource["mimeType"]
-            .as_str()
-            .map(|m| format!(" [{m}]"))
-            .unwrap_or_default()
-    });
+    section("tools", "Tools", "name", &tool_arguments)?;
+    section("resources", "Resources", "uri", &mime_type)?;
     section(
         "resourceTemplates",
         "Resource templates",
         "uriTemplate",
-        &|template| {
-            template["mimeType"]
-                .as_str()
-                .map(|m| format!(" [{m}]"))
-                .unwrap_or_default()
-        },
-    );
-    section("prompts", "Prompts", "name", &|prompt| {
-        let arguments: Vec<String> = prompt["arguments"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|a| {
-                let optional = if a["required"] == true { "" } else { "?" };
-                format!("{}{optional}", a["name"].as_str().unwrap_or("?"))
-            })
-            .collect();
-        format!("({})", arguments.join(", "))
-    });
+        &mime_type,
+    )?;
+    section("prompts", "Prompts", "name", &prompt_arguments)
 }
 
-fn content(block: &Content) {
+/// `(city: string, unit: celsius|fahrenheit, days?: integer)`.
+fn tool_arguments(tool: &Value) -> String {
+    let schema = &tool["inputSchema"];
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let arguments: Vec<String> = schema["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(name, property)| {
+            let optional = if required.contains(&name.as_str()) {
+                ""
+            } else {
+                "?"
+            };
+            format!("{name}{optional}: {}", value_kind(property, schema, 0))
+        })
+        .collect();
+    format!("({})", arguments.join(", "))
+}
+
+/// What a value of `schema` may be, briefly: its type, its choices
+/// (`celsius|fahrenheit`), `[item]` for arrays. `$ref`s are followed within
+/// `root` (never fetched).
+fn value_kind(schema: &Value, root: &Value, depth: usize) -> String {
+    if depth > 8 {
+        return "any".to_owned();
+    }
+    if let Some(target) = schema["$ref"]
+        .as_str()
+        .and_then(|r| r.strip_prefix('#'))
+        .and_then(|pointer| root.pointer(pointer))
+    {
+        return value_kind(target, root, depth + 1);
+    }
+    if let Some(choices) = schema["enum"].as_array() {
+        return choices.iter().map(choice).collect::<Vec<_>>().join("|");
+    }
+    if let Some(value) = schema.get("const") {
+        return choice(value);
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(alternatives) = schema[key].as_array() {
+            let kinds: Vec<String> = alternatives
+                .iter()
+                .filter(|a| a["type"] != "null")
+                .map(|a| value_kind(a, root, depth + 1))
+                .collect();
+            return kinds.join("|");
+        }
+    }
+    let kind = |name: &str| match name {
+        "array" => format!("[{}]", value_kind(&schema["items"], root, depth + 1)),
+        other => other.to_owned(),
+    };
+    match &schema["type"] {
+        Value::String(name) => kind(name),
+        Value::Array(names) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|n| *n != "null")
+            .map(kind)
+            .collect::<Vec<_>>()
+            .join("|"),
+        _ => "any".to_owned(),
+    }
+}
+
+/// An enum or const value as a choice: strings bare, others as JSON.
+fn choice(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn mime_type(item: &Value) -> String {
+    item["mimeType"]
+        .as_str()
+        .map(|m| format!(" [{m}]"))
+        .unwrap_or_default()
+}
+
+fn prompt_arguments(prompt: &Value) -> String {
+    let arguments: Vec<String> = prompt["arguments"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|a| {
+            let optional = if a["required"] == true { "" } else { "?" };
+            format!("{}{optional}", a["name"].as_str().unwrap_or("?"))
+        })
+        .collect();
+    format!("({})", arguments.join(", "))
+}
+
+fn content(out: &mut dyn Write, block: &Content) -> io::Result<()> {
     match block {
-        Content::Text(text) => println!("{}", text.text),
-        Content::Image(image) => println!(
+        Content::Text(text) => writeln!(out, "{}", text.text),
+        Content::Image(image) => writeln!(
+            out,
             "[image {}, {} base64 characters]",
             image.mime_type,
             image.data.len()
         ),
-        Content::Audio(audio) => println!(
+        Content::Audio(audio) => writeln!(
+            out,
             "[audio {}, {} base64 characters]",
             audio.mime_type,
             audio.data.len()
         ),
-        Content::ResourceLink(link) => println!("[link {} {}]", link.uri, link.name),
-        Content::Resource(embedded) => resource_contents(&embedded.resource),
+        Content::ResourceLink(link) => writeln!(out, "[link {} {}]", link.uri, link.name),
+        Content::Resource(embedded) => resource_contents(out, &embedded.resource),
     }
 }
 
-fn resource_contents(contents: &ResourceContents) {
+fn resource_contents(out: &mut dyn Write, contents: &ResourceContents) -> io::Result<()> {
+    let mime = |mime: Option<&str>| mime.map(|m| format!(" ({m})")).unwrap_or_default();
     match contents {
         ResourceContents::Text(text) => {
-            let mime = text
-                .mime_type
-                .as_deref()
-                .map(|m| format!(" ({m})"))
-                .unwrap_or_default();
-            println!("[{}{mime}]\n{}", text.uri, text.text);
+            let mime = mime(text.mime_type.as_deref());
+            writeln!(out, "[{}{mime}]\n{}", text.uri, text.text)
         }
         ResourceContents::Blob(blob) => {
-            let mime = blob
-                .mime_type
-                .as_deref()
-                .map(|m| format!(" ({m})"))
-                .unwrap_or_default();
-            println!(
+            let mime = mime(blob.mime_type.as_deref());
+            writeln!(
+                out,
                 "[{}{mime}: {} base64 characters]",
                 blob.uri,
                 blob.blob.len()
-            );
+            )
         }
     }
 }
 
 /// Prints a tool result; a tool error exits with status 1.
-pub(super) fn tool_result(result: &CallToolResult, as_json: bool) -> ExitCode {
+pub(super) fn tool_result(
+    out: &mut dyn Write,
+    result: &CallToolResult,
+    as_json: bool,
+) -> io::Result<ExitCode> {
     if as_json {
-        json(result);
+        json(out, result)?;
     } else {
         if result.is_error {
             eprintln!("tool error:");
         }
         for block in &result.content {
-            content(block);
+            content(out, block)?;
         }
         if let Some(structured) = &result.structured_content {
-            println!("structured content:");
-            json(structured);
+            writeln!(out, "structured content:")?;
+            json(out, structured)?;
         }
     }
-    if result.is_error {
+    Ok(if result.is_error {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
-    }
+    })
 }
 
-pub(super) fn resource(result: &ReadResourceResult, as_json: bool) {
+pub(super) fn resource(
+    out: &mut dyn Write,
+    result: &ReadResourceResult,
+    as_json: bool,
+) -> io::Result<()> {
     if as_json {
-        return json(result);
+        return json(out, result);
     }
     for contents in &result.contents {
-        resource_contents(contents);
+        resource_contents(out, contents)?;
     }
+    Ok(())
 }
 
-pub(super) fn prompt(result: &GetPromptResult, as_json: bool) {
+pub(super) fn prompt(
+    out: &mut dyn Write,
+    result: &GetPromptResult,
+    as_json: bool,
+) -> io::Result<()> {
     if as_json {
-        return json(result);
+        return json(out, result);
     }
     if let Some(description) = &result.description {
-        println!("{description}");
+        writeln!(out, "{description}")?;
     }
     for message in &result.messages {
         let role = serde_json::to_value(message.role).unwrap_or_default();
-        print!("[{}] ", role.as_str().unwrap_or("?"));
-        content(&message.content);
+        write!(out, "[{}] ", role.as_str().unwrap_or("?"))?;
+        content(out, &message.content)?;
     }
+    Ok(())
 }
 
 /// A round nobody could answer: what it asks and how to answer it.
@@ -261,4 +341,60 @@ pub(super) fn unanswered_requests(requests: &[(String, InputRequest)]) {
     eprintln!(
         "answer on a terminal, or pass --answers FILE with a JSON object mapping each key to its response"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::listing;
+
+    #[test]
+    fn tool_arguments_show_choices_items_and_references() {
+        let listed = json!({"tools": [{
+            "name": "forecast",
+            "description": "The forecast.\nMore.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string"},
+                    "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+                    "speed": {"oneOf": [{"const": "fast", "description": "Fast."}, {"const": "slow"}]},
+                    "days": {"type": ["integer", "null"]},
+                    "places": {"type": "array", "items": {"$ref": "#/$defs/Place"}},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "region": {"$ref": "#/$defs/Region"},
+                    "profile": {"$ref": "https://example.com/profile.json"}
+                },
+                "required": ["city", "unit"],
+                "$defs": {
+                    "Place": {"type": "object"},
+                    "Region": {"anyOf": [{"const": 1}, {"const": 2}, {"type": "null"}]}
+                }
+            }
+        }]});
+        let mut out = Vec::new();
+        listing(&mut out, &listed, false).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "Tools (1)\n  forecast(city: string, unit: celsius|fahrenheit, speed?: fast|slow, days?: integer, \
+             places?: [object], tags?: [string], region?: 1|2, profile?: any)  The forecast.\n"
+        );
+    }
+
+    #[test]
+    fn a_closed_stdout_is_an_error_not_a_panic() {
+        struct Closed;
+        impl std::io::Write for Closed {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::ErrorKind::BrokenPipe.into())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let listed = json!({"prompts": [{"name": "review"}]});
+        let error = listing(&mut Closed, &listed, false).unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::BrokenPipe);
+    }
 }

@@ -150,6 +150,15 @@ impl ErrorObject {
         )
     }
 
+    /// `-32601` for a method of a capability this server does not
+    /// advertise (the spec's `MethodNotFoundError`: "calling `prompts/list`
+    /// when the `prompts` capability was not advertised"), saying which.
+    pub(crate) fn capability_not_offered(method: &str, capability: &str) -> Self {
+        Self::method_not_found(method).with_data(serde_json::json!({
+            "reason": format!("the server does not advertise the `{capability}` capability")
+        }))
+    }
+
     /// `-32602`: the parameters are invalid.
     pub fn invalid_params(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(error_code::INVALID_PARAMS, message)

@@ -40,6 +40,19 @@ impl Method {
         )
     }
 
+    /// The server capability that offers this method, if one does.
+    pub(crate) fn capability(self) -> Option<&'static str> {
+        match self {
+            Method::ToolsList | Method::ToolsCall => Some("tools"),
+            Method::ResourcesList | Method::ResourcesTemplatesList | Method::ResourcesRead => {
+                Some("resources")
+            }
+            Method::PromptsList | Method::PromptsGet => Some("prompts"),
+            Method::CompletionComplete => Some("completions"),
+            Method::Discover | Method::SubscriptionsListen => None,
+        }
+    }
+
     pub(crate) fn name(self) -> &'static str {
         match self {
             Method::Discover => "server/discover",

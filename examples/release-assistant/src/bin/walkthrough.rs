@@ -6,7 +6,6 @@
 //! the answers and the sealed `requestState`.
 
 use mcp_runtime::Server;
-use release_assistant as _;
 use serde_json::{Value, json};
 
 /// What the scripted user answers to one input request.

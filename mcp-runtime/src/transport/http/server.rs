@@ -33,7 +33,10 @@ use crate::diagnostics::REFUSALS;
 /// flight finish (up to the shutdown grace period). Blocks the calling
 /// thread; runs its own runtimes (one per available core, on worker
 /// threads; with a single core, on the calling thread).
-pub(crate) fn run(endpoint: Endpoint) -> io::Result<()> {
+///
+/// `listening` is told the bound address and the endpoint's path once the
+/// server is about to serve.
+pub(crate) fn run(endpoint: Endpoint, listening: impl FnOnce(SocketAddr, &str)) -> io::Result<()> {
     let options = &endpoint.options;
     let listener = std::net::TcpListener::bind(options.bind)?;
     listener.set_nonblocking(true)?;
@@ -55,6 +58,7 @@ pub(crate) fn run(endpoint: Endpoint) -> io::Result<()> {
         ShutdownSignals::install()?
     };
     tracing::info!(%address, path = %endpoint.options.path, "serving MCP over HTTP");
+    listening(address, &endpoint.options.path);
     if workers == 1 {
         // One worker: the calling thread serves and watches the signals
         // itself, so the process has a single thread (which also spares the

@@ -1,0 +1,349 @@
+//! Finding the authorization server of a protected MCP server, as the
+//! spec's authorization-server-discovery page orders it: the
+//! `WWW-Authenticate` challenge, the Protected Resource Metadata (RFC 9728)
+//! it names or the well-known URIs, then the authorization server's own
+//! metadata (RFC 8414 or OpenID Connect Discovery), each validated.
+
+use bytes::Bytes;
+use http::{Method, Uri};
+use serde_json::Value;
+
+use crate::client::transport::TransportError;
+use crate::client::web::{WebResponse, exchange, http_url};
+
+/// A `Bearer` challenge from `WWW-Authenticate` (RFC 6750 §3).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Challenge {
+    pub(crate) resource_metadata: Option<String>,
+    pub(crate) scope: Option<String>,
+    pub(crate) error: Option<String>,
+}
+
+/// The `Bearer` challenge among `header`'s challenges, if there is one.
+pub(crate) fn parse_challenge(header: &str) -> Option<Challenge> {
+    let mut rest = header.trim_start();
+    let mut challenge = None;
+    while !rest.is_empty() {
+        let (word, after) = split_token(rest);
+        rest = after.trim_start();
+        if rest.starts_with('=') {
+            // An auth-param of the current challenge.
+            let (value, after) = param_value(rest[1..].trim_start());
+            rest = after.trim_start().trim_start_matches(',').trim_start();
+            if let Some(challenge) = challenge.as_mut() {
+                set_param(challenge, word, value);
+            }
+        } else if word.is_empty() {
+            rest = rest.get(1..).unwrap_or("").trim_start();
+        } else if challenge.is_some() {
+            // The next challenge's scheme.
+            break;
+        } else if word.eq_ignore_ascii_case("bearer") {
+            challenge = Some(Challenge::default());
+        }
+    }
+    challenge
+}
+
+fn set_param(challenge: &mut Challenge, name: &str, value: String) {
+    let slot = match name.to_ascii_lowercase().as_str() {
+        "resource_metadata" => &mut challenge.resource_metadata,
+        "scope" => &mut challenge.scope,
+        "error" => &mut challenge.error,
+        _ => return,
+    };
+    *slot = Some(value);
+}
+
+/// A token (`tchar`s) at the start of `text`, and what follows it.
+fn split_token(text: &str) -> (&str, &str) {
+    let end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)))
+        .unwrap_or(text.len());
+    text.split_at(end)
+}
+
+/// A quoted string (with `\` escapes) or a token.
+fn param_value(text: &str) -> (String, &str) {
+    let Some(quoted) = text.strip_prefix('"') else {
+        let (token, rest) = split_token(text);
+        return (token.to_owned(), rest);
+    };
+    let mut value = String::new();
+    let mut chars = quoted.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return (value, &quoted[i + 1..]),
+            '\\' => value.extend(chars.next().map(|(_, c)| c)),
+            c => value.push(c),
+        }
+    }
+    (value, "")
+}
+
+/// What the Protected Resource Metadata says.
+#[derive(Clone, Debug)]
+pub(crate) struct ResourceMetadata {
+    /// `resource`, exactly as published: what tokens are requested for.
+    pub(crate) resource: String,
+    /// The first of `authorization_servers`: the issuer to use.
+    pub(crate) issuer: String,
+    pub(crate) scopes_supported: Option<Vec<String>>,
+}
+
+/// Fetches the server's Protected Resource Metadata: from the challenge's
+/// `resource_metadata`, else the path-inserted well-known URI, else the
+/// root one. Its `resource` must be the server (same origin, a prefix of
+/// its path), or nothing is authorized.
+pub(crate) async fn resource_metadata(
+    server: &Uri,
+    challenge: &Challenge,
+) -> Result<ResourceMetadata, TransportError> {
+    let candidates = match &challenge.resource_metadata {
+        Some(url) => vec![url.clone()],
+        None => well_known(server, "oauth-protected-resource", true),
+    };
+    let (url, document) = first_document(&candidates).await?;
+    let text = |key: &str| document.get(key).and_then(Value::as_str).map(str::to_owned);
+    let resource = text("resource").ok_or_else(|| {
+        TransportError(format!("the resource metadata at {url} has no `resource`"))
+    })?;
+    if !covers(&resource, server) {
+        return Err(TransportError(format!(
+            "the resource metadata at {url} is for `{resource}`, not this server ({server}): not authorizing"
+        )));
+    }
+    let issuer = document["authorization_servers"]
+        .as_array()
+        .and_then(|servers| servers.first())
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            TransportError(format!(
+                "the resource metadata at {url} names no authorization server"
+            ))
+        })?
+        .to_owned();
+    Ok(ResourceMetadata {
+        resource,
+        issuer,
+        scopes_supported: strings(&document["scopes_supported"]),
+    })
+}
+
+/// Whether the resource identifier `resource` covers `server`: the same
+/// scheme and authority (scheme and host compared without case), and a
+/// path that is the server's or one of its parents'.
+pub(crate) fn covers(resource: &str, server: &Uri) -> bool {
+    let Ok(resource) = resource.parse::<Uri>() else {
+        return false;
+    };
+    let same = |a: Option<&str>, b: Option<&str>| match (a, b) {
+        (Some(a), Some(b)) => a.eq_ignore_ascii_case(b),
+        _ => false,
+    };
+    let port = |uri: &Uri| uri.port_u16().unwrap_or(80);
+    let resource_path = resource.path().trim_end_matches('/');
+    let server_path = server.path();
+    same(resource.scheme_str(), server.scheme_str())
+        && same(resource.host(), server.host())
+        && port(&resource) == port(server)
+        && resource.query().is_none()
+        && (server_path == resource_path || server_path.starts_with(&format!("{resource_path}/")))
+}
+
+/// What the authorization server's metadata says that the flow uses.
+#[derive(Clone, Debug)]
+pub(crate) struct ServerMetadata {
+    pub(crate) issuer: String,
+    pub(crate) authorization_endpoint: String,
+    pub(crate) token_endpoint: String,
+    pub(crate) registration_endpoint: Option<String>,
+    pub(crate) scopes_supported: Option<Vec<String>>,
+    pub(crate) auth_methods: Option<Vec<String>>,
+    pub(crate) grant_types: Option<Vec<String>>,
+    pub(crate) iss_parameter_supported: bool,
+    pub(crate) client_id_metadata_documents: bool,
+}
+
+/// Fetches the metadata of the authorization server `issuer` from the
+/// well-known URIs in the spec's order, using only a document whose
+/// `issuer` is `issuer` exactly, and that supports PKCE with `S256`.
+pub(crate) async fn server_metadata(issuer: &str) -> Result<ServerMetadata, TransportError> {
+    let uri = http_url(issuer)?;
+    // With a path: path insertion for both, then OpenID's path appending;
+    // never the root's documents, which belong to another issuer.
+    let mut candidates = well_known(&uri, "oauth-authorization-server", false);
+    candidates.extend(well_known(&uri, "openid-configuration", false));
+    if uri.path() != "/" && !uri.path().is_empty() {
+        candidates.push(format!(
+            "{}/.well-known/openid-configuration",
+            issuer.trim_end_matches('/')
+        ));
+    }
+    let mut refused = Vec::new();
+    for url in candidates {
+        let Some(document) = get_json(&url).await? else {
+            continue;
+        };
+        if document["issuer"].as_str() != Some(issuer) {
+            refused.push(format!("{url} names issuer {}", document["issuer"]));
+            continue;
+        }
+        return metadata_from(&url, &document);
+    }
+    Err(TransportError(if refused.is_empty() {
+        format!("no authorization server metadata found for {issuer}")
+    } else {
+        format!(
+            "the authorization server metadata for {issuer} is not its own ({}): not using it",
+            refused.join("; ")
+        )
+    }))
+}
+
+fn metadata_from(url: &str, document: &Value) -> Result<ServerMetadata, TransportError> {
+    let text = |key: &str| document[key].as_str().map(str::to_owned);
+    let required = |key: &str| {
+        text(key).ok_or_else(|| {
+            TransportError(format!(
+                "the authorization server metadata at {url} has no `{key}`"
+            ))
+        })
+    };
+    let pkce = strings(&document["code_challenge_methods_supported"]).unwrap_or_default();
+    if !pkce.iter().any(|m| m == "S256") {
+        return Err(TransportError(format!(
+            "the authorization server at {url} does not support PKCE with S256 (code_challenge_methods_supported): not authorizing"
+        )));
+    }
+    Ok(ServerMetadata {
+        issuer: required("issuer")?,
+        authorization_endpoint: required("authorization_endpoint")?,
+        token_endpoint: required("token_endpoint")?,
+        registration_endpoint: text("registration_endpoint"),
+        scopes_supported: strings(&document["scopes_supported"]),
+        auth_methods: strings(&document["token_endpoint_auth_methods_supported"]),
+        grant_types: strings(&document["grant_types_supported"]),
+        iss_parameter_supported: document["authorization_response_iss_parameter_supported"] == true,
+        client_id_metadata_documents: document["client_id_metadata_document_supported"] == true,
+    })
+}
+
+/// `https://host/.well-known/{name}{path}` (RFC 8414 §3.1 path insertion)
+/// and, for a URL with a path and `root_too`, `https://host/.well-known/{name}`.
+fn well_known(uri: &Uri, name: &str, root_too: bool) -> Vec<String> {
+    let origin = format!(
+        "{}://{}",
+        uri.scheme_str().unwrap_or("http"),
+        uri.authority().map_or("", |a| a.as_str())
+    );
+    let path = uri.path().trim_end_matches('/');
+    let mut urls = vec![format!("{origin}/.well-known/{name}{path}")];
+    if root_too && !path.is_empty() {
+        urls.push(format!("{origin}/.well-known/{name}"));
+    }
+    urls
+}
+
+/// The first of `urls` that answers with a JSON object.
+async fn first_document(urls: &[String]) -> Result<(String, Value), TransportError> {
+    for url in urls {
+        if let Some(document) = get_json(url).await? {
+            return Ok((url.clone(), document));
+        }
+    }
+    Err(TransportError(format!(
+        "no protected resource metadata at {}",
+        urls.join(" or ")
+    )))
+}
+
+/// `GET url`: the JSON object of a 200 answer, `None` for anything else.
+pub(crate) async fn get_json(url: &str) -> Result<Option<Value>, TransportError> {
+    let uri = http_url(url)?;
+    let headers = [("accept".to_owned(), "application/json".to_owned())];
+    let response: WebResponse = exchange(Method::GET, &uri, &headers, Bytes::new()).await?;
+    Ok((response.status == 200)
+        .then(|| response.json_object())
+        .flatten())
+}
+
+fn strings(value: &Value) -> Option<Vec<String>> {
+    value.as_array().map(|items| {
+        items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bearer_challenges_are_read_among_others() {
+        let challenge = parse_challenge(
+            r#"Basic realm="x", Bearer error="insufficient_scope", scope="mcp:write mcp:basic", resource_metadata="http://h/.well-known/oauth-protected-resource/mcp", error_description="a \"quoted\" word", DPoP algs="ES256""#,
+        )
+        .unwrap();
+        assert_eq!(
+            challenge,
+            Challenge {
+                resource_metadata: Some("http://h/.well-known/oauth-protected-resource/mcp".into()),
+                scope: Some("mcp:write mcp:basic".into()),
+                error: Some("insufficient_scope".into()),
+            }
+        );
+        assert_eq!(parse_challenge("Bearer"), Some(Challenge::default()));
+        assert_eq!(parse_challenge(r#"Basic realm="x""#), None);
+        assert_eq!(
+            parse_challenge("bearer error=invalid_token")
+                .unwrap()
+                .error
+                .as_deref(),
+            Some("invalid_token")
+        );
+    }
+
+    #[test]
+    fn a_resource_covers_its_server_and_nothing_else() {
+        let server: Uri = "http://localhost:3000/mcp".parse().unwrap();
+        for resource in [
+            "http://localhost:3000/mcp",
+            "http://localhost:3000",
+            "HTTP://LocalHost:3000/",
+            "http://localhost:3000/mcp/",
+        ] {
+            assert!(covers(resource, &server), "{resource}");
+        }
+        for resource in [
+            "https://evil.example.com/mcp",
+            "http://localhost:3001/mcp",
+            "http://localhost:3000/mcpx",
+            "http://localhost:3000/other",
+            "http://localhost:3000/mcp?x=1",
+            "not a uri",
+        ] {
+            assert!(!covers(resource, &server), "{resource}");
+        }
+    }
+
+    #[test]
+    fn well_known_uris_insert_the_path() {
+        let uri: Uri = "http://h:1/tenant1".parse().unwrap();
+        assert_eq!(
+            well_known(&uri, "oauth-authorization-server", true),
+            [
+                "http://h:1/.well-known/oauth-authorization-server/tenant1",
+                "http://h:1/.well-known/oauth-authorization-server"
+            ]
+        );
+        let root: Uri = "http://h:1".parse().unwrap();
+        assert_eq!(
+            well_known(&root, "openid-configuration", true),
+            ["http://h:1/.well-known/openid-configuration"]
+        );
+    }
+}

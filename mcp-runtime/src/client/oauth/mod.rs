@@ -1,0 +1,431 @@
+//! The client side of the spec's authorization chapter, for the HTTP
+//! transport ([`Remote::oauth`](super::Remote::oauth)): a `401` or a `403`
+//! `insufficient_scope` from the server starts the flow, and the request is
+//! sent again with the token.
+//!
+//! Discovery (Protected Resource Metadata, then the authorization server's
+//! metadata, both validated), registration (pre-registered, a Client ID
+//! Metadata Document URL, or Dynamic Client Registration as a native
+//! application, kept per issuer), the authorization code with PKCE and
+//! `state`, the `iss` check, the token request with the resource
+//! indicator, refresh, and scope step-up (the union of what was granted and
+//! what the challenge asks; at most [`MAX_AUTHORIZATIONS`] authorizations
+//! and refreshes per process).
+
+mod discovery;
+mod grant;
+mod redirect;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use http::Uri;
+
+use self::discovery::{Challenge, ResourceMetadata, ServerMetadata, parse_challenge};
+use self::grant::{Registration, Tokens};
+use crate::client::transport::TransportError;
+
+/// Authorizations one process runs at most: a server that keeps refusing
+/// every token is not asked again forever.
+pub const MAX_AUTHORIZATIONS: u32 = 3;
+
+/// The redirect URI registered for this client: a loopback URI (RFC 8252
+/// §7.3), whose port a browser flow chooses when it runs.
+const REGISTERED_REDIRECT: &str = "http://127.0.0.1/callback";
+
+/// How the authorization response reaches the client.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Authorize {
+    /// A person opens the printed URL in a browser; the response comes back
+    /// to a loopback port of this process.
+    #[default]
+    Browser,
+    /// The client requests the URL itself and reads the redirect: for
+    /// authorization servers that approve without a person.
+    Fetch,
+}
+
+/// How the built-in client obtains OAuth 2.1 tokens for servers that ask.
+#[derive(Clone, Debug)]
+pub struct OAuth {
+    client_name: String,
+    client: Option<(String, Option<String>, Option<String>)>,
+    client_metadata_url: Option<String>,
+    authorize: Authorize,
+    token_cache: Option<PathBuf>,
+}
+
+impl OAuth {
+    /// Registers dynamically as `client_name` where nothing else is given.
+    pub fn new(client_name: impl Into<String>) -> Self {
+        OAuth {
+            client_name: client_name.into(),
+            client: None,
+            client_metadata_url: None,
+            authorize: Authorize::default(),
+            token_cache: None,
+        }
+    }
+
+    /// A pre-registered client, used first; for the authorization server
+    /// `issuer` only, when given (credentials belong to one server).
+    pub fn client(
+        mut self,
+        id: impl Into<String>,
+        secret: Option<String>,
+        issuer: Option<String>,
+    ) -> Self {
+        self.client = Some((id.into(), secret, issuer));
+        self
+    }
+
+    /// The HTTPS URL of this client's Client ID Metadata Document, used as
+    /// its `client_id` with servers that support such documents.
+    pub fn client_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.client_metadata_url = Some(url.into());
+        self
+    }
+
+    /// How the authorization response comes back.
+    pub fn authorize(mut self, how: Authorize) -> Self {
+        self.authorize = how;
+        self
+    }
+
+    /// Keeps tokens and registrations in `path` (created readable by its
+    /// owner only) across processes, and asks for refresh tokens.
+    pub fn token_cache(mut self, path: impl Into<PathBuf>) -> Self {
+        self.token_cache = Some(path.into());
+        self
+    }
+}
+
+/// A token in use for one server.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct Held {
+    issuer: String,
+    resource: String,
+    access_token: String,
+    refresh_token: Option<String>,
+    scopes: Vec<String>,
+}
+
+/// What the token cache file holds.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct Cache {
+    /// By server URL.
+    tokens: HashMap<String, Held>,
+    /// Dynamic registrations, by issuer.
+    clients: HashMap<String, Registration>,
+}
+
+/// One server's authorization state, in a [`Remote`](super::Remote).
+#[derive(Debug)]
+pub(crate) struct Session {
+    settings: OAuth,
+    server: String,
+    held: Option<Held>,
+    clients: HashMap<String, Registration>,
+    authorizations: u32,
+}
+
+impl Session {
+    pub(crate) fn new(settings: OAuth, server: &Uri) -> Session {
+        let server = server.to_string();
+        let cache = settings
+            .token_cache
+            .as_ref()
+            .map(cache::load)
+            .unwrap_or_default();
+        Session {
+            held: cache.tokens.get(&server).cloned(),
+            clients: cache.clients,
+            settings,
+            server,
+            authorizations: 0,
+        }
+    }
+
+    /// The access token to send, if there is one.
+    pub(crate) fn bearer(&self) -> Option<&str> {
+        self.held.as_ref().map(|h| h.access_token.as_str())
+    }
+
+    /// Handles a `401` or `403` from the server: whether a new token was
+    /// obtained, so that the request is worth sending again.
+    pub(crate) async fn refused(
+        &mut self,
+        server: &Uri,
+        status: u16,
+        www_authenticate: Option<&str>,
+    ) -> Result<bool, TransportError> {
+        let challenge = www_authenticate
+            .and_then(parse_challenge)
+            .unwrap_or_default();
+        let wanted = match (status, challenge.error.as_deref()) {
+            (401, _) => {
+                if self.refresh().await {
+                    return Ok(true);
+                }
+                self.held = None;
+                challenge.scope.as_deref().map(scopes)
+            }
+            (403, Some("insufficient_scope")) => {
+                let granted = self
+                    .held
+                    .as_ref()
+                    .map(|h| h.scopes.clone())
+                    .unwrap_or_default();
+                let mut union = granted.clone();
+                for scope in challenge.scope.as_deref().map(scopes).unwrap_or_default() {
+                    if !union.contains(&scope) {
+                        union.push(scope);
+                    }
+                }
+                if union.iter().all(|s| granted.contains(s)) {
+                    return Ok(false);
+                }
+                Some(union)
+            }
+            _ => return Ok(false),
+        };
+        self.authorize(server, &challenge, wanted).await?;
+        Ok(true)
+    }
+
+    async fn authorize(
+        &mut self,
+        server: &Uri,
+        challenge: &Challenge,
+        wanted: Option<Vec<String>>,
+    ) -> Result<(), TransportError> {
+        if self.authorizations >= MAX_AUTHORIZATIONS {
+            return Err(TransportError(format!(
+                "the server refused {MAX_AUTHORIZATIONS} authorizations in a row: giving up"
+            )));
+        }
+        self.authorizations += 1;
+        let resource = discovery::resource_metadata(server, challenge).await?;
+        let metadata = discovery::server_metadata(&resource.issuer).await?;
+        let client = self.client_for(&metadata).await?;
+        let scopes = self.scopes(wanted, &resource, &metadata);
+        let tokens = self.grant(&metadata, &client, &resource, &scopes).await?;
+        self.hold(&metadata, &resource, tokens);
+        Ok(())
+    }
+
+    /// The scopes to ask for: the challenge's (with what was granted, on
+    /// step-up), else all the resource lists, else none; with
+    /// `offline_access` when tokens are kept and the server offers it.
+    fn scopes(
+        &self,
+        wanted: Option<Vec<String>>,
+        resource: &ResourceMetadata,
+        metadata: &ServerMetadata,
+    ) -> Vec<String> {
+        let mut scopes = wanted
+            .or_else(|| resource.scopes_supported.clone())
+            .unwrap_or_default();
+        let offered = |scope: &str| {
+            metadata
+                .scopes_supported
+                .as_ref()
+                .is_some_and(|s| s.iter().any(|x| x == scope))
+        };
+        let refreshes = metadata
+            .grant_types
+            .as_ref()
+            .is_none_or(|g| g.iter().any(|t| t == "refresh_token"));
+        let kept = self.settings.token_cache.is_some();
+        if kept
+            && refreshes
+            && offered("offline_access")
+            && !scopes.iter().any(|s| s == "offline_access")
+        {
+            scopes.push("offline_access".into());
+        }
+        scopes
+    }
+
+    /// This client's identity at the server: pre-registered, then a Client
+    /// ID Metadata Document, then one registered before, then a new
+    /// registration. Never one from another issuer.
+    async fn client_for(
+        &mut self,
+        metadata: &ServerMetadata,
+    ) -> Result<Registration, TransportError> {
+        let issuer = &metadata.issuer;
+        if let Some((id, secret, bound)) = &self.settings.client {
+            return match bound {
+                Some(bound) if bound != issuer => Err(TransportError(format!(
+                    "the client is pre-registered with {bound}, but the server's authorization server is now {issuer}"
+                ))),
+                _ => Ok(Registration::given(id.clone(), secret.clone(), metadata)),
+            };
+        }
+        if let (true, Some(url)) = (
+            metadata.client_id_metadata_documents,
+            &self.settings.client_metadata_url,
+        ) {
+            return Ok(Registration::given(url.clone(), None, metadata));
+        }
+        if let Some(known) = self.clients.get(issuer) {
+            return Ok(known.clone());
+        }
+        let Some(endpoint) = &metadata.registration_endpoint else {
+            return Err(TransportError(format!(
+                "{issuer} offers no registration: pass this client's credentials (--client-id)"
+            )));
+        };
+        let registered = grant::register(
+            metadata,
+            endpoint,
+            REGISTERED_REDIRECT,
+            &self.settings.client_name,
+        )
+        .await?;
+        self.clients.insert(issuer.clone(), registered.clone());
+        Ok(registered)
+    }
+
+    /// The authorization code flow, up to the tokens.
+    async fn grant(
+        &self,
+        metadata: &ServerMetadata,
+        client: &Registration,
+        resource: &ResourceMetadata,
+        scopes: &[String],
+    ) -> Result<Tokens, TransportError> {
+        let loopback = match self.settings.authorize {
+            Authorize::Browser => Some(redirect::Loopback::open().await?),
+            Authorize::Fetch => None,
+        };
+        let redirect_uri = loopback
+            .as_ref()
+            .map_or(REGISTERED_REDIRECT.to_owned(), |l| l.redirect_uri.clone());
+        let (state, verifier) = (grant::random_text(), grant::random_text());
+        let challenge = grant::challenge(&verifier);
+        let scope = scopes.join(" ");
+        let mut query = vec![
+            ("response_type", "code"),
+            ("client_id", client.client_id.as_str()),
+            ("redirect_uri", redirect_uri.as_str()),
+            ("code_challenge", challenge.as_str()),
+            ("code_challenge_method", "S256"),
+            ("state", state.as_str()),
+            ("resource", resource.resource.as_str()),
+        ];
+        if !scope.is_empty() {
+            query.push(("scope", scope.as_str()));
+        }
+        let endpoint = &metadata.authorization_endpoint;
+        let separator = if endpoint.contains('?') { '&' } else { '?' };
+        let url = format!("{endpoint}{separator}{}", grant::form(&query));
+        let params = match loopback {
+            Some(loopback) => loopback.wait(&url).await?,
+            None => redirect::fetch(&url).await?,
+        };
+        let code = grant::code_of(&params, &state, metadata)?;
+        let exchange = [
+            ("grant_type", "authorization_code"),
+            ("code", code.as_str()),
+            ("redirect_uri", redirect_uri.as_str()),
+            ("code_verifier", verifier.as_str()),
+            ("resource", resource.resource.as_str()),
+        ];
+        grant::request_token(metadata, client, &exchange, scopes).await
+    }
+
+    /// A new access token from the refresh token, if there is one and the
+    /// server still uses the same authorization server.
+    async fn refresh(&mut self) -> bool {
+        // A refresh counts as an authorization: a server that refuses every
+        // token is not asked forever.
+        if self.authorizations >= MAX_AUTHORIZATIONS {
+            return false;
+        }
+        let Some(held) = self.held.clone() else {
+            return false;
+        };
+        let (Some(refresh_token), Some(client)) =
+            (&held.refresh_token, self.clients.get(&held.issuer).cloned())
+        else {
+            return false;
+        };
+        self.authorizations += 1;
+        let Ok(metadata) = discovery::server_metadata(&held.issuer).await else {
+            return false;
+        };
+        let grant = [
+            ("grant_type", "refresh_token"),
+            ("refresh_token", refresh_token.as_str()),
+            ("resource", held.resource.as_str()),
+        ];
+        match grant::request_token(&metadata, &client, &grant, &held.scopes).await {
+            Ok(tokens) => {
+                let resource = ResourceMetadata {
+                    resource: held.resource.clone(),
+                    issuer: held.issuer.clone(),
+                    scopes_supported: None,
+                };
+                self.hold(&metadata, &resource, tokens);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn hold(&mut self, metadata: &ServerMetadata, resource: &ResourceMetadata, tokens: Tokens) {
+        let refresh_token = tokens
+            .refresh_token
+            .or_else(|| self.held.as_ref().and_then(|h| h.refresh_token.clone()))
+            .filter(|_| self.settings.token_cache.is_some());
+        self.held = Some(Held {
+            issuer: metadata.issuer.clone(),
+            resource: resource.resource.clone(),
+            access_token: tokens.access_token,
+            refresh_token,
+            scopes: tokens.scopes,
+        });
+        if let Some(path) = &self.settings.token_cache {
+            let mut cache = cache::load(path);
+            if let Some(held) = &self.held {
+                cache.tokens.insert(self.server.clone(), held.clone());
+            }
+            cache.clients.extend(self.clients.clone());
+            if let Err(error) = cache::save(path, &cache) {
+                tracing::warn!(%error, path = %path.display(), "cannot write the token cache");
+            }
+        }
+    }
+}
+
+fn scopes(scope: &str) -> Vec<String> {
+    scope.split_whitespace().map(str::to_owned).collect()
+}
+
+mod cache {
+    //! The token cache file: JSON, readable by its owner only.
+
+    use std::io::Write as _;
+    use std::path::Path;
+
+    use super::Cache;
+
+    pub(super) fn load(path: impl AsRef<Path>) -> Cache {
+        std::fs::read(path.as_ref())
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default()
+    }
+
+    pub(super) fn save(path: &Path, cache: &Cache) -> std::io::Result<()> {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut file = options.open(path)?;
+        file.write_all(&serde_json::to_vec_pretty(cache).map_err(std::io::Error::other)?)
+    }
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""The client under test in the conformance suite's client leg: the
+inspector built into every server binary (`MCP_INSPECTOR`, a path), run
+against the scenario's server the way a user scripts it:
+
+    conformance client --command "python3 tests/conformance/client.py" --scenario NAME
+
+The suite appends the server's URL and names the scenario in
+MCP_CONFORMANCE_SCENARIO; some scenarios pass data in
+MCP_CONFORMANCE_CONTEXT (`toolCalls`: the calls to make).
+
+Nothing here knows what a scenario checks. It lists what the server offers
+(`list --json`: the client's own `tools/list`, which leaves out tools whose
+`x-mcp-header` annotations are invalid), then calls every listed tool (or
+the context's `toolCalls`) with arguments made from its input schema, reads
+every resource and gets every prompt, each with a fresh `--url` inspector
+process. Questions a tool asks (`input_required`) are answered from
+ANSWERS below. Every request, header and retry is the inspector's.
+
+Servers behind OAuth are authorized by the inspector itself (`--authorize
+fetch`: the suite's authorization servers approve without a person), with
+the pre-registered client the context names, if any, and a token cache the
+scenario's commands share.
+
+Exits 0 when every command ran; a command the server answered with an
+error is reported on stderr and does not stop the others.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+# Answers to the questions tools ask, by `inputRequests` key: the
+# `sep-2322-client-request-state` scenario asks for a confirmation.
+ANSWERS = {"confirm": {"action": "accept", "content": {"confirmed": True}}}
+
+# Scenarios that ask the client to hand back what it received: (tool to
+# call, argument, the tool whose `inputSchema` it is). The
+# `json-schema-2020-12-preservation` scenario checks that the client's
+# `tools/list` keeps every JSON Schema 2020-12 keyword.
+ECHOES = {
+    "json-schema-2020-12-preservation": ("json_schema_echo", "schema", "json_schema_2020_12_tool"),
+}
+
+# This client's Client ID Metadata Document URL, its client_id where an
+# authorization server supports such documents (the suite's `auth/basic-cimd`
+# expects this one).
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+
+# One scenario's commands should take well under a second each.
+TIMEOUT = 20
+
+
+def main():
+    url = sys.argv[-1]
+    inspector = os.environ["MCP_INSPECTOR"]
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as answers:
+        json.dump(ANSWERS, answers)
+    tokens = answers.name + ".tokens"
+    # OAuth, when the server asks: the suite's authorization servers approve
+    # without a person, so the inspector reads their redirect itself; one
+    # token cache serves every command of the scenario.
+    oauth = ["--authorize", "fetch", "--token-cache", tokens,
+             "--client-metadata-url", CLIENT_METADATA_URL]
+    if "client_id" in context:
+        oauth += ["--client-id", context["client_id"]]
+        oauth += ["--client-secret", context["client_secret"]] if context.get("client_secret") else []
+        oauth += ["--client-issuer", context["issuer"]] if context.get("issuer") else []
+
+    def run(*args):
+        command = [inspector, *args, "--url", url, *oauth]
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=TIMEOUT, check=False
+        )
+        sys.stderr.write(f"$ {' '.join(command)}\n{done.stderr}")
+        print(done.stdout, end="")
+        return done
+
+    try:
+        listed = run("list", "--json")
+        if listed.returncode != 0:
+            return 1
+        offered = json.loads(listed.stdout)
+        tools = offered.get("tools", [])
+        calls = context.get("toolCalls") or [
+            {"name": tool["name"], "arguments": arguments(tool.get("inputSchema", {}))}
+            for tool in tools
+        ]
+        echo = ECHOES.get(os.environ.get("MCP_CONFORMANCE_SCENARIO", ""))
+        if echo:
+            tool, argument, source = echo
+            schema = next(t["inputSchema"] for t in tools if t["name"] == source)
+            calls = [{"name": tool, "arguments": {argument: schema}}]
+        for call in calls:
+            run("call", call["name"], json.dumps(call["arguments"]), "--answers", answers.name)
+        for resource in offered.get("resources", []):
+            run("read", resource["uri"])
+        for prompt in offered.get("prompts", []):
+            needed = {
+                a["name"]: "conformance" for a in prompt.get("arguments", []) if a.get("required")
+            }
+            run("prompt", prompt["name"], json.dumps(needed))
+    finally:
+        os.unlink(answers.name)
+        if os.path.exists(tokens):
+            os.unlink(tokens)
+    return 0
+
+
+def arguments(schema):
+    """A value for every required argument, from its schema."""
+    properties = schema.get("properties", {})
+    return {name: example(properties.get(name, {})) for name in schema.get("required", [])}
+
+
+def example(schema):
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    kind = next((k for k in kind if k != "null"), None) if isinstance(kind, list) else kind
+    return {
+        "string": "conformance",
+        "integer": 1,
+        "number": 1.5,
+        "boolean": True,
+        "array": [],
+        "object": {},
+    }.get(kind, "conformance")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
