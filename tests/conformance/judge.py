@@ -170,6 +170,7 @@ def judge_tasks(results: Path) -> list[str]:
         counts = Counter(row["status"] for row in rows)
         print(f"  {'✗' if found else '✓'} {name}: "
               + ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s]))
+    return failures
 
 
 def load_client_checks(run_dir: Path) -> dict[str, list[dict]]:

@@ -6,7 +6,9 @@
 #   tests/conformance/run.sh
 #
 # 1. `npm ci` (only when node_modules is missing or older than the lock);
-# 2. `cargo build --release -p conformance-server` (honours CARGO_TARGET_DIR);
+# 2. `cargo build -p conformance-server` (honours CARGO_TARGET_DIR), unless
+#    CONFORMANCE_SERVER names a binary already built (.ci/run does: its
+#    test step built it, and its lanes must not wait on cargo's lock);
 # 3. starts the server on a free loopback port and waits until it answers;
 # 4. runs `--requirements 2026-07-28` (37 scored scenarios), then the
 #    pending scenarios below one by one, then every `tasks-*` scenario of
@@ -51,12 +53,23 @@ if ((node_major < 22)); then
     exit 1
 fi
 
+# `run.sh --install-only` stops here: .ci/install fetches every suite's
+# dependencies at once, while the Rust builds run.
+[[ ${1:-} == --install-only ]] && exit 0
+
 # --- 2. The server --------------------------------------------------------
-log "building conformance-server (release)"
-(cd "$root" && cargo build --release -p conformance-server)
-target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-server="$target_dir/release/conformance-server"
+# The debug build: what the suite checks does not depend on optimisation,
+# debug assertions are on, and `cargo test --workspace` has built it.
+if [[ -n ${CONFORMANCE_SERVER:-} ]]; then
+    server=$CONFORMANCE_SERVER
+else
+    log "building conformance-server"
+    (cd "$root" && cargo build -p conformance-server)
+    target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+    server="$target_dir/debug/conformance-server"
+fi
+[[ -x $server ]] || { echo "error: no conformance-server at $server" >&2; exit 1; }
 started=$SECONDS
 
 rm -rf "$results"

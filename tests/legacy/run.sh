@@ -33,12 +33,22 @@ if [[ ! -x .venv/bin/python || requirements.txt -nt .venv/.installed ]]; then
     touch .venv/.installed
 fi
 
+# `run.sh --install-only` stops here: .ci/install fetches every suite's
+# dependencies at once, while the Rust builds run.
+[[ ${1:-} == --install-only ]] && exit 0
+
 # --- 2. The server --------------------------------------------------------
-log "building conformance-server"
-(cd "$root" && cargo build --quiet -p conformance-server)
-target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-server="$target_dir/debug/conformance-server"
+# CONFORMANCE_SERVER: a binary already built (.ci/run sets it).
+if [[ -n ${CONFORMANCE_SERVER:-} ]]; then
+    server=$CONFORMANCE_SERVER
+else
+    log "building conformance-server"
+    (cd "$root" && cargo build --quiet -p conformance-server)
+    target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+    server="$target_dir/debug/conformance-server"
+fi
+[[ -x $server ]] || { echo "error: no conformance-server at $server" >&2; exit 1; }
 
 rm -rf "$results"
 mkdir -p "$results"
