@@ -139,6 +139,9 @@ pub mod __private {
         pub use crate::bench_internals::*;
     }
 
+    /// The Tasks engine, named by what `#[tool(task)]` generates.
+    pub use crate::dispatch::TASK_ENGINE;
+
     /// The handler's [`Input`], for declared asks.
     pub fn context_input(context: &crate::Context) -> &Input {
         context.input()

@@ -11,7 +11,7 @@ use crate::catalog::{Attached, Catalog, Kind};
 use crate::changes::{ChangeBus, Changes, InProcessBus};
 use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming};
-use crate::dispatch::{Dispatched, Dispatcher, Reply, Runtime, Settings, Unconditional};
+use crate::dispatch::{Dispatched, Dispatcher, Reply, Runtime, Settings, Tasks, Unconditional};
 use crate::extension::Extension;
 use crate::mrtr::state::StateSealer;
 use crate::mrtr::{Clock, InMemoryReplayGuard, ReplayGuard};
@@ -61,9 +61,12 @@ pub struct ServerBuilder {
     bus: Arc<dyn ChangeBus>,
     state: StateSettings,
     extensions: Vec<Extension>,
-    /// How tasks run; `None` until set (a server with task tools then uses
-    /// the defaults).
-    tasks: Option<crate::tasks::TaskOptions>,
+    /// How tasks run, with the Tasks engine; `None` until set (a server
+    /// with task tools then uses the defaults and their engine).
+    tasks: Option<(
+        crate::tasks::TaskOptions,
+        &'static (dyn std::any::Any + Send + Sync),
+    )>,
     /// Attaches the catalog given to [`catalog`](Self::catalog). A
     /// function made there, so that a server without a catalog links none
     /// of the catalog's code.
@@ -216,7 +219,7 @@ impl ServerBuilder {
     /// ([`TaskOptions::new`](crate::tasks::TaskOptions::new)) without this;
     /// with it, the extension is offered even without task tools.
     pub fn tasks(mut self, options: crate::tasks::TaskOptions) -> Self {
-        self.tasks = Some(options);
+        self.tasks = Some((options, crate::dispatch::TASK_ENGINE));
         self
     }
 
@@ -384,20 +387,18 @@ impl ServerBuilder {
     /// `requestState` keys.
     pub(crate) fn dispatcher(&self, registry: Registry) -> Result<Dispatcher, BuildError> {
         let changes = Changes::new(self.bus.clone());
-        let has_task_tools = registry
+        // The engine comes from a task tool or from `tasks`: without
+        // either, nothing of it is linked.
+        let task_engine = registry
             .tools()
             .iter()
-            .any(|tool| tool.entry().is_some_and(|entry| entry.task.is_some()));
-        let tasks = match &self.tasks {
-            Some(options) => Some(options.clone()),
-            None => has_task_tools.then(crate::tasks::TaskOptions::new),
+            .find_map(|tool| Some(tool.entry()?.task?.engine));
+        let clock = self.state.clock.clone();
+        let tasks = match (&self.tasks, task_engine) {
+            (Some((options, engine)), _) => Tasks::new(*engine, Some(options.clone()), clock),
+            (None, Some(engine)) => Tasks::new(engine, None, clock),
+            (None, None) => None,
         };
-        let tasks = tasks.map(|options| {
-            Arc::new(crate::tasks::Runtime::new(
-                options,
-                self.state.clock.clone(),
-            ))
-        });
         let runtime = match &self.catalog {
             Some(attach) => {
                 attach(&registry, &self.settings, &changes).map_err(BuildError::Catalog)?

@@ -1,3 +1,4 @@
+#![cfg(feature = "oauth-client")]
 //! The client's OAuth flow against a scripted authorization server and MCP
 //! server: authorization with PKCE the first time, then, from another
 //! client sharing the token cache, the cached token, and a refresh when

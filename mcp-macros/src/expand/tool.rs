@@ -305,6 +305,7 @@ fn task(attr: &ToolAttr, private: &TokenStream) -> TokenStream {
             answer_within_ms: #answer_within,
             ttl_ms: #ttl,
             poll_interval_ms: #poll,
+            engine: #private::TASK_ENGINE,
         })
     }
 }

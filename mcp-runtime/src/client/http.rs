@@ -10,9 +10,10 @@ use bytes::Bytes;
 use http::{Method, Uri};
 use serde_json::{Value, json};
 
+#[cfg(feature = "oauth-client")]
 use super::oauth::{OAuth, Session};
 use super::transport::{Reply, Transport, TransportError};
-use super::web::{exchange, http_url};
+use super::web::{WebResponse, exchange, http_url};
 use crate::protocol::PROTOCOL_VERSION;
 use crate::schema::{HeaderParam, header_params};
 
@@ -25,6 +26,7 @@ pub struct Remote {
     /// Header-mirrored tool parameters; fetched on first use.
     mirrored: Option<Mirrored>,
     /// OAuth, when configured.
+    #[cfg(feature = "oauth-client")]
     auth: Option<Session>,
 }
 
@@ -36,13 +38,15 @@ impl Remote {
             uri,
             headers: Vec::new(),
             mirrored: None,
+            #[cfg(feature = "oauth-client")]
             auth: None,
         })
     }
 
     /// Sends `name: value` with every request. An `Authorization` header
-    /// turns [`oauth`](Self::oauth) off.
+    /// turns OAuth (`oauth`, feature `oauth-client`) off.
     pub fn header(mut self, name: &str, value: &str) -> Self {
+        #[cfg(feature = "oauth-client")]
         if name.eq_ignore_ascii_case("authorization") {
             self.auth = None;
         }
@@ -55,9 +59,40 @@ impl Remote {
     /// authorization code flow and step-up, as [`OAuth`] configures them.
     /// Not used when an `Authorization` header is given with
     /// [`header`](Self::header).
+    #[cfg(feature = "oauth-client")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth-client")))]
     pub fn oauth(mut self, settings: OAuth) -> Self {
         self.auth = Some(Session::new(settings, &self.uri));
         self
+    }
+
+    /// The OAuth access token to send, if there is one.
+    #[cfg(feature = "oauth-client")]
+    fn bearer(&self) -> Option<&str> {
+        self.auth.as_ref().and_then(Session::bearer)
+    }
+
+    /// Whether a refused request (`401`, `403`) has been authorized anew
+    /// and should be sent again.
+    #[cfg(feature = "oauth-client")]
+    async fn authorized_again(&mut self, response: &WebResponse) -> Result<bool, TransportError> {
+        let refused = matches!(response.status, 401 | 403);
+        let Some(auth) = self.auth.as_mut().filter(|_| refused) else {
+            return Ok(false);
+        };
+        let challenge = response.header("www-authenticate");
+        auth.refused(&self.uri, response.status, challenge).await
+    }
+
+    #[cfg(not(feature = "oauth-client"))]
+    fn bearer(&self) -> Option<&str> {
+        None
+    }
+
+    /// Without `oauth-client`, a refusal is the caller's to read.
+    #[cfg(not(feature = "oauth-client"))]
+    async fn authorized_again(&mut self, _: &WebResponse) -> Result<bool, TransportError> {
+        Ok(false)
     }
 
     /// POSTs an MCP message, with the token if there is one, authorizing
@@ -79,20 +114,15 @@ impl Remote {
         let body = Bytes::from(body);
         loop {
             let mut sent = headers.clone();
-            if let Some(token) = self.auth.as_ref().and_then(Session::bearer) {
+            if let Some(token) = self.bearer() {
                 sent.push(("authorization".to_owned(), format!("Bearer {token}")));
             }
             let response = exchange(Method::POST, &self.uri, &sent, body.clone()).await?;
-            let content_type = response
-                .header("content-type")
-                .unwrap_or_default()
-                .to_owned();
-            let refused = matches!(response.status, 401 | 403);
-            let Some(auth) = self.auth.as_mut().filter(|_| refused) else {
-                return Ok((response.status, content_type, response.body));
-            };
-            let challenge = response.header("www-authenticate");
-            if !auth.refused(&self.uri, response.status, challenge).await? {
+            if !self.authorized_again(&response).await? {
+                let content_type = response
+                    .header("content-type")
+                    .unwrap_or_default()
+                    .to_owned();
                 return Ok((response.status, content_type, response.body));
             }
         }

@@ -5,8 +5,8 @@
 
 #[cfg(feature = "http")]
 mod http;
-#[cfg(feature = "http")]
-#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+#[cfg(feature = "oauth-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth-client")))]
 pub mod oauth;
 mod outcome;
 mod stdio;
@@ -15,6 +15,7 @@ mod transport;
 #[cfg(feature = "http")]
 mod web;
 
+use serde::Deserialize as _;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
@@ -214,16 +215,18 @@ impl<T: Transport> Client<T> {
         let mut discovery: Discovery = parse(&result)?;
         discovery.server_info = result
             .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
-            .and_then(|info| serde_json::from_value(info.clone()).ok());
+            .and_then(|info| Implementation::deserialize(info).ok());
         Ok(discovery)
     }
 
-    /// Every page of a list method, concatenated.
-    async fn list_all<I: DeserializeOwned>(
-        &mut self,
-        method: &str,
-        field: &str,
-    ) -> Result<Vec<I>, ClientError> {
+    /// Every item of one kind, every page, as JSON: the paging is not
+    /// generic over the item type, so that code listing every kind (the
+    /// inspector, the contract) holds one copy of it. Over HTTP, tools
+    /// whose `x-mcp-header` annotations break the spec's rules are left
+    /// out, with a warning (the spec: "clients MUST reject tool definitions
+    /// where any `x-mcp-header` value violates these constraints").
+    pub(crate) async fn list_json(&mut self, kind: ListKind) -> Result<Vec<Value>, ClientError> {
+        let (method, field) = kind.method_and_field();
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         // A server that keeps returning cursors is cut off rather than
@@ -234,12 +237,22 @@ impl<T: Transport> Client<T> {
                 None => json!({}),
             };
             let (mut result, _) = self.request(method, params).await?;
-            let page: Vec<I> = parse(&result[field].take())?;
-            items.extend(page);
-            match result.get("nextCursor").and_then(Value::as_str) {
-                Some(next) => cursor = Some(next.to_owned()),
-                None => return Ok(items),
+            match result[field].take() {
+                Value::Array(page) => items.extend(page),
+                other => {
+                    return Err(ClientError::Malformed(format!(
+                        "{method}: `{field}` is not an array: {other}"
+                    )));
+                }
             }
+            if let Some(next) = result.get("nextCursor").and_then(Value::as_str) {
+                cursor = Some(next.to_owned());
+                continue;
+            }
+            if kind == ListKind::Tools && self.transport.mirrors_tool_headers() {
+                items.retain(valid_tool);
+            }
+            return Ok(items);
         }
         Err(ClientError::Malformed(format!(
             "{method} never stopped paginating"
@@ -251,34 +264,22 @@ impl<T: Transport> Client<T> {
     /// (the spec: "clients MUST reject tool definitions where any
     /// `x-mcp-header` value violates these constraints").
     pub async fn list_tools(&mut self) -> Result<Vec<Tool>, ClientError> {
-        let tools: Vec<Tool> = self.list_all("tools/list", "tools").await?;
-        if !self.transport.mirrors_tool_headers() {
-            return Ok(tools);
-        }
-        let valid = |tool: &Tool| match crate::schema::header_params(&tool.input_schema) {
-            Ok(_) => true,
-            Err(error) => {
-                tracing::warn!(tool = ?tool.name, %error, "left out of tools/list: the tool's definition is invalid");
-                false
-            }
-        };
-        Ok(tools.into_iter().filter(valid).collect())
+        parse(&Value::Array(self.list_json(ListKind::Tools).await?))
     }
 
     /// `resources/list`, every page.
     pub async fn list_resources(&mut self) -> Result<Vec<Resource>, ClientError> {
-        self.list_all("resources/list", "resources").await
+        parse(&Value::Array(self.list_json(ListKind::Resources).await?))
     }
 
     /// `resources/templates/list`, every page.
     pub async fn list_resource_templates(&mut self) -> Result<Vec<ResourceTemplate>, ClientError> {
-        self.list_all("resources/templates/list", "resourceTemplates")
-            .await
+        parse(&Value::Array(self.list_json(ListKind::Templates).await?))
     }
 
     /// `prompts/list`, every page.
     pub async fn list_prompts(&mut self) -> Result<Vec<Prompt>, ClientError> {
-        self.list_all("prompts/list", "prompts").await
+        parse(&Value::Array(self.list_json(ListKind::Prompts).await?))
     }
 
     /// `tools/call`.
@@ -307,6 +308,18 @@ impl<T: Transport> Client<T> {
     ) -> Result<Response<GetPromptResult>, ClientError> {
         self.ask("prompts/get", json!({"name": name, "arguments": arguments}))
             .await
+    }
+
+    /// A request that may ask questions or become a task (`tools/call`,
+    /// `resources/read`, `prompts/get`), its result left as JSON: for code
+    /// that handles all three alike (the inspector), one copy of it.
+    #[cfg(feature = "cli")]
+    pub(crate) async fn ask_json(
+        &mut self,
+        method: &'static str,
+        params: Value,
+    ) -> Result<Response<Value>, ClientError> {
+        self.ask(method, params).await
     }
 
     /// `completion/complete` for a prompt argument (`ref/prompt`) or a
@@ -373,6 +386,44 @@ impl<T: Transport> Client<T> {
     }
 }
 
+/// What a list method lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ListKind {
+    Tools,
+    Resources,
+    Templates,
+    Prompts,
+}
+
+impl ListKind {
+    /// The method, and the result's member holding the items.
+    fn method_and_field(self) -> (&'static str, &'static str) {
+        match self {
+            ListKind::Tools => ("tools/list", "tools"),
+            ListKind::Resources => ("resources/list", "resources"),
+            ListKind::Templates => ("resources/templates/list", "resourceTemplates"),
+            ListKind::Prompts => ("prompts/list", "prompts"),
+        }
+    }
+}
+
+/// Whether a listed tool's `x-mcp-header` annotations keep the spec's
+/// rules (a tool without an object `inputSchema` is left for the typed
+/// reader to refuse).
+fn valid_tool(tool: &Value) -> bool {
+    let Some(schema) = tool.get("inputSchema").and_then(Value::as_object) else {
+        return true;
+    };
+    match crate::schema::header_params(schema) {
+        Ok(_) => true,
+        Err(error) => {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+            tracing::warn!(tool = ?name, %error, "left out of tools/list: the tool's definition is invalid");
+            false
+        }
+    }
+}
+
 /// A `-32022` whose `data.supported` lists the version this client speaks.
 fn speaks_our_version(error: &ErrorObject) -> bool {
     error.code == crate::protocol::error_code::UNSUPPORTED_PROTOCOL_VERSION
@@ -389,7 +440,7 @@ fn parse<T: DeserializeOwned>(value: &Value) -> Result<T, ClientError> {
 
 impl ErrorObject {
     fn deserialize_from(value: Value) -> Result<ErrorObject, ClientError> {
-        serde_json::from_value(value)
+        ErrorObject::deserialize(&value)
             .map_err(|e| ClientError::Malformed(format!("not an error object: {e}")))
     }
 }

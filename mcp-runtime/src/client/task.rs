@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use serde::Deserialize as _;
 use serde_json::{Value, json};
 
 use super::outcome::{Answers, InputRequest};
@@ -42,7 +43,9 @@ impl Task {
     /// `notifications/tasks`.
     pub fn read(value: &Value) -> Result<Task, String> {
         let id = value["taskId"].as_str().ok_or("no `taskId`")?.to_owned();
-        let status = serde_json::from_value(value["status"].clone())
+        // Borrowed reads (`T::deserialize(&Value)`), as every other read of
+        // the client's: one copy of each type's reader, not two.
+        let status = TaskStatus::deserialize(&value["status"])
             .map_err(|_| format!("`status` is not a task status: {}", value["status"]))?;
         let millis = |key: &str| {
             value
@@ -60,7 +63,7 @@ impl Task {
         }
         let error = match value.get("error") {
             Some(error) => Some(
-                serde_json::from_value(error.clone())
+                ErrorObject::deserialize(error)
                     .map_err(|e| format!("`error` is not an error object: {e}"))?,
             ),
             None => None,
@@ -73,7 +76,7 @@ impl Task {
             ttl: millis("ttlMs"),
             progress: value
                 .pointer(&format!("/_meta/{}", PROGRESS_META_KEY.replace('/', "~1")))
-                .and_then(|progress| serde_json::from_value(progress.clone()).ok()),
+                .and_then(|progress| TaskProgress::deserialize(progress).ok()),
             input_requests,
             result: value.get("result").cloned(),
             error,

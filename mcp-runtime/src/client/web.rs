@@ -6,7 +6,6 @@ use bytes::Bytes;
 use http::{HeaderMap, Method, Request, Uri};
 use http_body_util::{BodyExt as _, Full};
 use hyper_util::rt::TokioIo;
-use serde_json::Value;
 use tokio::net::TcpStream;
 
 use super::transport::TransportError;
@@ -25,11 +24,12 @@ impl WebResponse {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
-    /// The body as a JSON object, if it is one.
-    pub(crate) fn json_object(&self) -> Option<Value> {
-        serde_json::from_slice::<Value>(&self.body)
+    /// The body as a JSON object, if it is one (for the OAuth flow).
+    #[cfg(feature = "oauth-client")]
+    pub(crate) fn json_object(&self) -> Option<serde_json::Value> {
+        serde_json::from_slice::<serde_json::Value>(&self.body)
             .ok()
-            .filter(Value::is_object)
+            .filter(serde_json::Value::is_object)
     }
 }
 

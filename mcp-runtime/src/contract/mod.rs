@@ -24,7 +24,7 @@ use serde_json::{Map, Value, json};
 
 pub use self::change::{Difference, Impact};
 pub use self::diff::compare;
-use crate::client::{Client, ClientError, InProcess, Transport};
+use crate::client::{Client, ClientError, InProcess, ListKind, Transport};
 use crate::server::{Server, ServerBuilder};
 
 /// The environment variable that makes [`assert_contract!`](crate::assert_contract) rewrite the
@@ -131,21 +131,22 @@ pub async fn manifest_of<T: Transport>(client: &mut Client<T>) -> Result<Value, 
     };
     // Only what the server advertises can be listed.
     let offers = &discovery.capabilities;
-    let tools = match offers.tools {
-        Some(_) => values(client.list_tools().await?)?,
-        None => Vec::new(),
-    };
-    let (resources, templates) = match offers.resources {
-        Some(_) => (
-            values(client.list_resources().await?)?,
-            values(client.list_resource_templates().await?)?,
-        ),
-        None => (Vec::new(), Vec::new()),
-    };
-    let prompts = match offers.prompts {
-        Some(_) => values(client.list_prompts().await?)?,
-        None => Vec::new(),
-    };
+    let kinds = [
+        (ListKind::Tools, offers.tools.is_some()),
+        (ListKind::Resources, offers.resources.is_some()),
+        (ListKind::Templates, offers.resources.is_some()),
+        (ListKind::Prompts, offers.prompts.is_some()),
+    ];
+    // One loop over the kinds: one copy of the paging, not four.
+    let mut lists: [Vec<Value>; 4] = Default::default();
+    for ((kind, offered), list) in kinds.into_iter().zip(&mut lists) {
+        if offered {
+            // As the server wrote them: the lock records what it
+            // publishes, not what this client's types read of it.
+            *list = client.list_json(kind).await?;
+        }
+    }
+    let [tools, resources, templates, prompts] = lists;
     Ok(json!({
         "protocolVersions": discovery.supported_versions,
         "capabilities": capabilities,
@@ -154,13 +155,6 @@ pub async fn manifest_of<T: Transport>(client: &mut Client<T>) -> Result<Value, 
         "resourceTemplates": keyed(templates, "uriTemplate"),
         "prompts": keyed(prompts, "name"),
     }))
-}
-
-fn values<T: serde::Serialize>(items: Vec<T>) -> Result<Vec<Value>, ClientError> {
-    items
-        .iter()
-        .map(|item| serde_json::to_value(item).map_err(|e| ClientError::Malformed(e.to_string())))
-        .collect()
 }
 
 /// The manifest as the lock file spells it.

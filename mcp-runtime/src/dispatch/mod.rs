@@ -28,6 +28,9 @@ mod resources;
 mod run;
 pub(crate) mod subscriptions;
 mod tasks;
+
+pub use self::tasks::TASK_ENGINE;
+pub(crate) use self::tasks::Tasks;
 mod tools;
 
 use std::pin::Pin;
@@ -253,8 +256,9 @@ pub(crate) struct Dispatcher {
     resource_pages: Pages<Resources>,
     template_pages: Pages<Templates>,
     prompt_pages: Pages<Prompts>,
-    /// The Tasks extension's runtime, when the server runs tasks.
-    tasks: Option<Arc<crate::tasks::Runtime>>,
+    /// The Tasks extension's runtime and engine, when the server runs
+    /// tasks.
+    tasks: Option<Tasks>,
     runtime: Runtime,
 }
 
@@ -265,11 +269,11 @@ impl Dispatcher {
         settings: &Settings,
         changes: Changes,
         sealer: StateSealer,
-        tasks: Option<Arc<crate::tasks::Runtime>>,
+        tasks: Option<Tasks>,
         runtime: Runtime,
     ) -> Result<Dispatcher, BuildError> {
-        if let Some(runtime) = &tasks {
-            extensions.push(runtime.extension());
+        if let Some(tasks) = &tasks {
+            extensions.push(tasks.extension());
         }
         let extensions = Extensions::build(extensions, &registry)?;
         let server_info = settings.server_info();

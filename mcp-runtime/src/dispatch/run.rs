@@ -72,7 +72,7 @@ impl Dispatcher {
             // Boxed: a stream's state is large, and inline it would be
             // copied with every other request's future.
             let tasks = subscriptions::TaskListening {
-                tasks: self.tasks.as_deref(),
+                tasks: self.tasks.as_ref(),
                 client: &meta.client_capabilities,
                 owner: crate::tasks::owner(&source),
             };

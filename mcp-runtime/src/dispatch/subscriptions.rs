@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Dispatcher;
 use super::envelope::Request;
+use super::tasks::{Followed, Tasks};
 use crate::changes::Change;
 use crate::context::Outbox;
 use crate::protocol::jsonrpc::notification_frame;
@@ -240,12 +241,7 @@ pub(crate) async fn listen(
 /// The acknowledgement (the subset honoured), then each followed task's
 /// state as it is now, so that a change between the client's last poll and
 /// this subscription is not missed.
-fn acknowledge(
-    id: &RequestId,
-    filter: &Filter,
-    tasks: &[crate::tasks::TaskRecord],
-    outbox: &Outbox,
-) {
+fn acknowledge(id: &RequestId, filter: &Filter, tasks: &[Followed], outbox: &Outbox) {
     #[derive(Serialize)]
     struct Ack<'a> {
         notifications: &'a Filter,
@@ -261,8 +257,7 @@ fn acknowledge(
         &ack,
     ));
     for task in tasks {
-        let params = crate::tasks::wire::notification_params(task);
-        outbox.send(task_notification(&params, id));
+        outbox.send(task_notification(&task.params, id));
     }
 }
 
@@ -273,7 +268,7 @@ const MAX_TASK_IDS: usize = 256;
 /// the caller owns the ids it names), the client's capabilities and the
 /// caller.
 pub(crate) struct TaskListening<'a> {
-    pub(crate) tasks: Option<&'a crate::tasks::Runtime>,
+    pub(crate) tasks: Option<&'a Tasks>,
     pub(crate) client: &'a crate::protocol::ClientCapabilities,
     pub(crate) owner: String,
 }
@@ -282,13 +277,10 @@ impl TaskListening<'_> {
     /// The tasks among `requested` this caller may follow (its own live
     /// tasks), as they are now. `-32021` when the client did not declare
     /// the extension.
-    async fn honoured(
-        &self,
-        requested: Vec<String>,
-    ) -> Result<Vec<crate::tasks::TaskRecord>, ErrorObject> {
+    async fn honoured(&self, requested: Vec<String>) -> Result<Vec<Followed>, ErrorObject> {
         use crate::tasks::EXTENSION_ID;
         super::extensions::require_extension(EXTENSION_ID, self.client)?;
-        let Some(runtime) = self.tasks else {
+        let Some(tasks) = self.tasks else {
             return Ok(Vec::new());
         };
         if requested.len() > MAX_TASK_IDS {
@@ -296,17 +288,13 @@ impl TaskListening<'_> {
                 "Invalid params: `notifications.taskIds` names more than {MAX_TASK_IDS} tasks"
             )));
         }
-        let mut honoured: Vec<crate::tasks::TaskRecord> = Vec::new();
+        let mut ids: Vec<String> = Vec::new();
         for id in requested {
-            if !crate::tasks::plausible_id(&id) || honoured.iter().any(|task| task.id == id) {
-                continue;
-            }
-            let found = runtime.store().get(&id, &self.owner, runtime.now()).await;
-            if let Ok(Some(task)) = found {
-                honoured.push(task);
+            if crate::tasks::plausible_id(&id) && !ids.contains(&id) {
+                ids.push(id);
             }
         }
-        Ok(honoured)
+        Ok(tasks.followed(ids, &self.owner).await)
     }
 }
 
@@ -320,13 +308,13 @@ struct Following {
 }
 
 impl Following {
-    fn new(filter: &Filter, current: &[crate::tasks::TaskRecord], owner: String) -> Self {
+    fn new(filter: &Filter, current: &[Followed], owner: String) -> Self {
         Following {
             ids: filter.task_ids.clone().unwrap_or_default(),
             owner,
             ended: current
                 .iter()
-                .filter(|task| task.status.is_terminal())
+                .filter(|task| task.ended)
                 .map(|task| task.id.clone())
                 .collect(),
         }

@@ -12,7 +12,8 @@
 //! `input_required` and waits for `tasks/update`, `tasks/cancel` drops the
 //! handler and fires its cancellation token.
 
-use std::pin::pin;
+use std::any::Any;
+use std::pin::{Pin, pin};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -29,6 +30,8 @@ use super::invoke::{invoke, written};
 use super::mrtr::{Retry, Rounds, Target};
 use crate::changes::Changes;
 use crate::context::{Context, MethodLabel, Outbox, Scope, Sink};
+use crate::extension::Extension;
+use crate::mrtr::Clock;
 use crate::mrtr::{Input, Stop};
 use crate::protocol::finite::Finite;
 use crate::protocol::method::Method;
@@ -37,13 +40,145 @@ use crate::registry::{RegisteredTool, ToolEntry};
 use crate::source::RequestSource;
 use crate::tasks::wire::{self, Shape};
 use crate::tasks::{
-    EXTENSION_ID, Runtime, StoreError, TaskOutcome, TaskProgress, TaskRecord, TaskUpdate,
+    EXTENSION_ID, Runtime, StoreError, TaskOptions, TaskOutcome, TaskProgress, TaskRecord,
+    TaskUpdate,
 };
 use crate::tool::ToolInvocation;
 
 /// How long a worker waits for signals before looking again (it also
 /// wakes for the handler, renewals and the deadline).
 const SIGNAL_WAIT: Duration = Duration::from_secs(5);
+
+/// The Tasks engine: the functions that run tasks, reached only through
+/// this static. What `#[tool(task)]` generates names it (and so does
+/// `ServerBuilder::tasks`), so a server without task tools links none of
+/// the driver, the store or the extension's methods.
+#[doc(hidden)]
+pub static TASK_ENGINE: &(dyn Any + Send + Sync) = &Engine {
+    call: call_boxed,
+    runtime,
+    extension,
+    followed: followed_boxed,
+};
+
+/// What [`TASK_ENGINE`] holds.
+struct Engine {
+    call: CallFn,
+    runtime: fn(Option<TaskOptions>, Clock) -> Arc<Runtime>,
+    extension: fn(&Arc<Runtime>) -> Extension,
+    followed: FollowedFn,
+}
+
+/// A task a subscription follows, as it is when the subscription starts.
+pub(crate) struct Followed {
+    pub(crate) id: String,
+    /// Whether it has ended: nothing about it follows.
+    pub(crate) ended: bool,
+    /// Its `notifications/tasks` params, without `_meta`.
+    pub(crate) params: String,
+}
+
+type FollowedFn = for<'a> fn(
+    &'a Runtime,
+    Vec<String>,
+    &'a str,
+) -> Pin<Box<dyn Future<Output = Vec<Followed>> + Send + 'a>>;
+
+fn followed_boxed<'a>(
+    runtime: &'a Runtime,
+    ids: Vec<String>,
+    owner: &'a str,
+) -> Pin<Box<dyn Future<Output = Vec<Followed>> + Send + 'a>> {
+    Box::pin(followed(runtime, ids, owner))
+}
+
+/// Those of the tasks `ids` that `owner` has, as they are now.
+async fn followed(runtime: &Runtime, ids: Vec<String>, owner: &str) -> Vec<Followed> {
+    let mut found = Vec::new();
+    for id in ids {
+        if let Ok(Some(task)) = runtime.store().get(&id, owner, runtime.now()).await {
+            found.push(Followed {
+                ended: task.status.is_terminal(),
+                params: wire::notification_params(&task),
+                id,
+            });
+        }
+    }
+    found
+}
+
+type CallFn = for<'a> fn(
+    &'a Dispatcher,
+    &'a Arc<Runtime>,
+    &'a RegisteredTool,
+    &'static ToolEntry,
+    &'a str,
+    Retry<'a>,
+    Scope,
+) -> Pin<Box<dyn Future<Output = Result<Bytes, ErrorObject>> + 'a>>;
+
+fn call_boxed<'a>(
+    dispatcher: &'a Dispatcher,
+    runtime: &'a Arc<Runtime>,
+    tool: &'a RegisteredTool,
+    entry: &'static ToolEntry,
+    arguments: &'a str,
+    retry: Retry<'a>,
+    scope: Scope,
+) -> Pin<Box<dyn Future<Output = Result<Bytes, ErrorObject>> + 'a>> {
+    Box::pin(call(
+        dispatcher, runtime, tool, entry, arguments, retry, scope,
+    ))
+}
+
+fn runtime(options: Option<TaskOptions>, clock: Clock) -> Arc<Runtime> {
+    Arc::new(Runtime::new(options.unwrap_or_default(), clock))
+}
+
+fn extension(runtime: &Arc<Runtime>) -> Extension {
+    runtime.extension()
+}
+
+/// A server's tasks: its runtime, and the engine that drives them.
+#[derive(Clone)]
+pub(crate) struct Tasks {
+    pub(crate) runtime: Arc<Runtime>,
+    engine: &'static Engine,
+}
+
+impl std::fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tasks")
+            .field("runtime", &self.runtime)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tasks {
+    /// The tasks of a server whose engine is `engine` (a task tool's, or
+    /// [`TASK_ENGINE`]), run with `options` (the defaults when `None`).
+    pub(crate) fn new(
+        engine: &'static (dyn Any + Send + Sync),
+        options: Option<TaskOptions>,
+        clock: Clock,
+    ) -> Option<Tasks> {
+        let engine = engine.downcast_ref::<Engine>()?;
+        Some(Tasks {
+            runtime: (engine.runtime)(options, clock),
+            engine,
+        })
+    }
+
+    /// The extension serving `tasks/get`, `tasks/update`, `tasks/cancel`.
+    pub(crate) fn extension(&self) -> Extension {
+        (self.engine.extension)(&self.runtime)
+    }
+
+    /// Those of the tasks `ids` that `owner` has, as they are now.
+    pub(crate) async fn followed(&self, ids: Vec<String>, owner: &str) -> Vec<Followed> {
+        (self.engine.followed)(&self.runtime, ids, owner).await
+    }
+}
 
 /// The runtime to run this call as a task with, if it runs as one:
 /// `None` for a client that did not declare the extension (the call runs
@@ -53,11 +188,11 @@ pub(super) fn route<'a>(
     dispatcher: &'a Dispatcher,
     entry: &ToolEntry,
     meta: &RequestMeta,
-) -> Result<Option<&'a Arc<Runtime>>, ErrorObject> {
+) -> Result<Option<&'a Tasks>, ErrorObject> {
     let client = &meta.client_capabilities;
     let required = entry.task.is_some_and(|task| task.required);
     match &dispatcher.tasks {
-        Some(runtime) if client.supports_extension(EXTENSION_ID) => Ok(Some(runtime)),
+        Some(tasks) if client.supports_extension(EXTENSION_ID) => Ok(Some(tasks)),
         _ if required => require_extension(EXTENSION_ID, client).map(|()| None),
         _ => Ok(None),
     }
@@ -88,7 +223,21 @@ struct Job {
     created: oneshot::Sender<Result<Created, ErrorObject>>,
 }
 
-pub(super) async fn call(
+/// Runs the call as a task, through the engine `tasks` holds.
+pub(super) fn start<'a>(
+    dispatcher: &'a Dispatcher,
+    tasks: &'a Tasks,
+    tool: &'a RegisteredTool,
+    entry: &'static ToolEntry,
+    arguments: &'a str,
+    retry: Retry<'a>,
+    scope: Scope,
+) -> Pin<Box<dyn Future<Output = Result<Bytes, ErrorObject>> + 'a>> {
+    let runtime = &tasks.runtime;
+    (tasks.engine.call)(dispatcher, runtime, tool, entry, arguments, retry, scope)
+}
+
+async fn call(
     dispatcher: &Dispatcher,
     runtime: &Arc<Runtime>,
     tool: &RegisteredTool,
@@ -163,15 +312,14 @@ pub(super) async fn call(
 /// A new task of `entry` for the request's caller, leased to this process.
 fn new_record(runtime: &Runtime, entry: &ToolEntry, source: &RequestSource) -> TaskRecord {
     let options = &runtime.options;
-    let declared = entry.task.unwrap_or_default();
+    let (declared_ttl, declared_poll) = entry
+        .task
+        .map_or((None, None), |task| (task.ttl_ms, task.poll_interval_ms));
     let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-    let ttl = declared
-        .ttl_ms
+    let ttl = declared_ttl
         .unwrap_or(millis(options.ttl))
         .min(millis(options.max_ttl));
-    let poll = declared
-        .poll_interval_ms
-        .unwrap_or(millis(options.poll_interval));
+    let poll = declared_poll.unwrap_or(millis(options.poll_interval));
     let now = runtime.now();
     let mut record = TaskRecord::new(
         crate::tasks::new_id(),

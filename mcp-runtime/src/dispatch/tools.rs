@@ -70,12 +70,11 @@ pub(super) async fn call(
         request.member(&head.request_state),
     )?;
     if let Some(entry) = tool.entry().filter(|entry| entry.task.is_some())
-        && let Some(runtime) = super::tasks::route(dispatcher, entry, &scope.meta)?
+        && let Some(tasks) = super::tasks::route(dispatcher, entry, &scope.meta)?
     {
-        // Boxed: a task's start is rare, and inline its state would
-        // grow every call's future.
-        let task = super::tasks::call(dispatcher, runtime, &tool, entry, arguments, retry, scope);
-        return Box::pin(task).await;
+        // Boxed by the engine: a task's start is rare, and inline its
+        // state would grow every call's future.
+        return super::tasks::start(dispatcher, tasks, &tool, entry, arguments, retry, scope).await;
     }
     let target = Target {
         method: "tools/call",

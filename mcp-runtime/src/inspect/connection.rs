@@ -1,7 +1,6 @@
 //! The inspected server: this binary's own handlers, a child process, or a
 //! remote endpoint.
 
-use crate::client::oauth::OAuth;
 use crate::client::{
     ChildProcess, ClientError, InProcess, Remote, Reply, Transport, TransportError,
 };
@@ -20,10 +19,12 @@ impl Connection {
         url: Option<&str>,
         command: Option<&str>,
         headers: &[String],
-        oauth: OAuth,
+        authorize: impl FnOnce(Remote) -> Remote,
     ) -> Result<Connection, ClientError> {
         if let Some(url) = url {
-            let mut remote = Remote::new(url)?.oauth(oauth);
+            // Authorization first: an `Authorization` header among
+            // `headers` then turns OAuth off.
+            let mut remote = authorize(Remote::new(url)?);
             for header in headers {
                 let (name, value) = header.split_once(':').ok_or_else(|| {
                     ClientError::Malformed(format!(

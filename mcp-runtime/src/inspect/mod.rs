@@ -13,6 +13,7 @@
 
 mod answer;
 mod connection;
+mod oauth;
 mod print;
 mod task;
 mod terminal;
@@ -21,13 +22,11 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use self::answer::Answerer;
 use self::connection::Connection;
-use crate::client::oauth::{Authorize, OAuth};
-use crate::client::{Client, ClientError, Outcome, Response};
+use crate::client::{Client, ClientError, ListKind, Outcome, Response};
 use crate::server::Server;
 
 /// Inspector subcommands.
@@ -94,67 +93,10 @@ pub(crate) struct Target {
     #[arg(long = "header", value_name = "HEADER", requires = "url")]
     headers: Vec<String>,
     #[command(flatten)]
-    oauth: OAuthOptions,
+    oauth: self::oauth::OAuthOptions,
     /// Print the raw JSON results instead of a readable summary.
     #[arg(long)]
     json: bool,
-}
-
-/// How --url authorizes when the server asks for OAuth (a 401).
-#[derive(Args, Debug)]
-pub(crate) struct OAuthOptions {
-    /// A client ID registered with the authorization server beforehand
-    /// (else a Client ID Metadata Document, else dynamic registration).
-    #[arg(long, value_name = "ID", requires = "url")]
-    client_id: Option<String>,
-    /// The secret of --client-id, for a confidential client.
-    #[arg(long, value_name = "SECRET", requires = "client_id")]
-    client_secret: Option<String>,
-    /// The issuer --client-id is registered with: used with no other.
-    #[arg(long, value_name = "URL", requires = "client_id")]
-    client_issuer: Option<String>,
-    /// This client's Client ID Metadata Document (an https URL), its
-    /// client_id where the authorization server supports such documents.
-    #[arg(long, value_name = "URL", requires = "url")]
-    client_metadata_url: Option<String>,
-    /// How the authorization response comes back: `browser` (open the
-    /// printed URL; it returns to a loopback port) or `fetch` (the
-    /// inspector requests the URL itself, for servers that approve without
-    /// a person).
-    #[arg(long, value_enum, default_value = "browser", requires = "url")]
-    authorize: AuthorizeBy,
-    /// Keep tokens and registrations in this file (owner-only) between
-    /// runs, with refresh tokens.
-    #[arg(long, value_name = "FILE", requires = "url")]
-    token_cache: Option<std::path::PathBuf>,
-}
-
-/// `--authorize`.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum AuthorizeBy {
-    /// In a browser.
-    Browser,
-    /// By requesting the authorization URL directly.
-    Fetch,
-}
-
-impl OAuthOptions {
-    fn settings(&self) -> OAuth {
-        let mut oauth = OAuth::new("mcp-runtime inspector").authorize(match self.authorize {
-            AuthorizeBy::Browser => Authorize::Browser,
-            AuthorizeBy::Fetch => Authorize::Fetch,
-        });
-        if let Some(id) = &self.client_id {
-            oauth = oauth.client(id, self.client_secret.clone(), self.client_issuer.clone());
-        }
-        if let Some(url) = &self.client_metadata_url {
-            oauth = oauth.client_metadata_url(url);
-        }
-        if let Some(path) = &self.token_cache {
-            oauth = oauth.token_cache(path);
-        }
-        oauth
-    }
 }
 
 /// How questions from the server (`input_required`) are answered.
@@ -276,7 +218,8 @@ async fn execute(
             // Task tools run as tasks, followed until they end.
             client.declare_tasks();
             let mut answerer = Answerer::new(&ask)?;
-            let first = client.call_tool(&name, arguments).await?;
+            let params = json!({"name": name, "arguments": arguments});
+            let first = client.ask_json("tools/call", params).await?;
             let Some(done) = rounds(&mut client, &mut answerer, first).await? else {
                 return Ok(ExitCode::from(2));
             };
@@ -285,7 +228,9 @@ async fn execute(
         Command::Read { uri, ask, target } => {
             let mut client = target.connect(server, true)?;
             let mut answerer = Answerer::new(&ask)?;
-            let first = client.read_resource(&uri).await?;
+            let first = client
+                .ask_json("resources/read", json!({"uri": uri}))
+                .await?;
             let Some(done) = rounds(&mut client, &mut answerer, first).await? else {
                 return Ok(ExitCode::from(2));
             };
@@ -301,7 +246,8 @@ async fn execute(
             let arguments = prompt_arguments(parse_arguments(arguments.as_deref())?)?;
             let mut client = target.connect(server, true)?;
             let mut answerer = Answerer::new(&ask)?;
-            let first = client.get_prompt(&name, arguments).await?;
+            let params = json!({"name": name, "arguments": arguments});
+            let first = client.ask_json("prompts/get", params).await?;
             let Some(done) = rounds(&mut client, &mut answerer, first).await? else {
                 return Ok(ExitCode::from(2));
             };
@@ -323,32 +269,50 @@ async fn list(
     what: Option<Listing>,
 ) -> Result<Value, ClientError> {
     let offers = client.discover().await?.capabilities;
-    let wanted = |listing| what.is_none_or(|w| w == listing);
-    let mut listed = json!({});
-    if wanted(Listing::Tools) && offers.tools.is_some() {
-        listed["tools"] = json!(client.list_tools().await?);
-    }
-    if offers.resources.is_some() {
-        if wanted(Listing::Resources) {
-            listed["resources"] = json!(client.list_resources().await?);
+    let kinds = [
+        (
+            Listing::Tools,
+            ListKind::Tools,
+            offers.tools.is_some(),
+            "tools",
+        ),
+        (
+            Listing::Resources,
+            ListKind::Resources,
+            offers.resources.is_some(),
+            "resources",
+        ),
+        (
+            Listing::Templates,
+            ListKind::Templates,
+            offers.resources.is_some(),
+            "resourceTemplates",
+        ),
+        (
+            Listing::Prompts,
+            ListKind::Prompts,
+            offers.prompts.is_some(),
+            "prompts",
+        ),
+    ];
+    let mut listed = serde_json::Map::new();
+    for (listing, kind, offered, member) in kinds {
+        if offered && what.is_none_or(|w| w == listing) {
+            let items = client.list_json(kind).await?;
+            listed.insert(member.to_owned(), Value::Array(items));
         }
-        if wanted(Listing::Templates) {
-            listed["resourceTemplates"] = json!(client.list_resource_templates().await?);
-        }
     }
-    if wanted(Listing::Prompts) && offers.prompts.is_some() {
-        listed["prompts"] = json!(client.list_prompts().await?);
-    }
-    Ok(listed)
+    Ok(Value::Object(listed))
 }
 
 /// Answers rounds until the request completes; `None` if a round could not
-/// be answered (it was printed).
-async fn rounds<R: DeserializeOwned>(
+/// be answered (it was printed). Results stay JSON until the end, so that
+/// calls, reads and prompts share one copy of this loop.
+async fn rounds(
     client: &mut Client<Connection>,
     answerer: &mut Answerer,
-    mut response: Response<R>,
-) -> Result<Option<R>, ClientError> {
+    mut response: Response<Value>,
+) -> Result<Option<Value>, ClientError> {
     loop {
         print::notifications(&response.notifications);
         let round = match response.outcome {
@@ -366,15 +330,13 @@ async fn rounds<R: DeserializeOwned>(
 
 /// Follows a task to its end; its result, or `None` if it was cancelled
 /// or asked what nobody here can answer (both printed).
-async fn followed<R: DeserializeOwned>(
+async fn followed(
     client: &mut Client<Connection>,
     answerer: &mut Answerer,
     started: crate::client::Task,
-) -> Result<Option<R>, ClientError> {
+) -> Result<Option<Value>, ClientError> {
     match task::follow(client, answerer, started).await? {
-        task::Ended::Completed(result) => serde_json::from_value(result)
-            .map(Some)
-            .map_err(|error| ClientError::Malformed(format!("the task's result: {error}"))),
+        task::Ended::Completed(result) => Ok(Some(result)),
         task::Ended::Cancelled => {
             eprintln!("the task was cancelled");
             Ok(None)
@@ -431,7 +393,7 @@ impl Target {
             self.url.as_deref(),
             self.stdio.as_deref(),
             &self.headers,
-            self.oauth.settings(),
+            |remote| self.oauth.apply(remote),
         )?;
         let mut client = Client::new(connection);
         client.set_client_info("mcp-runtime-inspector", env!("CARGO_PKG_VERSION"));

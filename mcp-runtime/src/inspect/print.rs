@@ -12,9 +12,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::client::{ClientError, Discovery, InputRequest, InputRequired, Notifications};
-use crate::protocol::{
-    CallToolResult, Content, GetPromptResult, ReadResourceResult, ResourceContents,
-};
 
 fn json(out: &mut dyn Write, value: &impl Serialize) -> io::Result<()> {
     writeln!(
@@ -214,101 +211,93 @@ fn prompt_arguments(prompt: &Value) -> String {
     format!("({})", arguments.join(", "))
 }
 
-fn content(out: &mut dyn Write, block: &Content) -> io::Result<()> {
-    match block {
-        Content::Text(text) => writeln!(out, "{}", text.text),
-        Content::Image(image) => writeln!(
+/// A content block, read from the JSON as sent (a kind this client does
+/// not know is named, not refused).
+fn content(out: &mut dyn Write, block: &Value) -> io::Result<()> {
+    let text = |key: &str| block[key].as_str().unwrap_or_default();
+    match block["type"].as_str().unwrap_or_default() {
+        "text" => writeln!(out, "{}", text("text")),
+        kind @ ("image" | "audio") => writeln!(
             out,
-            "[image {}, {} base64 characters]",
-            image.mime_type,
-            image.data.len()
+            "[{kind} {}, {} base64 characters]",
+            text("mimeType"),
+            text("data").len()
         ),
-        Content::Audio(audio) => writeln!(
-            out,
-            "[audio {}, {} base64 characters]",
-            audio.mime_type,
-            audio.data.len()
-        ),
-        Content::ResourceLink(link) => writeln!(out, "[link {} {}]", link.uri, link.name),
-        Content::Resource(embedded) => resource_contents(out, &embedded.resource),
+        "resource_link" => writeln!(out, "[link {} {}]", text("uri"), text("name")),
+        "resource" => resource_contents(out, &block["resource"]),
+        other => writeln!(out, "[{other:?} content]"),
     }
 }
 
-fn resource_contents(out: &mut dyn Write, contents: &ResourceContents) -> io::Result<()> {
-    let mime = |mime: Option<&str>| mime.map(|m| format!(" ({m})")).unwrap_or_default();
-    match contents {
-        ResourceContents::Text(text) => {
-            let mime = mime(text.mime_type.as_deref());
-            writeln!(out, "[{}{mime}]\n{}", text.uri, text.text)
-        }
-        ResourceContents::Blob(blob) => {
-            let mime = mime(blob.mime_type.as_deref());
-            writeln!(
-                out,
-                "[{}{mime}: {} base64 characters]",
-                blob.uri,
-                blob.blob.len()
-            )
-        }
+fn resource_contents(out: &mut dyn Write, contents: &Value) -> io::Result<()> {
+    let uri = contents["uri"].as_str().unwrap_or_default();
+    let mime = contents["mimeType"]
+        .as_str()
+        .map(|m| format!(" ({m})"))
+        .unwrap_or_default();
+    match (contents["text"].as_str(), contents["blob"].as_str()) {
+        (Some(text), _) => writeln!(out, "[{uri}{mime}]\n{text}"),
+        (None, Some(blob)) => writeln!(out, "[{uri}{mime}: {} base64 characters]", blob.len()),
+        (None, None) => writeln!(out, "[{uri}{mime}: neither text nor blob]"),
     }
 }
 
-/// Prints a tool result; a tool error exits with status 1.
+/// The array `key` of a result (absent: none).
+fn items<'a>(result: &'a Value, key: &str) -> &'a [Value] {
+    result[key].as_array().map_or(&[], Vec::as_slice)
+}
+
+/// Prints a tool result (`CallToolResult`, as sent); a tool error exits
+/// with status 1.
 pub(super) fn tool_result(
     out: &mut dyn Write,
-    result: &CallToolResult,
+    result: &Value,
     as_json: bool,
 ) -> io::Result<ExitCode> {
+    let is_error = result["isError"] == true;
     if as_json {
         json(out, result)?;
     } else {
-        if result.is_error {
+        if is_error {
             eprintln!("tool error:");
         }
-        for block in &result.content {
+        for block in items(result, "content") {
             content(out, block)?;
         }
-        if let Some(structured) = &result.structured_content {
+        if let Some(structured) = result.get("structuredContent").filter(|s| !s.is_null()) {
             writeln!(out, "structured content:")?;
             json(out, structured)?;
         }
     }
-    Ok(if result.is_error {
+    Ok(if is_error {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
 }
 
-pub(super) fn resource(
-    out: &mut dyn Write,
-    result: &ReadResourceResult,
-    as_json: bool,
-) -> io::Result<()> {
+/// Prints a `ReadResourceResult`, as sent.
+pub(super) fn resource(out: &mut dyn Write, result: &Value, as_json: bool) -> io::Result<()> {
     if as_json {
         return json(out, result);
     }
-    for contents in &result.contents {
+    for contents in items(result, "contents") {
         resource_contents(out, contents)?;
     }
     Ok(())
 }
 
-pub(super) fn prompt(
-    out: &mut dyn Write,
-    result: &GetPromptResult,
-    as_json: bool,
-) -> io::Result<()> {
+/// Prints a `GetPromptResult`, as sent.
+pub(super) fn prompt(out: &mut dyn Write, result: &Value, as_json: bool) -> io::Result<()> {
     if as_json {
         return json(out, result);
     }
-    if let Some(description) = &result.description {
+    if let Some(description) = result["description"].as_str() {
         writeln!(out, "{description}")?;
     }
-    for message in &result.messages {
-        let role = serde_json::to_value(message.role).unwrap_or_default();
-        write!(out, "[{}] ", role.as_str().unwrap_or("?"))?;
-        content(out, &message.content)?;
+    for message in items(result, "messages") {
+        write!(out, "[{}] ", message["role"].as_str().unwrap_or("?"))?;
+        content(out, &message["content"])?;
     }
     Ok(())
 }
