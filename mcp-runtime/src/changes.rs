@@ -25,6 +25,11 @@ pub enum Change {
     ResourceUpdated(String),
     /// A task's state changed (the Tasks extension).
     Task(TaskNotice),
+    /// The bus may have missed changes (a shared bus lost its connection):
+    /// subscriptions end, so that their clients read again and listen
+    /// anew rather than miss what was announced meanwhile. Sent by buses to
+    /// their own subscribers, never published.
+    Interrupted,
 }
 
 /// A task's new state, for `notifications/tasks` on the `subscriptions/listen`
@@ -50,6 +55,13 @@ pub trait ChangeBus: Send + Sync + 'static {
 
     /// A new subscriber, receiving changes published from now on.
     fn subscribe(&self) -> broadcast::Receiver<Change>;
+
+    /// Whether subscribers hear every instance now (a shared bus whose
+    /// connection is down does not): a new subscription is refused, with a
+    /// retryable error, while it is `false`.
+    fn connected(&self) -> bool {
+        true
+    }
 }
 
 /// The default bus: subscribers in this process only.
@@ -130,5 +142,10 @@ impl Changes {
 
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<Change> {
         self.bus.subscribe()
+    }
+
+    /// Whether the bus hears every instance now.
+    pub(crate) fn connected(&self) -> bool {
+        self.bus.connected()
     }
 }

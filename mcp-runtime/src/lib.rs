@@ -32,6 +32,9 @@ mod legacy;
 pub mod mrtr;
 mod prompt;
 pub mod protocol;
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub mod redis;
 mod registry;
 mod resource;
 mod run;

@@ -159,11 +159,7 @@ impl Server {
     }
 
     fn endpoint(&self, options: HttpOptions) -> std::io::Result<Endpoint> {
-        Endpoint::new(
-            self.dispatcher.clone(),
-            options,
-            http_hook(&self.dispatcher),
-        )
+        Endpoint::new(self.dispatcher.clone(), options, http_hook(self))
     }
 }
 
@@ -182,12 +178,15 @@ fn stdio_hook(_: &Arc<Dispatcher>, _: &Frames) -> Option<Rc<dyn StdioHook>> {
 
 /// The legacy adapter's part of an HTTP endpoint.
 #[cfg(all(feature = "http", feature = "legacy"))]
-fn http_hook(dispatcher: &Dispatcher) -> Option<Arc<dyn HttpHook>> {
-    Some(Arc::new(crate::legacy::http::LegacyHttp::new(dispatcher)))
+fn http_hook(server: &Server) -> Option<Arc<dyn HttpHook>> {
+    Some(Arc::new(crate::legacy::http::LegacyHttp::new(
+        &server.dispatcher,
+        server.sessions.clone(),
+    )))
 }
 
 #[cfg(all(feature = "http", not(feature = "legacy")))]
-fn http_hook(_: &Dispatcher) -> Option<Arc<dyn HttpHook>> {
+fn http_hook(_: &Server) -> Option<Arc<dyn HttpHook>> {
     None
 }
 

@@ -58,8 +58,13 @@ pub struct ServerBuilder {
     pub(crate) stdio: StdioOptions,
     #[cfg(feature = "http")]
     pub(crate) http: crate::HttpOptions,
-    bus: Arc<dyn ChangeBus>,
+    /// The change bus; `None`: in this process (or the shared one, with
+    /// shared state).
+    bus: Option<Arc<dyn ChangeBus>>,
     state: StateSettings,
+    /// Shared state for instances behind a load balancer (`redis`).
+    #[cfg(feature = "redis")]
+    redis: Option<crate::redis::RedisConfig>,
     extensions: Vec<Extension>,
     /// How tasks run, with the Tasks engine; `None` until set (a server
     /// with task tools then uses the defaults and their engine).
@@ -84,9 +89,24 @@ struct StateSettings {
     keys: Option<KeyRing>,
     ttl: Duration,
     max_rounds: u32,
-    replay: Arc<dyn ReplayGuard>,
+    /// Where used single-use states are kept; `None`: this process's
+    /// memory (or the shared store, with shared state).
+    replay: Option<Arc<dyn ReplayGuard>>,
     single_use_everywhere: bool,
     clock: Clock,
+}
+
+/// What instances share (`ServerBuilder::redis`), each part `None`
+/// without shared state.
+#[derive(Default)]
+struct Shared {
+    bus: Option<Arc<dyn ChangeBus>>,
+    replay: Option<Arc<dyn ReplayGuard>>,
+    tasks: Option<Arc<dyn crate::tasks::TaskStore>>,
+    limits: Option<Arc<dyn crate::security::SharedLimits>>,
+    /// Legacy HTTP sessions' shared part (the HTTP endpoints take it).
+    #[cfg(all(feature = "http", feature = "legacy"))]
+    sessions: Option<Arc<dyn crate::legacy::shared::SessionShare>>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -116,22 +136,25 @@ impl ServerBuilder {
                 list_changed: false,
                 resource_subscriptions: false,
                 audit_arguments: false,
+                shared_limits: None,
             },
             stdio: StdioOptions::default(),
             #[cfg(feature = "http")]
             http: crate::HttpOptions::default(),
-            bus: Arc::new(InProcessBus::default()),
+            bus: None,
             state: StateSettings {
                 keys: None,
                 ttl: Duration::from_secs(600),
                 max_rounds: 16,
-                replay: Arc::new(InMemoryReplayGuard::default()),
+                replay: None,
                 single_use_everywhere: false,
                 clock: Arc::new(SystemTime::now),
             },
             extensions: Vec::new(),
             tasks: None,
             catalog: None,
+            #[cfg(feature = "redis")]
+            redis: None,
         }
     }
 
@@ -285,7 +308,21 @@ impl ServerBuilder {
     /// Fans changes out through `bus` instead of the in-process default, so
     /// that a change on one instance reaches subscriptions on every other.
     pub fn change_bus(mut self, bus: impl ChangeBus) -> Self {
-        self.bus = Arc::new(bus);
+        self.bus = Some(Arc::new(bus));
+        self
+    }
+
+    /// Keeps what instances behind a load balancer must share in Redis
+    /// (feature `redis`): change notifications, single-use states, the
+    /// rate limit's budget and tasks (see [`crate::redis`]). Without this
+    /// call, `MCP_REDIS_URL` in the environment does the same. What is set
+    /// explicitly ([`change_bus`](Self::change_bus),
+    /// [`replay_guard`](Self::replay_guard), a task store, your own rate
+    /// limiter) stays as set.
+    #[cfg(feature = "redis")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+    pub fn redis(mut self, config: impl Into<crate::redis::RedisConfig>) -> Self {
+        self.redis = Some(config.into());
         self
     }
 
@@ -342,7 +379,7 @@ impl ServerBuilder {
     /// other. Which states are single use does not change; see
     /// [`single_use_request_state`](Self::single_use_request_state).
     pub fn replay_guard(mut self, guard: impl ReplayGuard) -> Self {
-        self.state.replay = Arc::new(guard);
+        self.state.replay = Some(Arc::new(guard));
         self
     }
 
@@ -365,7 +402,7 @@ impl ServerBuilder {
         self
     }
 
-    fn sealer(&self) -> Result<StateSealer, BuildError> {
+    fn sealer(&self, shared: Option<Arc<dyn ReplayGuard>>) -> Result<StateSealer, BuildError> {
         let keys = match (&self.state.keys, KeyRing::from_env()) {
             (Some(keys), _) => keys.clone(),
             (None, Some(Ok(keys))) => keys,
@@ -376,7 +413,9 @@ impl ServerBuilder {
             keys,
             ttl: self.state.ttl,
             max_rounds: self.state.max_rounds,
-            replay: self.state.replay.clone(),
+            replay: (self.state.replay.clone())
+                .or(shared)
+                .unwrap_or_else(|| Arc::new(InMemoryReplayGuard::default())),
             single_use_everywhere: self.state.single_use_everywhere,
             clock: self.state.clock.clone(),
         })
@@ -385,8 +424,21 @@ impl ServerBuilder {
     /// The dispatcher serving `registry` with these settings: its
     /// precomputed answers, extensions, change announcements and
     /// `requestState` keys.
+    #[cfg(feature = "bench-internals")]
     pub(crate) fn dispatcher(&self, registry: Registry) -> Result<Dispatcher, BuildError> {
-        let changes = Changes::new(self.bus.clone());
+        self.dispatcher_sharing(registry, self.shared()?)
+    }
+
+    /// [`dispatcher`](Self::dispatcher), with what the instances share.
+    fn dispatcher_sharing(
+        &self,
+        registry: Registry,
+        shared: Shared,
+    ) -> Result<Dispatcher, BuildError> {
+        let bus = (self.bus.clone())
+            .or(shared.bus)
+            .unwrap_or_else(|| Arc::new(InProcessBus::default()));
+        let changes = Changes::new(bus);
         // The engine comes from a task tool or from `tasks`: without
         // either, nothing of it is linked.
         let task_engine = registry
@@ -394,11 +446,16 @@ impl ServerBuilder {
             .iter()
             .find_map(|tool| Some(tool.entry()?.task?.engine));
         let clock = self.state.clock.clone();
+        let store = shared.tasks;
         let tasks = match (&self.tasks, task_engine) {
-            (Some((options, engine)), _) => Tasks::new(*engine, Some(options.clone()), clock),
-            (None, Some(engine)) => Tasks::new(engine, None, clock),
+            (Some((options, engine)), _) => {
+                Tasks::new(*engine, Some(options.clone()), store, clock)
+            }
+            (None, Some(engine)) => Tasks::new(engine, None, store, clock),
             (None, None) => None,
         };
+        let mut settings = self.settings.clone();
+        settings.shared_limits = shared.limits;
         let runtime = match &self.catalog {
             Some(attach) => {
                 attach(&registry, &self.settings, &changes).map_err(BuildError::Catalog)?
@@ -408,12 +465,47 @@ impl ServerBuilder {
         Dispatcher::new(
             registry,
             self.extensions.clone(),
-            &self.settings,
+            &settings,
             changes,
-            self.sealer()?,
+            self.sealer(shared.replay)?,
             tasks,
             runtime,
         )
+    }
+
+    /// The shared state's parts, when the server has shared state.
+    #[cfg(feature = "redis")]
+    fn shared(&self) -> Result<Shared, BuildError> {
+        let Some(config) = self
+            .redis
+            .clone()
+            .or_else(crate::redis::RedisConfig::from_env)
+        else {
+            return Ok(Shared::default());
+        };
+        let redis = crate::redis::Redis::connect(&config)
+            .map_err(|error| BuildError::SharedState(error.to_string()))?;
+        Ok(Shared {
+            bus: Some(Arc::new(crate::redis::RedisBus::new(&redis))),
+            replay: Some(Arc::new(crate::redis::RedisReplayGuard::new(&redis))),
+            tasks: Some(Arc::new(crate::redis::RedisTaskStore::new(&redis))),
+            #[cfg(all(feature = "http", feature = "legacy"))]
+            sessions: Some(Arc::new(crate::redis::RedisSessions::new(&redis))),
+            limits: Some(Arc::new(redis)),
+        })
+    }
+
+    /// Without the `redis` feature there is no shared state; a deployment
+    /// that asks for it is told, loudly.
+    #[cfg(not(feature = "redis"))]
+    fn shared(&self) -> Result<Shared, BuildError> {
+        if std::env::var_os("MCP_REDIS_URL").is_some() {
+            tracing::error!(
+                "MCP_REDIS_URL is set, but this binary was built without the `redis` feature of mcp-runtime: \
+                 changes, single-use states, rate limits and tasks stay in this instance"
+            );
+        }
+        Ok(Shared::default())
     }
 
     /// Collects the registered handlers, checks them (duplicate names,
@@ -426,7 +518,14 @@ impl ServerBuilder {
         if tools + prompts + resources == 0 && self.extensions.is_empty() {
             warn_nothing_linked();
         }
-        let dispatcher = self.dispatcher(registry)?;
+        #[cfg_attr(
+            not(all(feature = "http", feature = "legacy")),
+            allow(unused_mut, reason = "only legacy HTTP takes a part out")
+        )]
+        let mut shared = self.shared()?;
+        #[cfg(all(feature = "http", feature = "legacy"))]
+        let sessions = shared.sessions.take();
+        let dispatcher = self.dispatcher_sharing(registry, shared)?;
         tracing::debug!(
             tools,
             resources,
@@ -436,6 +535,8 @@ impl ServerBuilder {
         );
         Ok(Server {
             dispatcher: Arc::new(dispatcher),
+            #[cfg(all(feature = "http", feature = "legacy"))]
+            sessions,
         })
     }
 }
@@ -457,6 +558,9 @@ fn warn_nothing_linked() {
 #[derive(Clone)]
 pub struct Server {
     pub(crate) dispatcher: Arc<Dispatcher>,
+    /// What instances share of legacy HTTP sessions (with Redis).
+    #[cfg(all(feature = "http", feature = "legacy"))]
+    pub(crate) sessions: Option<Arc<dyn crate::legacy::shared::SessionShare>>,
 }
 
 impl fmt::Debug for Server {

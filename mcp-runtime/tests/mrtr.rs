@@ -1321,14 +1321,13 @@ struct CountingGuard {
 }
 
 impl mcp_runtime::mrtr::ReplayGuard for CountingGuard {
-    fn first_use(
-        &self,
-        nonce: &str,
-        expires: std::time::SystemTime,
+    fn first_use<'a>(
+        &'a self,
+        state: mcp_runtime::mrtr::StateUse<'a>,
         now: std::time::SystemTime,
-    ) -> bool {
+    ) -> mcp_runtime::mrtr::GuardFuture<'a> {
         self.asked.fetch_add(1, Ordering::SeqCst);
-        self.inner.first_use(nonce, expires, now)
+        self.inner.first_use(state, now)
     }
 }
 

@@ -83,6 +83,8 @@ pub(crate) struct Settings {
     pub(crate) resource_subscriptions: bool,
     /// Audit events show the arguments themselves, not only their digest.
     pub(crate) audit_arguments: bool,
+    /// Rate limits shared by every instance (`ServerBuilder::redis`).
+    pub(crate) shared_limits: Option<Arc<dyn crate::security::SharedLimits>>,
 }
 
 impl Settings {
@@ -354,6 +356,15 @@ impl Dispatcher {
     /// The handle that announces changes to subscriptions.
     pub(crate) fn changes(&self) -> &Changes {
         &self.changes
+    }
+
+    /// Rate limits every instance shares, when the server has shared state.
+    #[cfg_attr(
+        not(feature = "http"),
+        allow(dead_code, reason = "rate limits are the HTTP transport's")
+    )]
+    pub(crate) fn shared_limits(&self) -> Option<&dyn crate::security::SharedLimits> {
+        self.settings.shared_limits.as_deref()
     }
 
     /// The `server/discover` result, as serialized once.

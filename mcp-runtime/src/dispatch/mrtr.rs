@@ -3,6 +3,8 @@
 //! with `input_required` (or the error that stopped it).
 
 use std::borrow::Cow;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::Bytes;
@@ -100,27 +102,51 @@ pub(super) struct Rounds<'a> {
     policy: StatePolicy,
 }
 
+/// A request's rounds as [`Rounds::start`] opened them: ready, or holding
+/// a single-use state still to be claimed (a round trip to a shared replay
+/// store, perhaps): [`ready`](Self::ready) says which.
+pub(super) enum Started<'a> {
+    Ready(Rounds<'a>, Input),
+    Claim(Claiming<'a>),
+}
+
+/// The claim of a single-use state, then the rounds and the handler's
+/// input (a replay, or a store that cannot tell, is the error). Boxed: kept
+/// out of every request's future.
+pub(super) type Claiming<'a> =
+    Pin<Box<dyn Future<Output = Result<(Rounds<'a>, Input), ErrorObject>> + Send + 'a>>;
+
+impl<'a> Started<'a> {
+    /// The rounds and the handler's input, or the claim to await first.
+    pub(super) fn ready(self) -> Result<(Rounds<'a>, Input), Claiming<'a>> {
+        match self {
+            Started::Ready(rounds, input) => Ok((rounds, input)),
+            Started::Claim(claiming) => Err(claiming),
+        }
+    }
+}
+
 impl<'a> Rounds<'a> {
     /// Opens the request's state (if any) under `policy` and builds its
-    /// [`Input`].
+    /// [`Input`]; `claimed()` on the result gives both.
     pub(super) fn start(
         sealer: &'a StateSealer,
         target: Target<'a>,
         retry: Retry<'_>,
         scope: &Scope,
         policy: StatePolicy,
-    ) -> Result<(Rounds<'a>, Input), ErrorObject> {
+    ) -> Result<Started<'a>, ErrorObject> {
         let principal = scope
             .source
             .principal()
             .map(|principal| principal.id().to_owned());
-        let (round, recorded, asked) = match &retry.state {
+        let (round, recorded, asked, claim) = match &retry.state {
             // Bound answers without a state: no round asked anything yet.
-            None => (0, Map::new(), policy.bound_answers.then(Vec::new)),
+            None => (0, Map::new(), policy.bound_answers.then(Vec::new), None),
             Some(state) => {
                 let binding = target.binding(principal.as_deref());
                 let sealed = sealer.open(state, &binding, policy)?;
-                (sealed.round, sealed.steps, sealed.asked)
+                (sealed.round, sealed.steps, sealed.asked, sealed.claim)
             }
         };
         let capabilities = scope.meta.client_capabilities.clone();
@@ -132,7 +158,13 @@ impl<'a> Rounds<'a> {
             round,
             policy,
         };
-        Ok((rounds, input))
+        Ok(match claim {
+            None => Started::Ready(rounds, input),
+            Some(claim) => Started::Claim(Box::pin(async move {
+                rounds.sealer.claim(claim).await?;
+                Ok((rounds, input))
+            })),
+        })
     }
 
     /// The answer to a handler that suspended.

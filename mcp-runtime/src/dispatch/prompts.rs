@@ -83,13 +83,18 @@ pub(super) async fn get(
         name: prompt.name(),
         arguments: &arguments_json,
     };
-    let (rounds, input) = Rounds::start(
+    let (rounds, input) = match Rounds::start(
         &dispatcher.sealer,
         target,
         retry,
         &scope,
         StatePolicy::LENIENT,
-    )?;
+    )?
+    .ready()
+    {
+        Ok(ready) => ready,
+        Err(claiming) => claiming.await?,
+    };
     let server_info = dispatcher.server_info.as_deref();
     let handler = Handler {
         kind: "prompt",

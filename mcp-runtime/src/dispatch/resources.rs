@@ -72,13 +72,18 @@ pub(super) async fn read(
         name: &uri,
         arguments: "{}",
     };
-    let (rounds, input) = Rounds::start(
+    let (rounds, input) = match Rounds::start(
         &dispatcher.sealer,
         target,
         retry,
         &scope,
         StatePolicy::LENIENT,
-    )?;
+    )?
+    .ready()
+    {
+        Ok(ready) => ready,
+        Err(claiming) => claiming.await?,
+    };
     let context = Context::new(scope, input.clone());
     let server_info = dispatcher.server_info.as_deref();
     let Some((served, mut read)) = read_contents(dispatcher, &uri, context, &input).await? else {

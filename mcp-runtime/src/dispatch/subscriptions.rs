@@ -195,6 +195,12 @@ pub(crate) async fn listen(
     // Subscribe before reading the followed tasks and acknowledging, so
     // nothing published after either is missed.
     let mut receiver = dispatcher.changes.subscribe();
+    if !dispatcher.changes.connected() {
+        return Err(ErrorObject::new(
+            crate::protocol::error_code::SERVER_BUSY,
+            "Changes cannot be followed now: the shared change bus is reconnecting; retry shortly",
+        ));
+    }
     let mut current = Vec::new();
     if let Some(requested) = filter.task_ids.take() {
         current = tasks.honoured(requested).await?;
@@ -215,6 +221,16 @@ pub(crate) async fn listen(
         };
         match change {
             Ok(Change::Task(notice)) => following.deliver(&notice, id, outbox),
+            // Changes may have been missed: ending the subscription tells
+            // the client to read again and listen anew.
+            Ok(Change::Interrupted) => {
+                tracing::warn!(subscription = %id, "the change bus lost its connection: ending the subscription");
+                break;
+            }
+            Err(RecvError::Lagged(missed)) => {
+                tracing::warn!(missed, subscription = %id, "a slow subscription missed changes: ending it");
+                break;
+            }
             Ok(change) => {
                 if let Some((method, uri)) = watching.notification(&change) {
                     #[derive(Serialize)]
@@ -228,9 +244,6 @@ pub(crate) async fn listen(
                     };
                     outbox.send(notification_frame(method, &params));
                 }
-            }
-            Err(RecvError::Lagged(missed)) => {
-                tracing::warn!(missed, subscription = %id, "a slow subscription missed changes");
             }
             Err(RecvError::Closed) => break,
         }

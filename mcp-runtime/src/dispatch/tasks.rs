@@ -41,7 +41,7 @@ use crate::source::RequestSource;
 use crate::tasks::wire::{self, Shape};
 use crate::tasks::{
     EXTENSION_ID, Runtime, StoreError, TaskOptions, TaskOutcome, TaskProgress, TaskRecord,
-    TaskUpdate,
+    TaskStore, TaskUpdate,
 };
 use crate::tool::ToolInvocation;
 
@@ -64,10 +64,13 @@ pub static TASK_ENGINE: &(dyn Any + Send + Sync) = &Engine {
 /// What [`TASK_ENGINE`] holds.
 struct Engine {
     call: CallFn,
-    runtime: fn(Option<TaskOptions>, Clock) -> Arc<Runtime>,
+    runtime: RuntimeFn,
     extension: fn(&Arc<Runtime>) -> Extension,
     followed: FollowedFn,
 }
+
+/// Makes the tasks' runtime: options, the shared store, the clock.
+type RuntimeFn = fn(Option<TaskOptions>, Option<Arc<dyn TaskStore>>, Clock) -> Arc<Runtime>;
 
 /// A task a subscription follows, as it is when the subscription starts.
 pub(crate) struct Followed {
@@ -131,8 +134,19 @@ fn call_boxed<'a>(
     ))
 }
 
-fn runtime(options: Option<TaskOptions>, clock: Clock) -> Arc<Runtime> {
-    Arc::new(Runtime::new(options.unwrap_or_default(), clock))
+/// The tasks' runtime: with `options` (the defaults when `None`), their
+/// store the `shared` one (the server's shared state) unless the options
+/// name one.
+fn runtime(
+    options: Option<TaskOptions>,
+    shared: Option<Arc<dyn TaskStore>>,
+    clock: Clock,
+) -> Arc<Runtime> {
+    let mut options = options.unwrap_or_default();
+    if let Some(store) = shared.filter(|_| options.default_store) {
+        options = options.shared_store(store);
+    }
+    Arc::new(Runtime::new(options, clock))
 }
 
 fn extension(runtime: &Arc<Runtime>) -> Extension {
@@ -156,15 +170,18 @@ impl std::fmt::Debug for Tasks {
 
 impl Tasks {
     /// The tasks of a server whose engine is `engine` (a task tool's, or
-    /// [`TASK_ENGINE`]), run with `options` (the defaults when `None`).
+    /// [`TASK_ENGINE`]), run with `options` (the defaults when `None`),
+    /// kept in `shared` (the server's shared state) unless the options say
+    /// where.
     pub(crate) fn new(
         engine: &'static (dyn Any + Send + Sync),
         options: Option<TaskOptions>,
+        shared: Option<Arc<dyn TaskStore>>,
         clock: Clock,
     ) -> Option<Tasks> {
         let engine = engine.downcast_ref::<Engine>()?;
         Some(Tasks {
-            runtime: (engine.runtime)(options, clock),
+            runtime: (engine.runtime)(options, shared, clock),
             engine,
         })
     }
@@ -259,7 +276,11 @@ async fn call(
         name: entry.name,
         arguments,
     };
-    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, &scope, tool.state)?;
+    let (rounds, input) =
+        match Rounds::start(&dispatcher.sealer, target, retry, &scope, tool.state)?.ready() {
+            Ok(ready) => ready,
+            Err(claiming) => claiming.await?,
+        };
     let (request_id, meta, source) = (
         scope.request_id.clone(),
         scope.meta.clone(),

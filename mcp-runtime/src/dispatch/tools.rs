@@ -81,7 +81,11 @@ pub(super) async fn call(
         name: tool.name(),
         arguments,
     };
-    let (rounds, input) = Rounds::start(&dispatcher.sealer, target, retry, &scope, tool.state)?;
+    let (rounds, input) =
+        match Rounds::start(&dispatcher.sealer, target, retry, &scope, tool.state)?.ready() {
+            Ok(ready) => ready,
+            Err(claiming) => claiming.await?,
+        };
     let context = Context::new(scope, input.clone());
     let server_info = dispatcher.server_info.as_deref();
     let Some(result) = invoke(&tool, arguments, context, &input).await? else {

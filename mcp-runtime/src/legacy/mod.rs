@@ -29,6 +29,8 @@ pub(crate) mod notify;
 pub(crate) mod session;
 #[cfg(feature = "http")]
 pub(crate) mod session_id;
+#[cfg(feature = "http")]
+pub(crate) mod shared;
 pub(crate) mod stdio;
 pub(crate) mod translate;
 

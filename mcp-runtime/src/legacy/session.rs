@@ -119,7 +119,7 @@ impl Negotiated {
 }
 
 /// What a legacy client may change during its session.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Live {
     /// Set by `logging/setLevel`; until then handlers' log messages are not
     /// sent.

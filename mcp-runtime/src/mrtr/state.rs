@@ -16,6 +16,8 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -220,6 +222,17 @@ pub(crate) struct Opened {
     /// request may carry: those the sealing round asked. `None` when any
     /// key's answer counts.
     pub(crate) asked: Option<Vec<String>>,
+    /// For a single-use state: the claim to make on it before the round
+    /// runs ([`StateSealer::claim`]).
+    pub(crate) claim: Option<Claim>,
+}
+
+/// A single-use state's nonce, to be recorded as used.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Claim {
+    nonce: String,
+    issued: SystemTime,
+    expires: SystemTime,
 }
 
 /// Refuses a state that was already used once, across every instance that
@@ -234,10 +247,56 @@ pub(crate) struct Opened {
 /// [`ServerBuilder::single_use_request_state`](crate::ServerBuilder::single_use_request_state)
 /// to make every state single use.
 pub trait ReplayGuard: Send + Sync + 'static {
-    /// Records `nonce` (valid until `expires`); `false` if it was seen.
-    /// `now` is the sealer's clock, for forgetting expired nonces.
-    fn first_use(&self, nonce: &str, expires: SystemTime, now: SystemTime) -> bool;
+    /// Records the state's nonce: `Ok(true)` the first time, `Ok(false)`
+    /// if it was seen, or if the store cannot vouch for the time the state
+    /// was issued (it lost what it recorded since: a restarted Redis that
+    /// keeps nothing on disk). `now` is the sealer's clock, for forgetting
+    /// expired nonces. `Err` when the store cannot tell (it is
+    /// unreachable): the state is then refused with a retryable error, so
+    /// that a replay is never accepted because a store was down.
+    fn first_use<'a>(&'a self, state: StateUse<'a>, now: SystemTime) -> GuardFuture<'a>;
 }
+
+/// A single-use state being used.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct StateUse<'a> {
+    /// Random, unique to the state.
+    pub nonce: &'a str,
+    /// When it was sealed, to the second, never later than it was: a
+    /// store that forgot what it recorded before some moment refuses
+    /// states issued before then.
+    pub issued: SystemTime,
+    /// When it expires: recording the nonce longer is useless.
+    pub expires: SystemTime,
+}
+
+impl<'a> StateUse<'a> {
+    /// A state with `nonce`, sealed at `issued`, valid until `expires`.
+    pub fn new(nonce: &'a str, issued: SystemTime, expires: SystemTime) -> Self {
+        StateUse {
+            nonce,
+            issued,
+            expires,
+        }
+    }
+}
+
+/// What [`ReplayGuard::first_use`] returns.
+pub type GuardFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<bool, GuardUnavailable>> + Send + 'a>>;
+
+/// Why a [`ReplayGuard`] could not tell whether a state was used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GuardUnavailable(pub String);
+
+impl fmt::Display for GuardUnavailable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the replay store is unavailable: {}", self.0)
+    }
+}
+
+impl std::error::Error for GuardUnavailable {}
 
 /// A [`ReplayGuard`] for one process, forgetting nonces once they expire:
 /// the default. It holds one entry per single-use state opened within the
@@ -259,7 +318,15 @@ struct SeenNonces {
 }
 
 impl ReplayGuard for InMemoryReplayGuard {
-    fn first_use(&self, nonce: &str, expires: SystemTime, now: SystemTime) -> bool {
+    fn first_use<'a>(&'a self, state: StateUse<'a>, now: SystemTime) -> GuardFuture<'a> {
+        let first = self.record(state.nonce, state.expires, now);
+        Box::pin(std::future::ready(Ok(first)))
+    }
+}
+
+impl InMemoryReplayGuard {
+    /// Records `nonce`: `false` if it was seen (and has not expired).
+    pub fn record(&self, nonce: &str, expires: SystemTime, now: SystemTime) -> bool {
         let mut seen = self
             .seen
             .lock()
@@ -381,15 +448,14 @@ impl StateSealer {
         if !expected.matches(&sealed.binding) || sealed.expires <= seconds((self.clock)()) {
             return Err(invalid_state());
         }
-        if policy.single_use || self.single_use_everywhere {
-            let expires = UNIX_EPOCH + Duration::from_secs(sealed.expires);
-            if !self
-                .replay
-                .first_use(&sealed.nonce, expires, (self.clock)())
-            {
-                return Err(invalid_state());
-            }
-        }
+        let expires = UNIX_EPOCH + Duration::from_secs(sealed.expires);
+        let claim = (policy.single_use || self.single_use_everywhere).then(|| Claim {
+            nonce: sealed.nonce.into_owned(),
+            // Sealed `ttl` before it expires (`expires` was rounded down,
+            // so this is never later than the real moment).
+            issued: expires.checked_sub(self.ttl).unwrap_or(UNIX_EPOCH),
+            expires,
+        });
         // A state sealed without the list (say, before the tool's
         // annotations changed) asked nothing that can be answered now.
         let asked = policy.bound_answers.then(|| {
@@ -400,7 +466,32 @@ impl StateSealer {
             round: sealed.round,
             steps: sealed.steps,
             asked,
+            claim,
         })
+    }
+
+    /// Records a single-use state as used: a replay gets the error every
+    /// bad state gets; a store that cannot tell gets a retryable
+    /// `-32002`-style busy error (never an accepted replay).
+    pub(crate) async fn claim(&self, claim: Claim) -> Result<(), ErrorObject> {
+        let verdict = self
+            .replay
+            .first_use(
+                StateUse::new(&claim.nonce, claim.issued, claim.expires),
+                (self.clock)(),
+            )
+            .await;
+        match verdict {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(invalid_state()),
+            Err(unavailable) => {
+                tracing::warn!(%unavailable, "a single-use requestState could not be checked");
+                Err(ErrorObject::new(
+                    crate::protocol::error_code::SERVER_BUSY,
+                    "requestState is single use, and whether it was used cannot be checked now; retry shortly",
+                ))
+            }
+        }
     }
 }
 
@@ -457,6 +548,26 @@ pub(crate) fn canonical_json(value: &Value) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl StateSealer {
+        /// `open`, then the claim of a single-use state (the in-memory
+        /// guard answers at once).
+        fn open_and_claim(
+            &self,
+            text: &str,
+            expected: &Binding<'_>,
+            policy: StatePolicy,
+        ) -> Result<Opened, ErrorObject> {
+            use futures_util::FutureExt as _;
+            let mut opened = self.open(text, expected, policy)?;
+            if let Some(claim) = opened.claim.take() {
+                self.claim(claim)
+                    .now_or_never()
+                    .expect("the in-memory guard answers at once")?;
+            }
+            Ok(opened)
+        }
+    }
     use serde_json::json;
 
     const LENIENT: StatePolicy = StatePolicy::LENIENT;
@@ -606,7 +717,7 @@ mod tests {
         for _ in 0..3 {
             assert!(
                 sealer
-                    .open(&text, &binding("a", json!({})), LENIENT)
+                    .open_and_claim(&text, &binding("a", json!({})), LENIENT)
                     .is_ok()
             );
         }
@@ -617,14 +728,18 @@ mod tests {
             single_use: true,
             bound_answers: false,
         };
-        assert!(sealer.open(&text, &binding("a", json!({})), once).is_ok());
+        assert!(
+            sealer
+                .open_and_claim(&text, &binding("a", json!({})), once)
+                .is_ok()
+        );
         assert_eq!(
-            sealer.open(&text, &binding("a", json!({})), once),
+            sealer.open_and_claim(&text, &binding("a", json!({})), once),
             Err(invalid_state())
         );
         assert!(
             sealer
-                .open(&text, &binding("a", json!({})), LENIENT)
+                .open_and_claim(&text, &binding("a", json!({})), LENIENT)
                 .is_ok()
         );
         // Single use everywhere: every handler's states.
@@ -634,12 +749,12 @@ mod tests {
             .unwrap();
         assert!(
             sealer
-                .open(&text, &binding("a", json!({})), LENIENT)
+                .open_and_claim(&text, &binding("a", json!({})), LENIENT)
                 .is_ok()
         );
         assert!(
             sealer
-                .open(&text, &binding("a", json!({})), LENIENT)
+                .open_and_claim(&text, &binding("a", json!({})), LENIENT)
                 .is_err()
         );
     }

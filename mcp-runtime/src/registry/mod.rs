@@ -95,6 +95,9 @@ pub enum BuildError {
     /// An item added to a runtime catalog before the server was built
     /// collides with a static one, or the catalog serves another server.
     Catalog(String),
+    /// The shared state (`ServerBuilder::redis`, `MCP_REDIS_URL`) is
+    /// misconfigured (a URL that is not a Redis URL).
+    SharedState(String),
 }
 
 impl fmt::Display for BuildError {
@@ -123,6 +126,7 @@ impl fmt::Display for BuildError {
             } => write!(f, "tool `{name}` (at {location}): {error}"),
             BuildError::Extension(problem) => write!(f, "extension: {problem}"),
             BuildError::Catalog(problem) => write!(f, "catalog: {problem}"),
+            BuildError::SharedState(problem) => write!(f, "shared state: {problem}"),
         }
     }
 }

@@ -18,5 +18,6 @@ pub(crate) mod seal;
 
 pub use self::principal::Principal;
 pub(crate) use self::principal::is_scope_token;
-pub use self::rate_limit::{RateLimiter, TokenBucket};
+pub(crate) use self::rate_limit::SharedLimits;
+pub use self::rate_limit::{RateCheck, RateLimiter, TokenBucket};
 pub use self::seal::{KeyError, KeyRing, STATE_KEY_ENV, STATE_VERIFY_KEYS_ENV};

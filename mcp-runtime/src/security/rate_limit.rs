@@ -2,6 +2,9 @@
 //! MUST for servers).
 
 use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -9,10 +12,60 @@ use std::time::{Duration, Instant};
 ///
 /// The key is the authenticated principal when there is one, else the
 /// client's IP address. Implement this to share limits across instances
-/// (for example in Redis) or to apply your own policy.
+/// (a shared store: the `redis` feature's limiter is one) or to apply your
+/// own policy.
 pub trait RateLimiter: Send + Sync + 'static {
-    /// `Ok(())` to proceed, or `Err(wait)`: how long until a retry may pass.
-    fn check(&self, key: &str) -> Result<(), Duration>;
+    /// The verdict: decided at once ([`RateCheck::Now`], as a limiter in
+    /// this process's memory decides), or after asking a shared store
+    /// ([`RateCheck::Later`]). `Ok(())` proceeds; `Err(wait)` is how long
+    /// until a retry may pass.
+    fn check(&self, key: &str) -> RateCheck;
+}
+
+/// Limiters whose budget every instance shares (a shared store's): the
+/// server's built-in budget is kept there instead of in each process.
+pub(crate) trait SharedLimits: Send + Sync + fmt::Debug + 'static {
+    /// A limiter of `burst` calls at once and `per_second` sustained, per
+    /// client, for all instances together.
+    #[cfg_attr(
+        not(feature = "http"),
+        allow(dead_code, reason = "rate limits are the HTTP transport's")
+    )]
+    fn rate_limiter(&self, per_second: f64, burst: u32) -> std::sync::Arc<dyn RateLimiter>;
+}
+
+/// A [`RateLimiter`]'s verdict.
+pub enum RateCheck {
+    /// Decided now.
+    Now(Result<(), Duration>),
+    /// Decided when the future resolves (a round trip to a shared store).
+    /// The tool does not start before it has.
+    Later(Pin<Box<dyn Future<Output = Result<(), Duration>> + Send>>),
+}
+
+impl RateCheck {
+    /// The verdict, waiting for it if it is not decided yet.
+    pub async fn verdict(self) -> Result<(), Duration> {
+        match self {
+            RateCheck::Now(verdict) => verdict,
+            RateCheck::Later(pending) => pending.await,
+        }
+    }
+}
+
+impl From<Result<(), Duration>> for RateCheck {
+    fn from(verdict: Result<(), Duration>) -> Self {
+        RateCheck::Now(verdict)
+    }
+}
+
+impl fmt::Debug for RateCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RateCheck::Now(verdict) => f.debug_tuple("Now").field(verdict).finish(),
+            RateCheck::Later(_) => f.write_str("Later(..)"),
+        }
+    }
 }
 
 /// A token bucket per key: `burst` calls at once, refilled at `per_second`.
@@ -80,9 +133,17 @@ fn refilled(bucket: Bucket, now: Instant, per_second: f64, burst: f64) -> f64 {
     (bucket.tokens + elapsed * per_second).min(burst)
 }
 
-impl RateLimiter for TokenBucket {
-    fn check(&self, key: &str) -> Result<(), Duration> {
+impl TokenBucket {
+    /// Takes one call from `key`'s bucket now: `Err(wait)` when it is
+    /// empty.
+    pub fn take(&self, key: &str) -> Result<(), Duration> {
         self.check_at(key, Instant::now())
+    }
+}
+
+impl RateLimiter for TokenBucket {
+    fn check(&self, key: &str) -> RateCheck {
+        RateCheck::Now(self.take(key))
     }
 }
 

@@ -180,11 +180,7 @@ impl InMemoryTaskStore {
             let message = format!(
                 "the task's state ({size} bytes) does not fit in the task store ({limit} bytes)"
             );
-            entry.record.outcome = Some(super::failure(&message));
-            entry.record.status_message = Some(message);
-            entry.record.input_requests.clear();
-            entry.record.lease = None;
-            entry.record.status = entry.record.derive_status();
+            entry.record.fail(&message);
         }
         let size = entry.record.size();
         *bytes = *bytes - entry.size + size;
@@ -207,7 +203,7 @@ impl InMemoryTaskStore {
         let Inner { tasks, bytes, .. } = &mut *inner;
         let entry = tasks.get_mut(id).filter(|e| e.record.owner == owner)?;
         if entry.record.is_orphaned(now_ms) {
-            orphan(&mut entry.record, now_ms);
+            entry.record.orphan(now_ms);
         }
         change(&mut entry.record);
         let size = entry.record.size();
@@ -235,17 +231,6 @@ impl InMemoryTaskStore {
         entry.size = size;
         Ok((signals, entry.wake.clone()))
     }
-}
-
-/// A task whose worker stopped renewing its lease: failed, saying why.
-fn orphan(record: &mut TaskRecord, now_ms: u64) {
-    let message = "the server instance running this task stopped before the task ended";
-    record.outcome = Some(super::failure(message));
-    record.status_message = Some(message.into());
-    record.input_requests.clear();
-    record.lease = None;
-    record.status = record.derive_status();
-    record.last_updated_at_ms = now_ms;
 }
 
 impl Inner {

@@ -67,6 +67,9 @@ pub const EXTENSION_ID: &str = "io.modelcontextprotocol/tasks";
 #[must_use]
 pub struct TaskOptions {
     pub(crate) store: Arc<dyn TaskStore>,
+    /// Whether `store` is the default one (a server with shared state then
+    /// keeps its tasks there instead).
+    pub(crate) default_store: bool,
     pub(crate) ttl: Duration,
     pub(crate) max_ttl: Duration,
     pub(crate) poll_interval: Duration,
@@ -91,6 +94,7 @@ impl Default for TaskOptions {
     fn default() -> Self {
         TaskOptions {
             store: Arc::new(InMemoryTaskStore::default()),
+            default_store: true,
             ttl: Duration::from_secs(3600),
             max_ttl: Duration::from_secs(24 * 3600),
             poll_interval: Duration::from_secs(1),
@@ -111,12 +115,14 @@ impl TaskOptions {
     /// Keeps tasks in `store`.
     pub fn store(mut self, store: impl TaskStore) -> Self {
         self.store = Arc::new(store);
+        self.default_store = false;
         self
     }
 
     /// Keeps tasks in `store`, shared with other code.
     pub fn shared_store(mut self, store: Arc<dyn TaskStore>) -> Self {
         self.store = store;
+        self.default_store = false;
         self
     }
 

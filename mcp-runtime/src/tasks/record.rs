@@ -165,8 +165,9 @@ pub struct TaskRecord {
 }
 
 impl TaskRecord {
-    /// A new task, `working` from `now_ms`.
-    pub(crate) fn new(id: String, owner: String, now_ms: u64, ttl_ms: u64, poll_ms: u64) -> Self {
+    /// A new task, `working` from `now_ms` (the runtime makes them; a
+    /// store's own tests may too).
+    pub fn new(id: String, owner: String, now_ms: u64, ttl_ms: u64, poll_ms: u64) -> Self {
         TaskRecord {
             id,
             owner,
@@ -264,6 +265,23 @@ impl TaskRecord {
             self.last_updated_at_ms = now_ms;
         }
         taken
+    }
+
+    /// Ends the task as `failed` with an internal error saying `message`
+    /// (its outstanding questions dropped, its lease released).
+    pub fn fail(&mut self, message: &str) {
+        self.outcome = Some(super::failure(message));
+        self.status_message = Some(message.to_owned());
+        self.input_requests.clear();
+        self.lease = None;
+        self.status = self.derive_status();
+    }
+
+    /// Ends a task whose worker stopped renewing its lease: `failed`,
+    /// saying why (a store does this when it reads an orphaned task).
+    pub fn orphan(&mut self, now_ms: u64) {
+        self.fail("the server instance running this task stopped before the task ended");
+        self.last_updated_at_ms = now_ms;
     }
 
     /// Whether the task's lease ran out while it was still running.

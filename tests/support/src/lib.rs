@@ -5,6 +5,7 @@
 pub mod apps;
 pub mod http;
 pub mod legacy;
+pub mod redis;
 pub mod stdio;
 
 use std::collections::HashMap;

@@ -6,13 +6,13 @@
 //!
 //! It plugs into the HTTP transport as its [`HttpHook`].
 //!
-//! What still needs stickiness: the answer to a server-to-client request
-//! must reach the instance whose request waits for it (it is matched in
-//! this process's memory), and `logging/setLevel`, resource subscriptions,
-//! DELETE and the GET stream are per instance too. Without stickiness an
-//! answer that lands elsewhere is accepted (202) but matched to nothing, so
-//! the waiting request times out; everything else about a session works on
-//! any instance holding the keys.
+//! The session travels sealed in its id, so any instance holding the keys
+//! serves its plain requests. What one instance cannot know alone (an
+//! answer to a server-to-client request that lands on another instance,
+//! `notifications/cancelled` for a request running elsewhere, the log
+//! level, the subscriptions, a DELETE) goes through the server's
+//! [`SessionShare`] when it has one (Redis): then no request of a session
+//! needs sticky routing. Without one, all of it is this instance's.
 
 mod post;
 mod respond;
@@ -27,14 +27,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::adapter::Offer;
 use super::bridge::Pending;
-use super::session::SharedLive;
+use super::session::{SharedLive, lock};
 use super::session_id::{SessionToken, now_seconds};
+use super::shared::{Forwarded, SessionShare};
 use crate::dispatch::Dispatcher;
 use crate::protocol::RequestId;
 use crate::transport::http::endpoint::Endpoint;
-use crate::transport::http::endpoint::{HttpHook, Serving};
+use crate::transport::http::endpoint::{HttpHook, Serving, ServingOther};
 use crate::transport::http::hook::{EraHeaders, Post};
-use crate::transport::http::respond::HttpResponse;
 
 use self::post::{EraMarks, claims};
 
@@ -48,14 +48,31 @@ const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version
 #[derive(Debug)]
 pub(crate) struct LegacyHttp {
     offer: Arc<Offer>,
+    tables: Arc<Tables>,
+    /// What the instances share, when there are several.
+    share: Option<Arc<dyn SessionShare>>,
+}
+
+/// What this instance keeps of its sessions.
+#[derive(Debug, Default)]
+struct Tables {
     pending: Arc<Pending>,
     /// This instance's part of each session, by the session's nonce.
     sessions: Mutex<HashMap<String, Arc<Local>>>,
-    /// Sessions ended by DELETE here, until they would have expired.
+    /// Sessions ended by DELETE, until they would have expired.
     ended: Mutex<HashMap<String, u64>>,
     /// Requests running here, by session nonce and id, for
     /// `notifications/cancelled`.
     running: Arc<RunningTable>,
+}
+
+/// Why a request's session cannot be served.
+#[derive(Debug)]
+enum Refusal {
+    /// Unknown, expired or ended: 404.
+    NotFound,
+    /// The shared store cannot tell now: 503.
+    Unavailable(String),
 }
 
 /// Requests running here, by session nonce and id.
@@ -83,43 +100,117 @@ struct Local {
 }
 
 impl LegacyHttp {
-    pub(crate) fn new(dispatcher: &Dispatcher) -> LegacyHttp {
+    pub(crate) fn new(dispatcher: &Dispatcher, share: Option<Arc<dyn SessionShare>>) -> LegacyHttp {
+        let tables = Arc::new(Tables::default());
+        if let Some(share) = &share {
+            let tables = Arc::downgrade(&tables);
+            share.receive(Box::new(move |nonce, message| {
+                tables
+                    .upgrade()
+                    .map(|tables| tables.deliver(nonce, message))
+                    .is_some()
+            }));
+        }
         LegacyHttp {
             offer: Arc::new(Offer::read(dispatcher)),
-            pending: Arc::default(),
-            sessions: Mutex::default(),
-            ended: Mutex::default(),
-            running: Arc::default(),
+            tables,
+            share,
         }
     }
 
-    /// The session a request names: `Err` is the 404 a client gets for a
-    /// session that is unknown, expired or ended.
-    fn session(&self, endpoint: &Endpoint, header: &str) -> Result<(SessionToken, Arc<Local>), ()> {
+    /// The session a request names, with its settings as every instance
+    /// sees them.
+    async fn session(
+        &self,
+        endpoint: &Endpoint,
+        header: &str,
+    ) -> Result<(SessionToken, Arc<Local>), Refusal> {
         let keys = endpoint.dispatcher().state_keys();
-        let token = SessionToken::open(keys, header).ok_or(())?;
-        if locked(&self.ended).contains_key(&token.nonce) {
-            return Err(());
+        let token = SessionToken::open(keys, header).ok_or(Refusal::NotFound)?;
+        if locked(&self.tables.ended).contains_key(&token.nonce) {
+            return Err(Refusal::NotFound);
         }
-        let mut sessions = locked(&self.sessions);
-        let local = sessions
-            .entry(token.nonce.clone())
-            .or_insert_with(|| {
-                Arc::new(Local {
-                    live: SharedLive::default(),
-                    closed: CancellationToken::new(),
-                    expires: token.expires,
-                })
-            })
-            .clone();
+        let local = self.tables.local(&token);
+        if let Some(share) = &self.share {
+            match share.load(&token.nonce).await {
+                Ok(Some(live)) => *lock(&local.live) = live,
+                Ok(None) => {
+                    self.tables.end_here(&token.nonce, token.expires);
+                    return Err(Refusal::NotFound);
+                }
+                Err(error) => return Err(Refusal::Unavailable(error.0)),
+            }
+        }
         Ok((token, local))
     }
 
     /// Forgets sessions that expired (called when one is added).
     fn sweep(&self) {
         let now = now_seconds();
-        locked(&self.sessions).retain(|_, local| local.expires > now);
-        locked(&self.ended).retain(|_, expires| *expires > now);
+        locked(&self.tables.sessions).retain(|_, local| local.expires > now);
+        locked(&self.tables.ended).retain(|_, expires| *expires > now);
+    }
+}
+
+impl Tables {
+    /// This instance's part of a session, made on first use.
+    fn local(&self, token: &SessionToken) -> Arc<Local> {
+        locked(&self.sessions)
+            .entry(token.nonce.clone())
+            .or_insert_with(|| Arc::new(Local::new(token.expires)))
+            .clone()
+    }
+
+    /// Ends a session in this instance: its streams close, and its id is
+    /// refused from now on.
+    fn end_here(&self, nonce: &str, expires: u64) {
+        if let Some(local) = locked(&self.sessions).remove(nonce) {
+            local.closed.cancel();
+        }
+        locked(&self.ended).insert(nonce.to_owned(), expires);
+    }
+
+    /// A message another instance forwarded for one of this instance's
+    /// sessions.
+    fn deliver(&self, nonce: &str, message: Forwarded) {
+        match message {
+            Forwarded::Answer { message } => {
+                self.pending.resolve(nonce, &message);
+            }
+            Forwarded::Cancelled { id } => {
+                self.cancel(nonce, id);
+            }
+            Forwarded::Ended => {
+                // Only what this instance holds: the id carries the expiry,
+                // and the shared store refuses it anyway.
+                if let Some(local) = locked(&self.sessions).remove(nonce) {
+                    local.closed.cancel();
+                    locked(&self.ended).insert(nonce.to_owned(), local.expires);
+                }
+            }
+        }
+    }
+
+    /// Stops a request of a session running here; `false` when none is.
+    fn cancel(&self, nonce: &str, id: RequestId) -> bool {
+        let key = (nonce.to_owned(), id);
+        match locked(&self.running).get(&key) {
+            Some(cancel) => {
+                cancel.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl Local {
+    fn new(expires: u64) -> Local {
+        Local {
+            live: SharedLive::default(),
+            closed: CancellationToken::new(),
+            expires,
+        }
     }
 }
 
@@ -129,8 +220,8 @@ impl HttpHook for LegacyHttp {
         parts.headers.contains_key(SESSION_ID)
     }
 
-    fn other(&self, endpoint: &Arc<Endpoint>, parts: &Parts) -> Option<HttpResponse> {
-        streams::other_method(self, endpoint, parts)
+    fn other<'a>(&'a self, endpoint: &'a Arc<Endpoint>, parts: &'a Parts) -> ServingOther<'a> {
+        Box::pin(streams::other_method(self, endpoint, parts))
     }
 
     fn claims_post(&self, era: EraHeaders<'_>, body: &str) -> bool {

@@ -12,20 +12,18 @@ use http::request::Parts;
 use http::{HeaderValue, StatusCode};
 use serde_json::Value;
 
-use super::respond::{
-    Session, answer, legacy_error, legacy_reply, missing_session, session_not_found,
-};
-use super::{LegacyHttp, Local, SESSION_ID, VERSION_HEADER, header, locked};
+use super::respond::{Session, answer, legacy_error, legacy_reply, missing_session, refused};
+use super::{LegacyHttp, Local, Refusal, SESSION_ID, VERSION_HEADER, header, locked};
 use crate::dispatch::Reply;
 use crate::dispatch::envelope::{self, Incoming, Notification, Request};
-use crate::legacy::session::{Negotiated, SharedLive};
+use crate::legacy::session::Negotiated;
 use crate::legacy::session_id::SessionToken;
+use crate::legacy::shared::Forwarded;
 use crate::legacy::{LEGACY_VERSIONS, is_legacy_version, is_modern_meta};
 use crate::protocol::{ErrorObject, PROTOCOL_VERSION, RequestId};
 use crate::transport::http::endpoint::Endpoint;
 use crate::transport::http::hook::Post;
 use crate::transport::http::respond::{self, HttpResponse};
-use tokio_util::sync::CancellationToken;
 
 /// What a POST's headers say about its era, read with the endpoint's
 /// other headers (before authorization edits them).
@@ -91,10 +89,10 @@ async fn serve(
         permit,
         peer,
     } = post;
-    let session = session_of(legacy, endpoint, &parts)?;
+    let session = session_of(legacy, endpoint, &parts).await?;
     if is_answer(&body) {
         endpoint.authorize(&mut parts, None).await?;
-        return Ok(take_answer(legacy, session.as_ref(), &body));
+        return Ok(take_answer(legacy, session.as_ref(), &body).await);
     }
     let request = match envelope::parse(body) {
         Err(rejection) => {
@@ -103,7 +101,7 @@ async fn serve(
         }
         Ok(Incoming::Notification(notification)) => {
             endpoint.authorize(&mut parts, None).await?;
-            return Ok(notify(legacy, session.as_ref(), notification));
+            return Ok(notify(legacy, session.as_ref(), notification).await);
         }
         Ok(Incoming::Request(request)) => request,
     };
@@ -118,8 +116,10 @@ async fn serve(
     let Some((token, local)) = session else {
         return Ok(initialize(legacy, endpoint, &request.id, params.as_ref()));
     };
-    if method == "tools/call" {
-        endpoint.check_rate(peer, &request.id)?;
+    if method == "tools/call"
+        && let Some(pending) = endpoint.check_rate(peer, &request.id)?
+    {
+        pending.await?;
     }
     let session = Session {
         token,
@@ -136,7 +136,7 @@ async fn serve(
 
 /// The session a POST names, if any: refused when its version header is
 /// not a legacy one or not the session's, or the session is unknown.
-fn session_of(
+async fn session_of(
     legacy: &LegacyHttp,
     endpoint: &Endpoint,
     parts: &Parts,
@@ -155,7 +155,8 @@ fn session_of(
     };
     let (token, local) = legacy
         .session(endpoint, id)
-        .map_err(|()| session_not_found())?;
+        .await
+        .map_err(|refusal| refused(&refusal))?;
     if let Some(version) = version.filter(|v| *v != token.negotiated.version) {
         let message = format!(
             "MCP-Protocol-Version '{version}' is not the version this session negotiated ('{}')",
@@ -176,8 +177,9 @@ fn is_answer(body: &str) -> bool {
 }
 
 /// The client's answer to one of our requests, handed to the request
-/// waiting for it here.
-fn take_answer(
+/// waiting for it here, or else to the other instances (one of them may
+/// hold it).
+async fn take_answer(
     legacy: &LegacyHttp,
     session: Option<&(SessionToken, Arc<Local>)>,
     body: &str,
@@ -186,25 +188,39 @@ fn take_answer(
         return missing_session();
     };
     let message = serde_json::from_str::<Value>(body).unwrap_or_default();
-    if !legacy.pending.resolve(&token.nonce, &message) {
-        tracing::debug!("a response to no request waiting on this instance");
+    if legacy.tables.pending.resolve(&token.nonce, &message) {
+        return respond::empty(StatusCode::ACCEPTED);
     }
-    respond::empty(StatusCode::ACCEPTED)
+    let Some(share) = &legacy.share else {
+        tracing::debug!("a response to no request waiting on this instance");
+        return respond::empty(StatusCode::ACCEPTED);
+    };
+    match share
+        .forward(&token.nonce, Forwarded::Answer { message })
+        .await
+    {
+        Ok(()) => respond::empty(StatusCode::ACCEPTED),
+        Err(error) => refused(&Refusal::Unavailable(error.0)),
+    }
 }
 
 /// A notification: the client gave up on one of its requests, which stops
 /// its handler and closes its stream (no response is due); others are
 /// accepted and ignored.
-fn notify(
+async fn notify(
     legacy: &LegacyHttp,
     session: Option<&(SessionToken, Arc<Local>)>,
     notification: Notification,
 ) -> HttpResponse {
-    if let (Notification::Cancelled(id), Some((token, _))) = (notification, session) {
-        let key = (token.nonce.clone(), id);
-        if let Some(cancel) = locked(&legacy.running).get(&key) {
-            cancel.cancel();
-        }
+    if let (Notification::Cancelled(id), Some((token, _))) = (notification, session)
+        && !legacy.tables.cancel(&token.nonce, id.clone())
+        && let Some(share) = &legacy.share
+        && let Err(error) = share
+            .forward(&token.nonce, Forwarded::Cancelled { id })
+            .await
+    {
+        // Nothing is due to the client for a notification: say it here.
+        tracing::warn!(%error, "notifications/cancelled could not reach the other instances");
     }
     respond::empty(StatusCode::ACCEPTED)
 }
@@ -276,14 +292,8 @@ fn initialize(
         return legacy_error(Some(id), &ErrorObject::internal_error());
     };
     legacy.sweep();
-    locked(&legacy.sessions).insert(
-        token.nonce.clone(),
-        Arc::new(Local {
-            live: SharedLive::default(),
-            closed: CancellationToken::new(),
-            expires: token.expires,
-        }),
-    );
+    locked(&legacy.tables.sessions)
+        .insert(token.nonce.clone(), Arc::new(Local::new(token.expires)));
     tracing::debug!(version = %token.negotiated.version, "legacy session started");
     let mut response = legacy_reply(&Reply::result(id, result.to_string().as_bytes()));
     response.headers_mut().insert(SESSION_ID, session_id);

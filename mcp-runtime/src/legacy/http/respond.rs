@@ -9,12 +9,14 @@ use serde_json::Value;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::sync::CancellationToken;
 
-use super::{LegacyHttp, Local, Running, locked};
+use super::{LegacyHttp, Local, Refusal, Running, locked};
 use crate::context::Outbox;
 use crate::dispatch::Reply;
 use crate::legacy::adapter::Call;
 use crate::legacy::bridge::{ANSWER_TIMEOUT, Peer};
+use crate::legacy::session::lock;
 use crate::legacy::session_id::SessionToken;
+use crate::legacy::shared::{SessionShare, changes};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::source::RequestSource;
 use crate::transport::http::endpoint::Endpoint;
@@ -51,16 +53,18 @@ pub(super) async fn answer(
     } = session;
     let cancelled = CancellationToken::new();
     let key = (token.nonce.clone(), id.clone());
-    locked(&legacy.running).insert(key.clone(), cancelled.clone());
+    locked(&legacy.tables.running).insert(key.clone(), cancelled.clone());
     let queue = Arc::new(NoteQueue::default());
     let deadline = endpoint.options.request_timeout;
     let running = Box::pin({
         let (endpoint, outbox, id) = (endpoint.clone(), Outbox::new(queue.clone()), id.clone());
         let offer = legacy.offer.clone();
-        let pending = legacy.pending.clone();
-        let table = legacy.running.clone();
+        let pending = legacy.tables.pending.clone();
+        let table = legacy.tables.running.clone();
+        let share = legacy.share.clone().filter(|_| changes_settings(&method));
         async move {
             let _running = Running { table: &table, key };
+            let before = share.as_ref().map(|_| lock(&local.live).clone());
             let call = Call {
                 dispatcher: endpoint.dispatcher(),
                 offer: &offer,
@@ -77,7 +81,14 @@ pub(super) async fn answer(
                 shutdown: endpoint.shutdown(),
                 source,
             };
-            call.answer(&id, &method, params).await
+            let reply = call.answer(&id, &method, params).await;
+            match (share, before) {
+                (Some(share), Some(before)) => {
+                    let after = lock(&local.live).clone();
+                    share_settings(&*share, &token, &before, &after, &id, reply).await
+                }
+                _ => reply,
+            }
         }
     });
     let streaming = Streaming {
@@ -94,6 +105,34 @@ pub(super) async fn answer(
     }
 }
 
+/// Whether `method` changes a session's settings.
+fn changes_settings(method: &str) -> bool {
+    matches!(
+        method,
+        "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe"
+    )
+}
+
+/// Records what a request changed of its session's settings for every
+/// instance; when that fails the client is told to retry (its next request
+/// reads the shared settings again, so nothing half-done stays).
+async fn share_settings(
+    share: &dyn SessionShare,
+    token: &SessionToken,
+    before: &crate::legacy::session::Live,
+    after: &crate::legacy::session::Live,
+    id: &RequestId,
+    reply: Reply,
+) -> Reply {
+    for setting in changes(before, after) {
+        if let Err(error) = share.save(&token.nonce, setting, token.expires).await {
+            tracing::warn!(%error, "a legacy session's settings could not be shared");
+            return Reply::error(Some(id), &share_unavailable());
+        }
+    }
+    reply
+}
+
 /// A JSON-RPC answer: HTTP 200 whatever it says, as legacy clients expect
 /// (they read JSON-RPC errors from the body, not from the status).
 pub(super) fn legacy_reply(reply: &Reply) -> HttpResponse {
@@ -103,6 +142,30 @@ pub(super) fn legacy_reply(reply: &Reply) -> HttpResponse {
 /// A JSON-RPC error, with HTTP 200.
 pub(super) fn legacy_error(id: Option<&RequestId>, error: &ErrorObject) -> HttpResponse {
     legacy_reply(&Reply::error(id, error))
+}
+
+/// The answer for a session that cannot be served.
+pub(super) fn refused(refusal: &Refusal) -> HttpResponse {
+    match refusal {
+        Refusal::NotFound => session_not_found(),
+        Refusal::Unavailable(reason) => {
+            tracing::warn!(%reason, "a legacy session's shared state cannot be reached");
+            respond::reply(
+                &Reply::error(None, &share_unavailable()),
+                respond::Statuses::Modern,
+            )
+        }
+    }
+}
+
+/// The error for a session whose shared part cannot be read or written
+/// now (a 503 with `Retry-After` on its own; in a response body, the
+/// JSON-RPC error).
+fn share_unavailable() -> ErrorObject {
+    ErrorObject::new(
+        crate::protocol::error_code::SERVER_BUSY,
+        "this session's shared state cannot be reached now; retry shortly",
+    )
 }
 
 pub(super) fn session_not_found() -> HttpResponse {

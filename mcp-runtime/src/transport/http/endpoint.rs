@@ -40,11 +40,15 @@ use crate::protocol::RequestId;
 use crate::protocol::method::MethodName;
 use crate::security::clients::Clients;
 use crate::security::rate_limit::ClientKey;
-use crate::security::{Principal, RateLimiter};
+use crate::security::{Principal, RateCheck, RateLimiter};
 use crate::source::{RequestSource, TransportKind};
 
 /// The future of a POST the hook serves.
 pub(crate) type Serving<'a> = Pin<Box<dyn Future<Output = HttpResponse> + 'a>>;
+
+/// The future of another method the hook serves: `None` leaves it to the
+/// endpoint's 405.
+pub(crate) type ServingOther<'a> = Pin<Box<dyn Future<Output = Option<HttpResponse>> + 'a>>;
 
 /// Another era's traffic on the MCP endpoint.
 pub(crate) trait HttpHook: Send + Sync + 'static {
@@ -53,7 +57,7 @@ pub(crate) trait HttpHook: Send + Sync + 'static {
 
     /// Serves a request [`claims_other`](Self::claims_other) claimed, for
     /// an authorized caller; `None` leaves it to the endpoint's 405.
-    fn other(&self, endpoint: &Arc<Endpoint>, parts: &Parts) -> Option<HttpResponse>;
+    fn other<'a>(&'a self, endpoint: &'a Arc<Endpoint>, parts: &'a Parts) -> ServingOther<'a>;
 
     /// Whether a POST is the hook's, from the era headers and the body.
     fn claims_post(&self, era: EraHeaders<'_>, body: &str) -> bool;
@@ -61,6 +65,10 @@ pub(crate) trait HttpHook: Send + Sync + 'static {
     /// Serves a POST [`claims_post`](Self::claims_post) claimed.
     fn post<'a>(&'a self, endpoint: &'a Arc<Endpoint>, post: Post) -> Serving<'a>;
 }
+
+/// A shared rate limiter's verdict still to come: `Err` is the 429.
+pub(crate) type PendingRate =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), HttpResponse>>>>;
 
 /// One HTTP server's shared state. See the module docs.
 pub(crate) struct Endpoint {
@@ -80,6 +88,15 @@ pub(crate) struct Endpoint {
     pub(super) hook: Option<Arc<dyn HttpHook>>,
     /// CORS for requests with an `Origin`.
     pub(super) cors: Cors,
+}
+
+/// The endpoint's limiter: the built-in budget kept for every instance at
+/// once when the server has shared state, else the options' limiter.
+fn rate_limiter(dispatcher: &Dispatcher, options: &HttpOptions) -> Option<Arc<dyn RateLimiter>> {
+    match (dispatcher.shared_limits(), options.rate_budget) {
+        (Some(shared), Some((per_second, burst))) => Some(shared.rate_limiter(per_second, burst)),
+        _ => options.rate_limiter.clone(),
+    }
 }
 
 impl Endpoint {
@@ -113,7 +130,7 @@ impl Endpoint {
                 options.max_connections_per_client,
                 options.max_requests_per_client,
             ),
-            limiter: options.rate_limiter.clone(),
+            limiter: rate_limiter(&dispatcher, &options),
             options,
             shutdown: CancellationToken::new(),
             check_path: true,
@@ -156,19 +173,29 @@ impl Endpoint {
     }
 
     /// Tool calls are rate limited per client address, in both eras; the
-    /// 429 answers request `id`.
+    /// 429 answers request `id`. `Ok(Some(..))`: the verdict of a shared
+    /// limiter, still to come; the call must not start before it is in.
     pub(crate) fn check_rate(
         &self,
         peer: Option<SocketAddr>,
         id: &RequestId,
-    ) -> Result<(), HttpResponse> {
+    ) -> Result<Option<PendingRate>, HttpResponse> {
         let Some((limiter, peer)) = self.limiter.as_ref().zip(peer) else {
-            return Ok(());
+            return Ok(None);
         };
         let key = ClientKey::new(peer.ip());
-        limiter
-            .check(key.as_str())
-            .map_err(|wait| respond::rate_limited(id, wait))
+        match limiter.check(key.as_str()) {
+            RateCheck::Now(verdict) => verdict
+                .map(|()| None)
+                .map_err(|wait| respond::rate_limited(id, wait)),
+            RateCheck::Later(pending) => {
+                let id = id.clone();
+                Ok(Some(Box::pin(async move {
+                    let verdict = pending.await;
+                    verdict.map_err(|wait| respond::rate_limited(&id, wait))
+                })))
+            }
+        }
     }
 
     /// Authorization, when configured: admits the caller of `request` (or

@@ -51,6 +51,10 @@ pub struct HttpOptions {
     pub(crate) max_subscriptions: usize,
     pub(crate) keep_alive: Duration,
     pub(crate) rate_limiter: Option<Arc<dyn RateLimiter>>,
+    /// The budget of the built-in limiter (`None` for your own, or none):
+    /// with shared state (`ServerBuilder::redis`), the same budget is kept
+    /// for every instance at once.
+    pub(crate) rate_budget: Option<(f64, u32)>,
     pub(crate) workers: usize,
     pub(crate) shutdown_grace: Duration,
     pub(crate) authorization: Option<Authorization>,
@@ -93,6 +97,7 @@ impl Default for HttpOptions {
             max_subscriptions: 256,
             keep_alive: Duration::from_secs(15),
             rate_limiter: Some(Arc::new(TokenBucket::new(50.0, 100))),
+            rate_budget: Some((50.0, 100)),
             workers: 0,
             shutdown_grace: Duration::from_secs(10),
             authorization: None,
@@ -240,10 +245,13 @@ impl HttpOptions {
     }
 
     /// Limits tool calls per client to `per_second` sustained and `burst`
-    /// at once (default 50 and 100); excess calls get 429.
+    /// at once (default 50 and 100); excess calls get 429. With shared
+    /// state (`ServerBuilder::redis`), the budget is for all instances
+    /// together.
     #[must_use]
     pub fn rate_limit(mut self, per_second: f64, burst: u32) -> Self {
         self.rate_limiter = Some(Arc::new(TokenBucket::new(per_second, burst)));
+        self.rate_budget = Some((per_second, burst));
         self
     }
 
@@ -251,6 +259,7 @@ impl HttpOptions {
     #[must_use]
     pub fn rate_limiter(mut self, limiter: impl RateLimiter) -> Self {
         self.rate_limiter = Some(Arc::new(limiter));
+        self.rate_budget = None;
         self
     }
 
@@ -258,6 +267,7 @@ impl HttpOptions {
     #[must_use]
     pub fn without_rate_limit(mut self) -> Self {
         self.rate_limiter = None;
+        self.rate_budget = None;
         self
     }
 

@@ -46,7 +46,7 @@ use super::BODY_GRACE;
 use super::accept::{self, Accepts};
 use super::body::McpBody;
 use super::cors::CrossOriginBody;
-use super::endpoint::Endpoint;
+use super::endpoint::{Endpoint, PendingRate};
 use super::headers::{self, EndpointHeaders};
 use super::hook::Post;
 use super::queue::NoteQueue;
@@ -315,7 +315,7 @@ async fn other_method(endpoint: &Arc<Endpoint>, mut parts: Parts) -> HttpRespons
         if let Err(response) = endpoint.authorize(&mut parts, None).await {
             return response;
         }
-        if let Some(response) = hook.other(endpoint, &parts) {
+        if let Some(response) = hook.other(endpoint, &parts).await {
             return response;
         }
     }
@@ -520,11 +520,20 @@ async fn dispatch(
         Dispatched::Running {
             id,
             future,
-            admitted: (queue, streaming),
-        } => match respond(id, future, queue, streaming) {
-            Responding::Finished(response) => response,
-            Responding::Running(running) => running.await,
-        },
+            admitted: (queue, streaming, rate),
+        } => {
+            // A shared limiter's verdict comes before the handler's first
+            // poll: a refused call never starts.
+            if let Some(pending) = rate
+                && let Err(refusal) = pending.await
+            {
+                return refusal;
+            }
+            match respond(id, future, queue, streaming) {
+                Responding::Finished(response) => response,
+                Responding::Running(running) => running.await,
+            }
+        }
     }
 }
 
@@ -541,7 +550,7 @@ struct HttpAdmission<'a> {
 
 impl Admission for HttpAdmission<'_> {
     type Refusal = HttpResponse;
-    type Admitted = (Arc<NoteQueue>, Streaming);
+    type Admitted = (Arc<NoteQueue>, Streaming, Option<PendingRate>);
 
     fn check(&mut self, request: &Prepared) -> Result<(), ErrorObject> {
         let Some(parts) = &self.parts else {
@@ -558,6 +567,7 @@ impl Admission for HttpAdmission<'_> {
     ) -> Result<(Outbox, Self::Admitted), HttpResponse> {
         let options = &self.endpoint.options;
         let listen = matches!(target, Target::Core(Method::SubscriptionsListen));
+        let mut rate = None;
         let (permit, deadline, keep_alive) = if listen {
             if !self.accepts.sse {
                 return Err(respond::plain(
@@ -572,7 +582,7 @@ impl Admission for HttpAdmission<'_> {
             (permit, None, Some(options.keep_alive))
         } else {
             if matches!(target, Target::Core(Method::ToolsCall)) {
-                self.endpoint.check_rate(self.peer, &request.request.id)?;
+                rate = self.endpoint.check_rate(self.peer, &request.request.id)?;
             }
             let Some(permit) = self.permit.take() else {
                 return Err(respond::busy());
@@ -592,7 +602,7 @@ impl Admission for HttpAdmission<'_> {
             cancelled: None,
             permit,
         };
-        Ok((Outbox::new(queue.clone()), (queue, streaming)))
+        Ok((Outbox::new(queue.clone()), (queue, streaming, rate)))
     }
 }
 

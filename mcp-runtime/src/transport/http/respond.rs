@@ -50,10 +50,15 @@ fn modern_status(code: i32) -> StatusCode {
 
 /// A JSON-RPC answer as one JSON body.
 pub(crate) fn reply(reply: &Reply, statuses: Statuses) -> HttpResponse {
-    json(
-        statuses.of(reply.error_code),
-        McpBody::full(reply.frame.clone()),
-    )
+    let status = statuses.of(reply.error_code);
+    let mut response = json(status, McpBody::full(reply.frame.clone()));
+    // Busy (a shared store that is reconnecting, say): worth a retry soon.
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        response
+            .headers_mut()
+            .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    }
+    response
 }
 
 /// A JSON body with `status`.
@@ -121,11 +126,8 @@ pub(crate) fn busy() -> HttpResponse {
         error_code::SERVER_BUSY,
         "Too many requests in flight; retry shortly",
     );
-    let mut response = reply(&Reply::error(None, &error), Statuses::Modern);
-    response
-        .headers_mut()
-        .insert(RETRY_AFTER, HeaderValue::from_static("1"));
-    response
+    // `reply` gives a 503 its `Retry-After`.
+    reply(&Reply::error(None, &error), Statuses::Modern)
 }
 
 /// 429 with `Retry-After`: the client has as many requests in progress as

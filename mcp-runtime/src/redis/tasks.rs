@@ -1,0 +1,355 @@
+//! Tasks in Redis: every instance sees every task, and `tasks/update` and
+//! `tasks/cancel` reach the worker running it wherever they land.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::{Redis, RedisUnavailable};
+use crate::tasks::{Signals, StoreError, StoreFuture, TaskRecord, TaskStore, TaskUpdate};
+
+/// Creates a task: refused when its owner has `quota` live tasks (those
+/// whose expiry has passed are dropped from the count first) or the id is
+/// taken. KEYS: the task, the owner's index. ARGV: the record, its expiry
+/// (ms since the epoch), now (ms), the quota, the task id.
+const CREATE: &str = r"
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 'quota' end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'taken' end
+redis.call('HSET', KEYS[1], 'v', 1, 'r', ARGV[1])
+redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
+local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[2], last[2])
+return 'ok'
+";
+
+/// Replaces a task's record if it is still at version ARGV[1] (a write
+/// made since is not overwritten: the caller reads again and retries).
+/// KEYS: the task. ARGV: the version read, the new record.
+const REPLACE: &str = r"
+if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'v', tonumber(ARGV[1]) + 1, 'r', ARGV[2])
+return 1
+";
+
+/// How often a write is retried when another instance wrote in between.
+const RETRIES: usize = 16;
+
+/// A [`TaskStore`] in Redis, shared by every instance: records (state,
+/// results, questions and answers) as JSON under the server's key prefix,
+/// each expiring with its task's `ttlMs`; writes are compare-and-set on a
+/// version, so a worker's progress and a client's answer never overwrite
+/// each other. A worker waiting for answers is woken over pub/sub, and
+/// reads its task again at least every few seconds anyway (a wake lost
+/// with a dropped connection only delays it).
+///
+/// Task results and questions may hold user data: Redis keeps them in
+/// clear until the task expires. Bound that with `TaskOptions::max_ttl`,
+/// and protect the Redis as you would the data. Redis without persistence
+/// loses every task when it restarts; a lost task reads as unknown, so
+/// turn persistence on (AOF) where tasks must survive that.
+#[derive(Debug, Clone)]
+pub struct RedisTaskStore {
+    redis: Redis,
+    per_owner: usize,
+    max_bytes: usize,
+}
+
+impl RedisTaskStore {
+    /// A store over `redis`: at most 1,000 live tasks per owner, records of
+    /// at most 4 MiB.
+    pub fn new(redis: &Redis) -> Self {
+        RedisTaskStore {
+            redis: redis.clone(),
+            per_owner: 1_000,
+            max_bytes: 4 * 1024 * 1024,
+        }
+    }
+
+    /// The most tasks one owner may have before they expire (default
+    /// 1,000).
+    #[must_use]
+    pub fn max_per_owner(mut self, tasks: usize) -> Self {
+        self.per_owner = tasks.max(1);
+        self
+    }
+
+    /// The largest record kept (default 4 MiB): a result that would not fit
+    /// fails its task with an error saying so.
+    #[must_use]
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        self.max_bytes = bytes.max(1024);
+        self
+    }
+
+    fn task_key(&self, id: &str) -> String {
+        self.redis.key(&format!("task:{id}"))
+    }
+
+    /// The owner's index: its key is a digest, so that an owner's name
+    /// (a principal's id) bounds nothing and shows nothing.
+    fn owner_key(&self, owner: &str) -> String {
+        let digest = Sha256::digest(owner.as_bytes());
+        let hex = crate::security::seal::hex(&digest);
+        self.redis.key(&format!("owner:{hex}"))
+    }
+
+    /// The record of task `id` and its version, if it exists.
+    async fn read(&self, id: &str) -> Result<Option<(String, TaskRecord)>, StoreError> {
+        let mut command = ::redis::cmd("HMGET");
+        command.arg(self.task_key(id)).arg("v").arg("r");
+        let (version, record): (Option<String>, Option<String>) =
+            self.redis.query(command).await.map_err(unavailable)?;
+        let (Some(version), Some(record)) = (version, record) else {
+            return Ok(None);
+        };
+        let record = serde_json::from_str(&record).map_err(|error| {
+            StoreError::Unavailable(format!("a stored task does not read: {error}"))
+        })?;
+        Ok(Some((version, record)))
+    }
+
+    /// Writes `record` over version `version`: `false` when another write
+    /// came first.
+    async fn replace(&self, version: &str, record: &TaskRecord) -> Result<bool, StoreError> {
+        static SCRIPT: std::sync::OnceLock<::redis::Script> = std::sync::OnceLock::new();
+        let script = SCRIPT.get_or_init(|| ::redis::Script::new(REPLACE));
+        let json =
+            serde_json::to_string(record).map_err(|e| StoreError::Unavailable(e.to_string()))?;
+        let keys = vec![self.task_key(&record.id)];
+        let replaced: i64 = self
+            .redis
+            .script(script, keys, vec![version.to_owned(), json])
+            .await
+            .map_err(unavailable)?;
+        Ok(replaced == 1)
+    }
+
+    /// Reads task `id`, applies `change` (`None`: nothing to write, or the
+    /// caller's refusal) and writes it back, again and again while other
+    /// writes come in between. `Ok(None)`: no such task.
+    async fn modify<T>(
+        &self,
+        id: &str,
+        mut change: impl FnMut(&mut TaskRecord) -> Result<Option<T>, StoreError>,
+    ) -> Result<Option<(TaskRecord, T)>, StoreError>
+    where
+        T: Default,
+    {
+        for _ in 0..RETRIES {
+            let Some((version, mut record)) = self.read(id).await? else {
+                return Ok(None);
+            };
+            let Some(outcome) = change(&mut record)? else {
+                return Ok(Some((record, T::default())));
+            };
+            self.fit(&mut record);
+            if self.replace(&version, &record).await? {
+                return Ok(Some((record, outcome)));
+            }
+        }
+        Err(StoreError::Unavailable(
+            "the task changed too often to be written; retry".into(),
+        ))
+    }
+
+    /// A record larger than the store keeps ends its task, saying why,
+    /// rather than being written.
+    fn fit(&self, record: &mut TaskRecord) {
+        let size = record.size();
+        if size > self.max_bytes {
+            let message = format!(
+                "the task's state ({size} bytes) does not fit in the task store ({} bytes)",
+                self.max_bytes
+            );
+            record.fail(&message);
+        }
+    }
+
+    /// Wakes the worker of task `id`, on whichever instance it runs.
+    async fn wake(&self, id: &str) {
+        let mut command = ::redis::cmd("PUBLISH");
+        command.arg(self.redis.wake_channel()).arg(id);
+        // A lost wake only delays the worker until its next look.
+        if let Err(error) = self.redis.query::<i64>(command).await {
+            tracing::debug!(%error, "a task's worker could not be woken");
+        }
+    }
+
+    /// The owner's live task `id`, failed first if its worker stopped;
+    /// `change` applied (`true`: written, and the worker woken).
+    async fn for_owner(
+        &self,
+        id: &str,
+        owner: &str,
+        now_ms: u64,
+        mut change: impl FnMut(&mut TaskRecord) -> bool,
+    ) -> Result<Option<TaskRecord>, StoreError> {
+        let mut woke = false;
+        let found = self
+            .modify(id, |record| {
+                if record.owner != owner {
+                    return Err(StoreError::LeaseLost);
+                }
+                let orphaned = record.is_orphaned(now_ms);
+                if orphaned {
+                    record.orphan(now_ms);
+                }
+                woke = change(record);
+                Ok((orphaned || woke).then_some(()))
+            })
+            .await;
+        let found = match found {
+            // Another owner's task looks exactly like an unknown one.
+            Err(StoreError::LeaseLost) => return Ok(None),
+            other => other?,
+        };
+        if woke {
+            self.wake(id).await;
+        }
+        Ok(found.map(|(record, ())| record))
+    }
+
+    /// The signals of task `id` for `worker`, taken out of its record.
+    async fn take_signals(&self, id: &str, worker: &str) -> Result<Signals, StoreError> {
+        let mut taken = Signals::default();
+        let found = self
+            .modify(id, |record| {
+                let held = record.lease.as_ref().map(|lease| lease.worker.as_str());
+                if record.outcome.is_some() || held != Some(worker) {
+                    return Err(StoreError::LeaseLost);
+                }
+                let responses = std::mem::take(&mut record.mailbox);
+                taken = Signals::new(responses, record.cancel_requested);
+                // Only taken answers need a write; a cancel stays set.
+                Ok((!taken.responses.is_empty()).then_some(()))
+            })
+            .await?;
+        match found {
+            Some(_) => Ok(taken),
+            None => Err(StoreError::LeaseLost),
+        }
+    }
+}
+
+fn unavailable(error: RedisUnavailable) -> StoreError {
+    StoreError::Unavailable(error.0)
+}
+
+impl TaskStore for RedisTaskStore {
+    fn create(&self, task: TaskRecord) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            static SCRIPT: std::sync::OnceLock<::redis::Script> = std::sync::OnceLock::new();
+            let script = SCRIPT.get_or_init(|| ::redis::Script::new(CREATE));
+            let json =
+                serde_json::to_string(&task).map_err(|e| StoreError::Unavailable(e.to_string()))?;
+            let keys = vec![self.task_key(&task.id), self.owner_key(&task.owner)];
+            let args = vec![
+                json,
+                task.expires_at_ms().to_string(),
+                task.created_at_ms.to_string(),
+                self.per_owner.to_string(),
+                task.id.clone(),
+            ];
+            let verdict: String = self
+                .redis
+                .script(script, keys, args)
+                .await
+                .map_err(unavailable)?;
+            match verdict.as_str() {
+                "ok" => Ok(()),
+                "quota" => Err(StoreError::Quota(format!(
+                    "this caller has {} tasks, the most one caller may have until some expire",
+                    self.per_owner
+                ))),
+                _ => Err(StoreError::Unavailable("task id collision".into())),
+            }
+        })
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a str,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Option<TaskRecord>> {
+        Box::pin(self.for_owner(id, owner, now_ms, |_| false))
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        worker: &'a str,
+        update: TaskUpdate,
+        now_ms: u64,
+    ) -> StoreFuture<'a, TaskRecord> {
+        Box::pin(async move {
+            let written = self
+                .modify(id, |record| {
+                    let held = record.lease.as_ref().map(|lease| lease.worker.as_str());
+                    if record.outcome.is_some() || held != Some(worker) {
+                        return Err(StoreError::LeaseLost);
+                    }
+                    record.apply(update.clone(), now_ms);
+                    Ok(Some(()))
+                })
+                .await?;
+            written
+                .map(|(record, ())| record)
+                .ok_or(StoreError::LeaseLost)
+        })
+    }
+
+    fn respond<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a str,
+        responses: Map<String, Value>,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Option<TaskRecord>> {
+        Box::pin(self.for_owner(id, owner, now_ms, move |record| {
+            record.deliver(responses.clone(), now_ms)
+        }))
+    }
+
+    fn cancel<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a str,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Option<TaskRecord>> {
+        Box::pin(self.for_owner(id, owner, now_ms, |record| {
+            let asked = record.outcome.is_none() && !record.cancel_requested;
+            if asked {
+                record.cancel_requested = true;
+            }
+            asked
+        }))
+    }
+
+    fn signals<'a>(
+        &'a self,
+        id: &'a str,
+        worker: &'a str,
+        wait: Duration,
+    ) -> StoreFuture<'a, Signals> {
+        Box::pin(async move {
+            // Registered before the first look, so that a wake sent between
+            // the look and the wait is not lost.
+            let waker = self.redis.waker(id);
+            let signals = async {
+                let signals = self.take_signals(id, worker).await?;
+                if !signals.is_empty() {
+                    return Ok(signals);
+                }
+                let _ = tokio::time::timeout(wait, waker.notified()).await;
+                self.take_signals(id, worker).await
+            }
+            .await;
+            self.redis.drop_waker(id);
+            signals
+        })
+    }
+}
