@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by .ci/run and tests/cluster/run.sh: a Redis for the shared-state
 # tests. `ensure_redis` uses the machine's at 127.0.0.1:6379 when it answers;
 # otherwise it installs Debian's redis-server if it is missing and starts one

@@ -24,7 +24,9 @@ Not-scored scenarios inside the scored run (the tasks extension, and the
 pending scenarios that run.sh also runs on their own) are listed, not judged.
 
 The client leg (`client/`, the `conformance client --requirements` run,
-whose exit code is in client.status) is judged by its client scenarios:
+whose exit code is in client.status) is skipped when run.sh tested an
+external server (CONFORMANCE_URL: it writes `client.skipped`, holding the
+URL); otherwise it is judged by its client scenarios:
 every one that is not `auth/*`, and the not-scored
 `json-schema-2020-12-preservation`, must run with no FAILURE or WARNING
 row; the `auth/*` ones must pass exactly as AUTH_PASSING says (the list
@@ -186,6 +188,12 @@ def load_client_checks(run_dir: Path) -> dict[str, list[dict]]:
 
 def judge_client(results: Path) -> list[str]:
     """Judges the client leg; returns its problems."""
+    skipped = results / "client.skipped"
+    if skipped.exists():
+        # run.sh with CONFORMANCE_URL: the server under test is not ours
+        # to pair with the inspector, and the leg tests the client.
+        print(f"client leg: skipped (external server at {skipped.read_text().strip()})")
+        return []
     if not (results / "client").is_dir():
         return ["the client leg did not run (no client/ results)"]
     status = (results / "client.status").read_text().strip()

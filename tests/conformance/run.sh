@@ -22,11 +22,23 @@
 #
 # Exits non-zero on any FAILURE, on any WARNING in a scored scenario, or if
 # a run exits non-zero. Results and logs go to tests/conformance/results/.
+#
+# Two opt-in variables (tests/cluster/run.sh sets both):
+# - CONFORMANCE_URL: a server already running there (for example instances
+#   behind a load balancer) instead of one started here: no build, no
+#   server; the server runs of step 4 go to that URL, and the client leg
+#   (which tests the inspector, not the server) is skipped, as judge.py
+#   then reports;
+# - CONFORMANCE_RESULTS: where results go instead of tests/conformance/results
+#   (so two runs can go at once).
 set -euo pipefail
 
 here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd -- "$here/../.." && pwd)
-results="$here/results"
+source "$root/tests/fixture.sh"
+results=${CONFORMANCE_RESULTS:-$here/results}
+[[ $results == /* ]] || results=$PWD/$results
+external=${CONFORMANCE_URL:-}
 spec=2026-07-28
 legacy_spec=2025-11-25
 # Run and reported by --requirements but not scored ("pending"); we hold
@@ -60,29 +72,32 @@ fi
 # --- 2. The server --------------------------------------------------------
 # The debug build: what the suite checks does not depend on optimisation,
 # debug assertions are on, and `cargo test --workspace` has built it.
-if [[ -n ${CONFORMANCE_SERVER:-} ]]; then
-    server=$CONFORMANCE_SERVER
+if [[ -n $external ]]; then
+    server=
 else
-    log "building conformance-server"
-    (cd "$root" && cargo build -p conformance-server)
-    target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps |
-        python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-    server="$target_dir/debug/conformance-server"
+    server=$(fixture_server "$root")
 fi
-[[ -x $server ]] || { echo "error: no conformance-server at $server" >&2; exit 1; }
+[[ -n $external || -x $server ]] || { echo "error: no conformance-server at $server" >&2; exit 1; }
 started=$SECONDS
 
 rm -rf "$results"
 mkdir -p "$results"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-url="http://127.0.0.1:$port/mcp"
+server_pid=
+if [[ -n $external ]]; then
+    url=$external
+    log "testing the server at $url (CONFORMANCE_URL; none started here)"
+else
+    port=$(free_port)
+    url="http://127.0.0.1:$port/mcp"
 
-# A fresh sealing key per run, the way a deployment configures one.
-state_key=$(python3 -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())')
-log "starting $server --http 127.0.0.1:$port (log: results/server.log)"
-MCP_STATE_KEY=$state_key "$server" --http "127.0.0.1:$port" 2>"$results/server.log" &
-server_pid=$!
+    # A fresh sealing key per run, the way a deployment configures one.
+    state_key=$(new_state_key)
+    log "starting $server --http 127.0.0.1:$port (log: results/server.log)"
+    MCP_STATE_KEY=$state_key "$server" --http "127.0.0.1:$port" 2>"$results/server.log" &
+    server_pid=$!
+fi
 stop_server() {
+    [[ -n $server_pid ]] || return 0
     kill "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
 }
@@ -105,13 +120,13 @@ ready() {
 }
 deadline=$((SECONDS + 15))
 until ready; do
-    if ! kill -0 "$server_pid" 2>/dev/null; then
+    if [[ -n $server_pid ]] && ! kill -0 "$server_pid" 2>/dev/null; then
         echo "error: the server exited; results/server.log says:" >&2
         cat "$results/server.log" >&2
         exit 1
     fi
     if ((SECONDS >= deadline)); then
-        echo "error: the server did not answer server/discover within 15 s" >&2
+        echo "error: the server at $url did not answer server/discover within 15 s" >&2
         exit 1
     fi
     sleep 0.1
@@ -171,15 +186,22 @@ trap - EXIT
 # ones (auth/*) included; judge.py holds the non-auth ones and the not-scored
 # `json-schema-2020-12-preservation` to a clean pass, and the auth ones to
 # the list the README gives.
-log "client leg: --requirements $spec, the inspector as the client"
-client_status=0
-MCP_INSPECTOR="$server" npx --no conformance client --command "python3 $here/client.py" \
-    --requirements "$spec" --timeout "$scenario_timeout" -o "$results/client" \
-    >"$results/client.log" 2>&1 || client_status=$?
-echo "$client_status" >"$results/client.status"
-echo "--- conformance summary: client (exit status $client_status) ---"
-sed -n '/=== SUITE SUMMARY ===/,$p' "$results/client.log"
-echo
+# Skipped for an external server (CONFORMANCE_URL): it tests the client,
+# and judge.py says so when it finds client.skipped.
+if [[ -n $external ]]; then
+    log "client leg: skipped (external server at $url)"
+    echo "$url" >"$results/client.skipped"
+else
+    log "client leg: --requirements $spec, the inspector as the client"
+    client_status=0
+    MCP_INSPECTOR="$server" npx --no conformance client --command "python3 $here/client.py" \
+        --requirements "$spec" --timeout "$scenario_timeout" -o "$results/client" \
+        >"$results/client.log" 2>&1 || client_status=$?
+    echo "$client_status" >"$results/client.status"
+    echo "--- conformance summary: client (exit status $client_status) ---"
+    sed -n '/=== SUITE SUMMARY ===/,$p' "$results/client.log"
+    echo
+fi
 
 # --- 5. Verdict -----------------------------------------------------------
 log "verdict (from checks.json; suite run took $((SECONDS - started)) s after the build)"

@@ -10,11 +10,23 @@
 #
 # Installs what it needs (npm ci, a venv with pip), builds the fixture,
 # and exits non-zero if any check fails. Logs go to tests/legacy/results/.
+#
+# Two opt-in variables (tests/cluster/run.sh sets both):
+# - LEGACY_URL: a server already running there (for example instances
+#   behind a load balancer): no build, no server, and only the two HTTP
+#   clients run, against it (stdio is not about a deployment);
+# - LEGACY_RESULTS: where logs go instead of tests/legacy/results.
 set -euo pipefail
 
 here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd -- "$here/../.." && pwd)
-results="$here/results"
+source "$root/tests/fixture.sh"
+results=${LEGACY_RESULTS:-$here/results}
+[[ $results == /* ]] || results=$PWD/$results
+external=${LEGACY_URL:-}
+# How messages name the results directory.
+shown_results=tests/legacy/results
+[[ -z ${LEGACY_RESULTS:-} ]] || shown_results=$results
 log() { printf '==> %s\n' "$*" >&2; }
 
 cd "$here"
@@ -39,34 +51,35 @@ fi
 
 # --- 2. The server --------------------------------------------------------
 # CONFORMANCE_SERVER: a binary already built (.ci/run sets it).
-if [[ -n ${CONFORMANCE_SERVER:-} ]]; then
-    server=$CONFORMANCE_SERVER
+if [[ -n $external ]]; then
+    server=
 else
-    log "building conformance-server"
-    (cd "$root" && cargo build --quiet -p conformance-server)
-    target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps |
-        python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-    server="$target_dir/debug/conformance-server"
+    server=$(fixture_server "$root")
 fi
-[[ -x $server ]] || { echo "error: no conformance-server at $server" >&2; exit 1; }
+[[ -n $external || -x $server ]] || { echo "error: no conformance-server at $server" >&2; exit 1; }
 
 rm -rf "$results"
 mkdir -p "$results"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-url="http://127.0.0.1:$port/mcp"
-state_key=$(python3 -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())')
-MCP_STATE_KEY=$state_key "$server" --http "127.0.0.1:$port" 2>"$results/server.log" &
-server_pid=$!
-trap 'kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true' EXIT
-deadline=$((SECONDS + 15))
-until python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$port" 2>/dev/null; do
-    if ((SECONDS >= deadline)) || ! kill -0 "$server_pid" 2>/dev/null; then
-        echo "error: the HTTP server did not start; results/server.log says:" >&2
-        cat "$results/server.log" >&2
-        exit 1
-    fi
-    sleep 0.1
-done
+if [[ -n $external ]]; then
+    url=$external
+    log "testing the server at $url (LEGACY_URL; none started here, HTTP clients only)"
+else
+    port=$(free_port)
+    url="http://127.0.0.1:$port/mcp"
+    state_key=$(new_state_key)
+    MCP_STATE_KEY=$state_key "$server" --http "127.0.0.1:$port" 2>"$results/server.log" &
+    server_pid=$!
+    trap 'kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true' EXIT
+    deadline=$((SECONDS + 15))
+    until python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$port" 2>/dev/null; do
+        if ((SECONDS >= deadline)) || ! kill -0 "$server_pid" 2>/dev/null; then
+            echo "error: the HTTP server did not start; results/server.log says:" >&2
+            cat "$results/server.log" >&2
+            exit 1
+        fi
+        sleep 0.1
+    done
+fi
 
 # --- 3. The clients, each over both transports ----------------------------
 failed=0
@@ -75,15 +88,20 @@ run() {
     shift
     log "$name"
     if ! timeout 120 "$@" 2>"$results/$name.stderr" | tee "$results/$name.log"; then
-        echo "FAILED: $name (stderr in tests/legacy/results/$name.stderr)" >&2
+        echo "FAILED: $name (stderr in $shown_results/$name.stderr)" >&2
         failed=$((failed + 1))
     fi
 }
-export MCP_STATE_KEY=$state_key
-run python-stdio .venv/bin/python python_client.py --stdio "$server"
-run python-http .venv/bin/python python_client.py --url "$url"
-run ts-stdio node ts_client.mjs --stdio "$server"
-run ts-http node ts_client.mjs --url "$url"
+if [[ -n $external ]]; then
+    run python-http .venv/bin/python python_client.py --url "$url"
+    run ts-http node ts_client.mjs --url "$url"
+else
+    export MCP_STATE_KEY=$state_key
+    run python-stdio .venv/bin/python python_client.py --stdio "$server"
+    run python-http .venv/bin/python python_client.py --url "$url"
+    run ts-stdio node ts_client.mjs --stdio "$server"
+    run ts-http node ts_client.mjs --url "$url"
+fi
 
 if ((failed)); then
     echo "LEGACY CLIENTS FAILED ($failed run(s))" >&2

@@ -214,9 +214,9 @@ pub(crate) async fn listen(
         dispatcher,
         principal,
     };
-    loop {
+    let reason = loop {
         let change = tokio::select! {
-            () = shutdown.cancelled() => break,
+            () = shutdown.cancelled() => break "the server is shutting down",
             change = receiver.recv() => change,
         };
         match change {
@@ -225,11 +225,11 @@ pub(crate) async fn listen(
             // the client to read again and listen anew.
             Ok(Change::Interrupted) => {
                 tracing::warn!(subscription = %id, "the change bus lost its connection: ending the subscription");
-                break;
+                break "changes may have been missed (the server lost its connection to the other instances): read again and listen anew";
             }
             Err(RecvError::Lagged(missed)) => {
                 tracing::warn!(missed, subscription = %id, "a slow subscription missed changes: ending it");
-                break;
+                break "changes were missed (this subscription fell behind): read again and listen anew";
             }
             Ok(change) => {
                 if let Some((method, uri)) = watching.notification(&change) {
@@ -245,10 +245,10 @@ pub(crate) async fn listen(
                     outbox.send(notification_frame(method, &params));
                 }
             }
-            Err(RecvError::Closed) => break,
+            Err(RecvError::Closed) => break "the server is shutting down",
         }
-    }
-    Ok(close(id, outbox, dispatcher.server_info.as_deref()))
+    };
+    Ok(close(id, outbox, dispatcher.server_info.as_deref(), reason))
 }
 
 /// The acknowledgement (the subset honoured), then each followed task's
@@ -366,7 +366,12 @@ fn task_notification(params: &str, subscription: &RequestId) -> Vec<u8> {
 /// `CancelledNotification` says so for stdio). Both are done, on every
 /// transport, the notification first: the stricter reading, and the order
 /// in which the cancellation still references a request in progress.
-fn close(id: &RequestId, outbox: &Outbox, server_info: Option<&RawValue>) -> Vec<u8> {
+fn close(
+    id: &RequestId,
+    outbox: &Outbox,
+    server_info: Option<&RawValue>,
+    reason: &'static str,
+) -> Vec<u8> {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Cancelled<'a> {
@@ -377,7 +382,7 @@ fn close(id: &RequestId, outbox: &Outbox, server_info: Option<&RawValue>) -> Vec
         meta: Tag { subscription: id },
         body: Cancelled {
             request_id: id,
-            reason: "the server is shutting down",
+            reason,
         },
     };
     outbox.send(notification_frame("notifications/cancelled", &cancelled));
