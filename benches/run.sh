@@ -55,6 +55,8 @@ taskset -c 1 "$target/release/bench" "$target/release" "$scale_target/scale" "$r
     echo "Run on $(date -u +%Y-%m-%d), $(uname -sr), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))."
     echo
     cat "$results/RESULTS.md"
+    # benches/cluster/run.sh's latest tables (several instances, Redis).
+    if [ -f benches/cluster/RESULTS.md ]; then echo; sed 's/^# /## /' benches/cluster/RESULTS.md; fi
     if [ -f benches/NOTES.md ]; then echo; cat benches/NOTES.md; fi
 } > benches/RESULTS.md
 echo "==> wrote benches/RESULTS.md" >&2
