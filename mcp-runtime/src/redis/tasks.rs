@@ -217,8 +217,7 @@ impl RedisTaskStore {
         let mut taken = Signals::default();
         let found = self
             .modify(id, |record| {
-                let held = record.lease.as_ref().map(|lease| lease.worker.as_str());
-                if record.outcome.is_some() || held != Some(worker) {
+                if !record.run_by(worker) {
                     return Err(StoreError::LeaseLost);
                 }
                 let responses = std::mem::take(&mut record.mailbox);
@@ -288,8 +287,7 @@ impl TaskStore for RedisTaskStore {
         Box::pin(async move {
             let written = self
                 .modify(id, |record| {
-                    let held = record.lease.as_ref().map(|lease| lease.worker.as_str());
-                    if record.outcome.is_some() || held != Some(worker) {
+                    if !record.run_by(worker) {
                         return Err(StoreError::LeaseLost);
                     }
                     record.apply(update.clone(), now_ms);

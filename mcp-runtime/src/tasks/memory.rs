@@ -164,12 +164,7 @@ impl InMemoryTaskStore {
         let limit = self.limits.bytes;
         let Inner { tasks, bytes, .. } = &mut *inner;
         let entry = tasks.get_mut(id).ok_or(StoreError::LeaseLost)?;
-        let held = entry
-            .record
-            .lease
-            .as_ref()
-            .map(|lease| lease.worker.as_str());
-        if entry.record.outcome.is_some() || held != Some(worker) {
+        if !entry.record.run_by(worker) {
             return Err(StoreError::LeaseLost);
         }
         entry.record.apply(update, now_ms);
@@ -220,8 +215,7 @@ impl InMemoryTaskStore {
         let Inner { tasks, bytes, .. } = &mut *inner;
         let entry = tasks.get_mut(id).ok_or(StoreError::LeaseLost)?;
         let record = &mut entry.record;
-        let held = record.lease.as_ref().map(|lease| lease.worker.as_str());
-        if record.outcome.is_some() || held != Some(worker) {
+        if !record.run_by(worker) {
             return Err(StoreError::LeaseLost);
         }
         let responses = std::mem::take(&mut record.mailbox);

@@ -267,6 +267,14 @@ impl TaskRecord {
         taken
     }
 
+    /// Whether `worker` still runs this task: it holds the lease, and the
+    /// task has not ended. A worker that does not is told
+    /// [`StoreError::LeaseLost`](super::StoreError::LeaseLost) and stops.
+    pub fn run_by(&self, worker: &str) -> bool {
+        let held = self.lease.as_ref().map(|lease| lease.worker.as_str());
+        self.outcome.is_none() && held == Some(worker)
+    }
+
     /// Ends the task as `failed` with an internal error saying `message`
     /// (its outstanding questions dropped, its lease released).
     pub fn fail(&mut self, message: &str) {
