@@ -9,7 +9,8 @@
 # first build of the 10,000 tools takes about fifteen minutes and 4.5 GB), then
 # runs `bench` pinned to core 1 (servers are pinned to core 0).
 # BENCH_ROUNDS (default 7) and BENCH_SECONDS (default 3) shorten a run while
-# iterating.
+# iterating; BENCH_ONLY=stdio or BENCH_ONLY=tasks runs that stage alone and
+# prints its table (RESULTS.md is then left as it was).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,6 +40,7 @@ mkdir -p "$results"
 echo "==> running (about 13 minutes)" >&2
 scale_target=$(cargo metadata --manifest-path benches/scale/Cargo.toml --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 taskset -c 1 "$target/release/bench" "$target/release" "$scale_target/scale" "$results"
+[ -z "${BENCH_ONLY:-}" ] || exit 0
 
 {
     echo "# Benchmark results"

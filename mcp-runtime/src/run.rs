@@ -12,6 +12,7 @@ use crate::server::{Server, ServerBuilder};
 use crate::transport;
 #[cfg(feature = "http")]
 use crate::transport::http::endpoint::{Endpoint, HttpHook};
+use crate::transport::process_stdio::ProcessStdio;
 use crate::transport::stdio::{Frames, StdioHook, StdioOptions};
 #[cfg(feature = "http")]
 use crate::{HttpOptions, McpService};
@@ -74,7 +75,7 @@ fn serve_stdio_until_done(server: &Server, options: StdioOptions) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(server.serve_stdio(options)) {
+    match runtime.block_on(server.serve_process_stdio(options)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => {
             tracing::debug!("the client closed stdout");
@@ -97,6 +98,17 @@ impl Server {
         tracing::info!(server = %self.info().name, "serving MCP on stdio");
         self.serve_streams(options, tokio::io::stdin(), tokio::io::stdout())
             .await
+    }
+
+    /// [`serve_stdio`](Self::serve_stdio) for `run()`'s own runtime, whose
+    /// IO driver polls stdin and stdout when they are pipes or sockets
+    /// (see `transport::process_stdio`), instead of tokio's blocking pool.
+    async fn serve_process_stdio(&self, options: StdioOptions) -> std::io::Result<()> {
+        tracing::info!(server = %self.info().name, "serving MCP on stdio");
+        let stdio = ProcessStdio::take();
+        let served = self.serve_streams(options, stdio.input, stdio.output).await;
+        stdio.restore.blocking();
+        served
     }
 
     /// Serves MCP over any byte streams with stdio framing (a Unix socket,

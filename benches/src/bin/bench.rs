@@ -142,6 +142,12 @@ fn main() {
             key: "server/discover".into(),
         },
     ];
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("stdio") {
+        // Only the stdio stage (while iterating on it): its table alone.
+        stdio_stage(&paths, &workloads[0], &mut report);
+        print!("{}", report.markdown());
+        return;
+    }
     // First: its sealed state expires ten minutes after round 1 (the
     // server's default), which the other workloads' rounds could outlast.
     workloads.insert(0, mrtr_round_two(&paths));
@@ -182,40 +188,11 @@ fn main() {
         }
     }
 
-    eprintln!("== stdio tools/call echo");
-    let stdio_answers = paths.results.join("stdio-answers.json");
     let echo_workload = workloads
         .iter()
         .find(|w| w.name == "tools/call echo")
         .expect("the echo workload");
-    let expected = expected_result(&paths, echo_workload);
-    std::fs::write(
-        &stdio_answers,
-        json!({"results": {"tools/call echo": expected}}).to_string(),
-    )
-    .expect("answers");
-    for round in 0..rounds() {
-        for depth in DEPTHS {
-            for side in Side::order(round) {
-                let run = match side {
-                    Side::Ours => stdio_load(
-                        &paths.release.join("quickstart"),
-                        &["--stdio"],
-                        &echo,
-                        depth,
-                    ),
-                    Side::Floor => stdio_load(
-                        &paths.release.join("floor-stdio"),
-                        &[stdio_answers.to_str().unwrap_or_default()],
-                        &echo,
-                        depth,
-                    ),
-                };
-                eprintln!("   round {round} {side:?} depth={depth}: {run:?}");
-                report.stdio(side, depth, run);
-            }
-        }
-    }
+    let stdio_answers = stdio_stage(&paths, echo_workload, &mut report);
 
     eprintln!("== cold start");
     report.cold_start = Some((
@@ -535,6 +512,40 @@ fn micros(text: &str) -> f64 {
         "s" => n * 1e6,
         _ => n,
     }
+}
+
+/// The stdio workload: `echo` pipelined at each depth, ours and the floor
+/// back to back in each round. Returns the floor's answers file.
+fn stdio_stage(paths: &Paths, echo_workload: &Workload, report: &mut Report) -> PathBuf {
+    eprintln!("== stdio tools/call echo");
+    let echo = &echo_workload.body;
+    let stdio_answers = paths.results.join("stdio-answers.json");
+    let expected = expected_result(paths, echo_workload);
+    std::fs::write(
+        &stdio_answers,
+        json!({"results": {"tools/call echo": expected}}).to_string(),
+    )
+    .expect("answers");
+    for round in 0..rounds() {
+        for depth in DEPTHS {
+            for side in Side::order(round) {
+                let run = match side {
+                    Side::Ours => {
+                        stdio_load(&paths.release.join("quickstart"), &["--stdio"], echo, depth)
+                    }
+                    Side::Floor => stdio_load(
+                        &paths.release.join("floor-stdio"),
+                        &[stdio_answers.to_str().unwrap_or_default()],
+                        echo,
+                        depth,
+                    ),
+                };
+                eprintln!("   round {round} {side:?} depth={depth}: {run:?}");
+                report.stdio(side, depth, run);
+            }
+        }
+    }
+    stdio_answers
 }
 
 /// Pipelines `total` copies of `request` at `depth` to a server over stdio;

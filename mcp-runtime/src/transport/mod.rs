@@ -3,4 +3,5 @@
 
 #[cfg(feature = "http")]
 pub(crate) mod http;
+pub(crate) mod process_stdio;
 pub(crate) mod stdio;
