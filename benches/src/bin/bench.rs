@@ -144,7 +144,7 @@ fn main() {
     ];
     if std::env::var("BENCH_ONLY").as_deref() == Ok("stdio") {
         // Only the stdio stage (while iterating on it): its table alone.
-        stdio_stage(&paths, &workloads[0], &mut report);
+        stdio_stage(&paths, echo_workload(&workloads), &mut report);
         print!("{}", report.markdown());
         return;
     }
@@ -188,10 +188,7 @@ fn main() {
         }
     }
 
-    let echo_workload = workloads
-        .iter()
-        .find(|w| w.name == "tools/call echo")
-        .expect("the echo workload");
+    let echo_workload = echo_workload(&workloads);
     let stdio_answers = stdio_stage(&paths, echo_workload, &mut report);
 
     eprintln!("== cold start");
@@ -512,6 +509,14 @@ fn micros(text: &str) -> f64 {
         "s" => n * 1e6,
         _ => n,
     }
+}
+
+/// The echo workload, found by name (the MRTR workload goes first).
+fn echo_workload(workloads: &[Workload]) -> &Workload {
+    workloads
+        .iter()
+        .find(|w| w.name == "tools/call echo")
+        .expect("the echo workload")
 }
 
 /// The stdio workload: `echo` pipelined at each depth, ours and the floor

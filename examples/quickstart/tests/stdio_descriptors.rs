@@ -1,6 +1,7 @@
 //! The quickstart's stdin and stdout as clients really hand them over: a
 //! pipe (what `tokio::process` and Python give), a socket (what libuv,
-//! and so Node.js, gives), and stdout shared with stderr (`2>&1`).
+//! and so Node.js, gives), and stderr sharing them (`2>&1`, one socket for
+//! all three).
 //!
 //! `run()` polls a pipe or a socket on its runtime's thread, which needs
 //! the descriptor in non-blocking mode: a flag of the open file that every
@@ -120,12 +121,20 @@ fn pipes_are_polled_and_set_back_to_blocking() {
     assert!(!non_blocking(&server_stdout), "stdout is blocking again");
 }
 
-#[test]
-fn a_socket_serves_as_stdin_and_stdout() {
+/// Serves one echo over a socket pair that is the quickstart's stdin and
+/// stdout (and stderr too, if `with_stderr`), then ends its input. Returns
+/// the server, a second descriptor of its end, and whether that end was in
+/// non-blocking mode after the answer (while the server served).
+fn echo_over_a_socket(with_stderr: bool) -> (Child, UnixStream, bool) {
     let (client, server) = UnixStream::pair().expect("a socket pair");
     let server_out = OwnedFd::from(server.try_clone().expect("dup"));
+    let stderr = if with_stderr {
+        Stdio::from(OwnedFd::from(server.try_clone().expect("dup")))
+    } else {
+        Stdio::null()
+    };
     let spare = server.try_clone().expect("dup");
-    let child = quickstart(OwnedFd::from(server), server_out, Stdio::null());
+    let child = quickstart(OwnedFd::from(server), server_out, stderr);
     let answers = lines(client.try_clone().expect("dup"));
 
     let mut writer = &client;
@@ -133,11 +142,17 @@ fn a_socket_serves_as_stdin_and_stdout() {
         .write_all(echo(1, "over a socket").as_bytes())
         .expect("write");
     assert_echoed(&next(&answers), 1, "over a socket");
-    assert!(non_blocking(&spare), "the socket is polled while serving");
-
+    let polled = non_blocking(&spare);
     client
         .shutdown(std::net::Shutdown::Write)
         .expect("end of input");
+    (child, spare, polled)
+}
+
+#[test]
+fn a_socket_serves_as_stdin_and_stdout() {
+    let (child, spare, polled) = echo_over_a_socket(false);
+    assert!(polled, "the socket is polled while serving");
     exits_cleanly(child);
     assert!(!non_blocking(&spare), "the socket is blocking again");
 }
@@ -161,5 +176,15 @@ fn stdout_shared_with_stderr_stays_blocking() {
         "a stdout that stderr shares is written with blocking calls"
     );
     drop(stdin_write);
+    exits_cleanly(child);
+}
+
+#[test]
+fn one_socket_for_stdin_stdout_and_stderr_stays_blocking() {
+    let (child, _, polled) = echo_over_a_socket(true);
+    assert!(
+        !polled,
+        "a socket that stderr shares is read and written with blocking calls"
+    );
     exits_cleanly(child);
 }

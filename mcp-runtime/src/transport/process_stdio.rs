@@ -11,9 +11,10 @@
 //!
 //! Polling needs the descriptor in non-blocking mode, a flag of the open
 //! file that every process sharing it sees; so it is set back to blocking
-//! once the transport ends ([`Restore`]). stdout keeps tokio's version
-//! when stderr is the same pipe (`2>&1`): logging writes there with
-//! blocking calls, and must never see `EWOULDBLOCK`.
+//! once the transport ends ([`Restore`]). A descriptor that is the same
+//! pipe or socket as stderr (`2>&1`, or one socket for all three) keeps
+//! tokio's version: logging writes to stderr with blocking calls, and must
+//! never see `EWOULDBLOCK`.
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
@@ -104,12 +105,7 @@ mod unix {
             Some(Stream::Socket(socket)) => Box::new(socket),
             None => Box::new(tokio::io::stdin()),
         };
-        let stdout = if same_file(io::stdout().as_fd(), io::stderr().as_fd()) {
-            None
-        } else {
-            polled(io::stdout().as_fd(), &mut restore)
-        };
-        let output: Box<dyn AsyncWrite + Unpin> = match stdout {
+        let output: Box<dyn AsyncWrite + Unpin> = match polled(io::stdout().as_fd(), &mut restore) {
             Some(Stream::Fifo(file)) => match pipe::Sender::from_file(file) {
                 Ok(sender) => Box::new(sender),
                 Err(_) => Box::new(tokio::io::stdout()),
@@ -130,9 +126,13 @@ mod unix {
         Socket(UnixStream),
     }
 
-    /// `fd` as a stream the reactor can poll, if it is a pipe or a socket;
-    /// a second descriptor of it goes into `restore`.
+    /// `fd` as a stream the reactor can poll, if it is a pipe or a socket
+    /// that stderr does not share; a second descriptor of it goes into
+    /// `restore`.
     fn polled(fd: BorrowedFd<'_>, restore: &mut Restore) -> Option<Stream> {
+        if same_file(fd, io::stderr().as_fd()) {
+            return None;
+        }
         let file = File::from(fd.try_clone_to_owned().ok()?);
         let kind = file.metadata().ok()?.file_type();
         let spare = File::from(fd.try_clone_to_owned().ok()?);
