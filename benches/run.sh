@@ -9,7 +9,8 @@
 # first build of the 10,000 tools takes about fifteen minutes and 4.5 GB), then
 # runs `bench` pinned to core 1 (servers are pinned to core 0).
 # BENCH_ROUNDS (default 7) and BENCH_SECONDS (default 3) shorten a run while
-# iterating; BENCH_ONLY=stdio or BENCH_ONLY=tasks runs that stage alone and
+# iterating; BENCH_ONLY=http, BENCH_ONLY=stdio or BENCH_ONLY=tasks runs that
+# stage alone (BENCH_WORKLOADS=echo,list picks HTTP workloads by name) and
 # prints its table (RESULTS.md is then left as it was).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -152,40 +152,11 @@ fn main() {
     // server's default), which the other workloads' rounds could outlast.
     workloads.insert(0, mrtr_round_two(&paths));
 
-    for workload in &workloads {
-        eprintln!("== {}", workload.name);
-        let expected = expected_result(&paths, workload);
-        let answers = paths.results.join("answers.json");
-        let mut results = BTreeMap::new();
-        results.insert(workload.key.clone(), expected.clone());
-        std::fs::write(&answers, json!({"results": results}).to_string()).expect("answers");
-        let lua = paths.results.join(format!("{}.lua", slug(workload.name)));
-        std::fs::write(&lua, wrk_script(workload)).expect("lua");
-        for round in 0..rounds() {
-            // Both servers are up for the whole round (the idle one costs
-            // nothing), so that for each load ours and the floor run back
-            // to back, in an order that alternates from round to round:
-            // the machine's drift then shifts both sides of a pair alike.
-            let mut ours = Server::ours(&paths, workload.server);
-            let mut floor = Server::floor_http(&paths, &answers);
-            ours.check(workload, &expected);
-            floor.check(workload, &expected);
-            for connections in CONNECTIONS {
-                for side in Side::order(round) {
-                    let server = match side {
-                        Side::Ours => &ours,
-                        Side::Floor => &floor,
-                    };
-                    let run = wrk(&server.url(), &lua, connections);
-                    eprintln!("   round {round} {side:?} c={connections}: {run:?}");
-                    report.http(workload.name, side, connections, run);
-                }
-            }
-            report.rss(workload.name, Side::Ours, ours.peak_rss());
-            report.rss(workload.name, Side::Floor, floor.peak_rss());
-            ours.stop();
-            floor.stop();
-        }
+    http_stage(&paths, &workloads, &mut report);
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("http") {
+        // Only the HTTP stage (while iterating on it): its tables alone.
+        print!("{}", report.markdown());
+        return;
     }
 
     let echo_workload = echo_workload(&workloads);
@@ -218,6 +189,51 @@ fn main() {
     let markdown = report.markdown();
     std::fs::write(paths.results.join("RESULTS.md"), &markdown).expect("results");
     print!("{markdown}");
+}
+
+/// The HTTP workloads, ours against the floor, interleaved round by
+/// round. `BENCH_WORKLOADS` (substrings of the workloads' names, comma
+/// separated) runs only those that match, while iterating.
+fn http_stage(paths: &Paths, workloads: &[Workload], report: &mut Report) {
+    let only = std::env::var("BENCH_WORKLOADS").unwrap_or_default();
+    let chosen = |workload: &&Workload| {
+        only.is_empty() || only.split(',').any(|part| workload.name.contains(part))
+    };
+    for workload in workloads.iter().filter(chosen) {
+        eprintln!("== {}", workload.name);
+        let expected = expected_result(paths, workload);
+        let answers = paths.results.join("answers.json");
+        let mut results = BTreeMap::new();
+        results.insert(workload.key.clone(), expected.clone());
+        std::fs::write(&answers, json!({"results": results}).to_string()).expect("answers");
+        let lua = paths.results.join(format!("{}.lua", slug(workload.name)));
+        std::fs::write(&lua, wrk_script(workload)).expect("lua");
+        for round in 0..rounds() {
+            // Both servers are up for the whole round (the idle one costs
+            // nothing), so that for each load ours and the floor run back
+            // to back, in an order that alternates from round to round:
+            // the machine's drift then shifts both sides of a pair alike.
+            let mut ours = Server::ours(paths, workload.server);
+            let mut floor = Server::floor_http(paths, &answers);
+            ours.check(workload, &expected);
+            floor.check(workload, &expected);
+            for connections in CONNECTIONS {
+                for side in Side::order(round) {
+                    let server = match side {
+                        Side::Ours => &ours,
+                        Side::Floor => &floor,
+                    };
+                    let run = wrk(&server.url(), &lua, connections);
+                    eprintln!("   round {round} {side:?} c={connections}: {run:?}");
+                    report.http(workload.name, side, connections, run);
+                }
+            }
+            report.rss(workload.name, Side::Ours, ours.peak_rss());
+            report.rss(workload.name, Side::Floor, floor.peak_rss());
+            ours.stop();
+            floor.stop();
+        }
+    }
 }
 
 fn slug(name: &str) -> String {

@@ -13,11 +13,10 @@
 
 use std::time::Instant;
 
-use bytes::Bytes;
 use serde_json::Value;
 
-use super::Dispatcher;
 use super::envelope::{Request, json_str};
+use super::{Dispatcher, ResultJson};
 use crate::context::Scope;
 use crate::diagnostics::Shown;
 use crate::protocol::ErrorObject;
@@ -93,8 +92,9 @@ impl<'a> Audit<'a> {
 
     /// Writes the event for the request's answer.
     #[inline(never)]
-    pub(super) fn finish(&mut self, answer: &Result<Bytes, ErrorObject>) {
+    pub(super) fn finish(&mut self, answer: &Result<ResultJson, ErrorObject>) {
         self.finished = true;
+        let answer = answer.as_ref().map(ResultJson::json);
         let (outcome, code) = match answer {
             Err(error) => ("error", Some(error.code)),
             Ok(result) if result.starts_with(br#"{"resultType":"input_required""#) => {

@@ -8,9 +8,15 @@ use super::guard::Handler;
 use crate::context::Context;
 use crate::mrtr::{Input, run_round};
 use crate::protocol::finite::Finite;
+use crate::protocol::jsonrpc::Unframed;
 use crate::protocol::{CallToolResult, ErrorObject};
 use crate::registry::RegisteredTool;
 use crate::tool::ToolInvocation;
+
+/// What a written result starts with room for, besides the server's
+/// identity: growing from serde_json's 128 bytes cost a reallocation for
+/// most results.
+const WRITTEN_CAPACITY: usize = 256;
 
 /// The result's bytes, as `tools/call` answers (checked against the
 /// tool's output schema in debug builds with `debug-checks`).
@@ -19,14 +25,38 @@ pub(super) fn written(
     result: &CallToolResult,
     server_info: Option<&RawValue>,
 ) -> Result<Bytes, ErrorObject> {
+    let mut out = Vec::with_capacity(written_capacity(server_info));
+    write_result(&mut out, tool, result, server_info)?;
+    Ok(Bytes::from(out))
+}
+
+/// [`written`], behind room for the answer's frame.
+pub(super) fn written_unframed(
+    tool: &RegisteredTool,
+    result: &CallToolResult,
+    server_info: Option<&RawValue>,
+) -> Result<Unframed, ErrorObject> {
+    let mut out = Unframed::with_capacity(written_capacity(server_info));
+    write_result(out.json_mut(), tool, result, server_info)?;
+    Ok(out)
+}
+
+fn written_capacity(server_info: Option<&RawValue>) -> usize {
+    WRITTEN_CAPACITY + server_info.map_or(0, |info| info.get().len())
+}
+
+fn write_result(
+    out: &mut Vec<u8>,
+    tool: &RegisteredTool,
+    result: &CallToolResult,
+    server_info: Option<&RawValue>,
+) -> Result<(), ErrorObject> {
     #[cfg(all(debug_assertions, feature = "debug-checks"))]
     check_output(tool, result)?;
-    Ok(Bytes::from(
-        serde_json::to_vec(&Finite(&result.wire(server_info))).map_err(|error| {
-            tracing::error!(%error, tool = tool.name(), "tool result failed to serialize");
-            ErrorObject::internal_error()
-        })?,
-    ))
+    serde_json::to_writer(out, &Finite(&result.wire(server_info))).map_err(|error| {
+        tracing::error!(%error, tool = tool.name(), "tool result failed to serialize");
+        ErrorObject::internal_error()
+    })
 }
 
 /// Debug builds: structured content that does not fit the tool's

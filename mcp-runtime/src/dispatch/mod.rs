@@ -54,7 +54,7 @@ use crate::changes::Changes;
 use crate::context::Outbox;
 use crate::extension::Extension;
 use crate::mrtr::state::StateSealer;
-use crate::protocol::jsonrpc::{error_frame, result_frame};
+use crate::protocol::jsonrpc::{Unframed, error_frame, result_frame};
 use crate::protocol::method::{Method, MethodName};
 use crate::protocol::{
     CacheHint, ErrorObject, Implementation, PROTOCOL_VERSION, RequestId, RequestMeta,
@@ -130,6 +130,44 @@ impl Reply {
             frame: Bytes::from(error_frame(id, error)),
             error_code: Some(error.code),
         }
+    }
+}
+
+impl Reply {
+    /// The reply carrying `result`, framed for the request `id`.
+    pub(crate) fn framed(id: &RequestId, result: ResultJson) -> Reply {
+        let frame = match result {
+            ResultJson::Shared(json) => Bytes::from(result_frame(id, &json)),
+            ResultJson::Unframed(json) => json.frame(id),
+        };
+        Reply {
+            frame,
+            error_code: None,
+        }
+    }
+}
+
+/// A handler's result as JSON: bytes that may be shared (a result
+/// serialized once), or written for this request with room for its
+/// frame, which then costs no copy.
+#[derive(Debug)]
+pub(crate) enum ResultJson {
+    Shared(Bytes),
+    Unframed(Unframed),
+}
+
+impl ResultJson {
+    pub(crate) fn json(&self) -> &[u8] {
+        match self {
+            ResultJson::Shared(json) => json,
+            ResultJson::Unframed(json) => json.json(),
+        }
+    }
+}
+
+impl From<Bytes> for ResultJson {
+    fn from(json: Bytes) -> ResultJson {
+        ResultJson::Shared(json)
     }
 }
 
@@ -410,11 +448,17 @@ impl Dispatcher {
         };
         match admission.admit(&mut prepared, &target) {
             Err(refusal) => Dispatched::Refused(refusal),
-            Ok((outbox, admitted)) => Dispatched::Running {
-                id: prepared.request.id.clone(),
-                future: Box::pin(self.run(prepared, target, outbox, shutdown.clone())),
-                admitted,
-            },
+            Ok((outbox, admitted)) => {
+                // Only a subscription outlives requests enough to need it (a
+                // token's clone takes its lock).
+                let listen = matches!(target, Target::Core(Method::SubscriptionsListen));
+                let shutdown = listen.then(|| shutdown.clone());
+                Dispatched::Running {
+                    id: prepared.request.id.clone(),
+                    future: Box::pin(self.run(prepared, target, outbox, shutdown)),
+                    admitted,
+                }
+            }
         }
     }
 

@@ -12,7 +12,8 @@ use tracing::Instrument as _;
 
 use super::audit::Audit;
 use super::envelope::Request;
-use super::{Dispatcher, Prepared, Reply, Target, completion, extensions, prompts, resources};
+use super::{Dispatcher, Prepared, Reply, ResultJson, Target};
+use super::{completion, extensions, prompts, resources};
 use super::{request_span, subscriptions, tools};
 use crate::context::{MethodLabel, Outbox, Scope};
 use crate::protocol::ErrorObject;
@@ -21,7 +22,7 @@ use crate::protocol::method::Method;
 impl Dispatcher {
     /// Answers a prepared request. Notifications the handler sends before
     /// its result go to `outbox`; `shutdown` ends long-lived requests
-    /// (`subscriptions/listen`) gracefully.
+    /// (`subscriptions/listen`, the only ones given it) gracefully.
     ///
     /// Composed from combinators rather than written as an `async fn`: an
     /// async wrapper would keep a second copy of its arguments next to the
@@ -33,7 +34,7 @@ impl Dispatcher {
         prepared: Prepared,
         target: Target,
         outbox: Outbox,
-        shutdown: CancellationToken,
+        shutdown: Option<CancellationToken>,
     ) -> impl Future<Output = Reply> + 'static {
         let id = prepared.request.id.clone();
         let span = request_span(&prepared.request, &prepared.meta);
@@ -44,7 +45,7 @@ impl Dispatcher {
         )
         .catch_unwind()
         .map(move |answer| match answer {
-            Ok(Ok(result)) => Reply::result(&id, &result),
+            Ok(Ok(result)) => Reply::framed(&id, result),
             Ok(Err(error)) => Reply::error(Some(&id), &error),
             Err(panic) => {
                 tracing::error!(
@@ -61,14 +62,14 @@ impl Dispatcher {
         prepared: Prepared,
         target: Target,
         outbox: Outbox,
-        shutdown: CancellationToken,
-    ) -> Result<Bytes, ErrorObject> {
+        shutdown: Option<CancellationToken>,
+    ) -> Result<ResultJson, ErrorObject> {
         let Prepared {
             request,
             meta,
             source,
         } = prepared;
-        if let Target::Core(Method::SubscriptionsListen) = target {
+        if let (Target::Core(Method::SubscriptionsListen), Some(shutdown)) = (&target, &shutdown) {
             // Boxed: a stream's state is large, and inline it would be
             // copied with every other request's future.
             let tasks = subscriptions::TaskListening {
@@ -82,10 +83,10 @@ impl Dispatcher {
                 source.principal(),
                 tasks,
                 &outbox,
-                &shutdown,
+                shutdown,
             ))
             .await
-            .map(Bytes::from);
+            .map(|json| Bytes::from(json).into());
         }
         let cancellation = CancellationToken::new();
         // Dropping this request before it finishes (the client cancelled
@@ -113,14 +114,16 @@ impl Dispatcher {
         target: &Target,
         request: &Request,
         scope: Scope,
-    ) -> Result<Bytes, ErrorObject> {
+    ) -> Result<ResultJson, ErrorObject> {
         // `tools/call` reads the members the envelope located.
         let params = || request.params().unwrap_or("{}");
         let method = match target {
             Target::Core(method) => *method,
             Target::Extension(served) => {
                 let info = self.server_info.as_deref();
-                return extensions::call(served, request, scope, info).await;
+                return extensions::call(served, request, scope, info)
+                    .await
+                    .map(Into::into);
             }
         };
         // Boxed, and only when `mcp::audit` is listened to: this future
@@ -128,9 +131,11 @@ impl Dispatcher {
         let audit = Audit::start(self, method, request, &scope);
         let answer = match method {
             Method::ToolsCall => tools::call(self, request, scope).await,
-            Method::ResourcesRead => resources::read(self, params(), scope).await,
-            Method::PromptsGet => prompts::get(self, params(), scope).await,
-            Method::CompletionComplete => completion::complete(self, params(), scope).await,
+            Method::ResourcesRead => resources::read(self, params(), scope).await.map(Into::into),
+            Method::PromptsGet => prompts::get(self, params(), scope).await.map(Into::into),
+            Method::CompletionComplete => completion::complete(self, params(), scope)
+                .await
+                .map(Into::into),
             other => Err(ErrorObject::method_not_found(other.name())),
         };
         if let Some(mut audit) = audit {

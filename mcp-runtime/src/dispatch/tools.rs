@@ -2,16 +2,15 @@
 
 use std::borrow::Cow;
 
-use bytes::Bytes;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
-use super::Dispatcher;
 use super::envelope::{Request, json_str};
 use super::extensions::require_extension;
-use super::invoke::{invoke, written};
+use super::invoke::{invoke, written_unframed};
 use super::mrtr::{self, Rounds, Target};
 use super::page::Listing;
+use super::{Dispatcher, ResultJson};
 use crate::context::{Context, Scope};
 use crate::protocol::ErrorObject;
 use crate::registry::RegisteredTool;
@@ -47,7 +46,7 @@ pub(super) async fn call(
     dispatcher: &Dispatcher,
     request: &Request,
     scope: Scope,
-) -> Result<Bytes, ErrorObject> {
+) -> Result<ResultJson, ErrorObject> {
     let head = request.head();
     let name = request.member(&head.name).and_then(json_str);
     let (name, arguments) = match name {
@@ -74,7 +73,9 @@ pub(super) async fn call(
     {
         // Boxed by the engine: a task's start is rare, and inline its
         // state would grow every call's future.
-        return super::tasks::start(dispatcher, tasks, &tool, entry, arguments, retry, scope).await;
+        return super::tasks::start(dispatcher, tasks, &tool, entry, arguments, retry, scope)
+            .await
+            .map(Into::into);
     }
     let target = Target {
         method: "tools/call",
@@ -89,9 +90,9 @@ pub(super) async fn call(
     let context = Context::new(scope, input.clone());
     let server_info = dispatcher.server_info.as_deref();
     let Some(result) = invoke(&tool, arguments, context, &input).await? else {
-        return rounds.stopped(&input, server_info);
+        return rounds.stopped(&input, server_info).map(Into::into);
     };
-    written(&tool, &result, server_info)
+    written_unframed(&tool, &result, server_info).map(ResultJson::Unframed)
 }
 
 /// The arguments object to parse: `{}` when absent and nothing is required.

@@ -3,8 +3,10 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::io::Write as _;
 use std::sync::Arc;
 
+use bytes::Buf as _;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
@@ -230,6 +232,59 @@ pub(crate) fn result_head(id: &RequestId, more: usize) -> Vec<u8> {
 /// What closes a result frame after its result.
 pub(crate) const RESULT_END: &[u8] = b"}";
 
+/// Room kept before a result's JSON for its frame's head
+/// (`{"jsonrpc":"2.0","id":` and `,"result":` are 32 bytes; the rest is
+/// for the id).
+const HEAD_ROOM: usize = 64;
+
+/// A result's JSON written after room for its frame's head, so that
+/// framing it with the request's id copies nothing: the head goes into
+/// the room, and the frame is the same allocation.
+#[derive(Debug)]
+pub(crate) struct Unframed(Vec<u8>);
+
+impl Unframed {
+    /// Room for `json` bytes of result (more may be written).
+    pub(crate) fn with_capacity(json: usize) -> Unframed {
+        let mut out = Vec::with_capacity(HEAD_ROOM + json + RESULT_END.len());
+        out.resize(HEAD_ROOM, 0);
+        Unframed(out)
+    }
+
+    /// Where the result's JSON is written.
+    pub(crate) fn json_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.0
+    }
+
+    /// The result's JSON.
+    pub(crate) fn json(&self) -> &[u8] {
+        &self.0[HEAD_ROOM..]
+    }
+
+    /// `{"jsonrpc":"2.0","id":ID,"result":RESULT}`; an id too long for the
+    /// room (a long string) is framed by copying.
+    pub(crate) fn frame(mut self, id: &RequestId) -> bytes::Bytes {
+        let mut head = [0u8; HEAD_ROOM];
+        let written = {
+            let mut room = &mut head[..];
+            room.write_all(br#"{"jsonrpc":"2.0","id":"#)
+                .ok()
+                .and_then(|()| serde_json::to_writer(&mut room, id).ok())
+                .and_then(|()| room.write_all(br#","result":"#).ok())
+                .map(|()| HEAD_ROOM - room.len())
+        };
+        let Some(length) = written else {
+            return bytes::Bytes::from(result_frame(id, self.json()));
+        };
+        let start = HEAD_ROOM - length;
+        self.0[start..HEAD_ROOM].copy_from_slice(&head[..length]);
+        self.0.extend_from_slice(RESULT_END);
+        let mut frame = bytes::Bytes::from(self.0);
+        frame.advance(start);
+        frame
+    }
+}
+
 /// `{"jsonrpc":"2.0","id":ID,"error":{...}}`, without `id` when the
 /// request's id could not be read: MCP's schema allows only a string or an
 /// integer there, never `null`.
@@ -261,6 +316,29 @@ pub(crate) fn notification_frame<P: Serialize + ?Sized>(method: &str, params: &P
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unframed_result_frames_in_place_as_result_frame_does() {
+        let result = br#"{"resultType":"complete","content":[]}"#;
+        let long = "x".repeat(40);
+        let ids = [
+            RequestId::Number(7),
+            RequestId::Number(i64::MIN),
+            RequestId::from("a\"b"),
+            // Too long for the room: framed by copying, the same bytes.
+            RequestId::from(long.as_str()),
+        ];
+        for id in ids {
+            let mut unframed = Unframed::with_capacity(8);
+            unframed.json_mut().extend_from_slice(result);
+            assert_eq!(unframed.json(), result);
+            assert_eq!(
+                &unframed.frame(&id)[..],
+                &result_frame(&id, result)[..],
+                "{id:?}"
+            );
+        }
+    }
 
     #[test]
     fn frames_are_exact_json() {

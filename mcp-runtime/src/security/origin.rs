@@ -94,44 +94,61 @@ pub(crate) enum HostRefusal {
 /// empty label), or an IPv6 address in one pair of brackets (returned
 /// without them); a port of at most five digits below 65536. `None` for
 /// anything else: a lax reading would let `[[localhost]]`, `localhost..` or
-/// `localhost:99999999999` pass as loopback. Byte-wise: it runs on every
-/// request.
+/// `localhost:99999999999` pass as loopback. One pass over the bytes: it
+/// runs on every request (splitting on `:` and `.` with `str` searchers
+/// cost ~1,000 instructions a request).
 fn host_of(authority: &str) -> Option<&str> {
-    let (host, port) = match authority.strip_prefix('[') {
-        Some(bracketed) => {
-            let (inside, after) = bracketed.split_once(']')?;
-            inside.parse::<std::net::Ipv6Addr>().ok()?;
-            let port = match after {
-                "" => None,
-                _ => Some(after.strip_prefix(':')?),
-            };
-            return port.is_none_or(valid_port).then_some(inside);
+    if let Some(bracketed) = authority.strip_prefix('[') {
+        let (inside, after) = bracketed.split_once(']')?;
+        inside.parse::<std::net::Ipv6Addr>().ok()?;
+        let port = match after {
+            "" => None,
+            _ => Some(after.strip_prefix(':')?),
+        };
+        return port.is_none_or(valid_port).then_some(inside);
+    }
+    let bytes = authority.as_bytes();
+    let mut label = 0;
+    let mut end = bytes.len();
+    for (at, &byte) in bytes.iter().enumerate() {
+        match byte {
+            b'.' if label == 0 => return None,
+            b'.' => label = 0,
+            b':' => {
+                end = at;
+                if !valid_port(&authority[at + 1..]) {
+                    return None;
+                }
+                break;
+            }
+            b'-' | b'_' => label += 1,
+            _ if byte.is_ascii_alphanumeric() => label += 1,
+            _ => return None,
         }
-        None => match authority.split_once(':') {
-            Some((host, port)) => (host, Some(port)),
-            None => (authority, None),
-        },
+        if label > 63 {
+            return None;
+        }
+    }
+    // `label` is the last label's length: zero after a trailing dot,
+    // which is allowed once (`localhost.`), never alone (`.`, `a..`
+    // failed above).
+    let name = match label {
+        0 => authority[..end].strip_suffix('.')?,
+        _ => &authority[..end],
     };
-    let name = host.strip_suffix('.').unwrap_or(host);
-    let labels_valid = !name.is_empty()
-        && name.len() <= 253
-        && name.split('.').all(|label| {
-            !label.is_empty()
-                && label.len() <= 63
-                && label
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        });
-    (labels_valid && port.is_none_or(valid_port)).then_some(name)
+    (!name.is_empty() && name.len() <= 253).then_some(name)
 }
 
 /// A port: digits only, at most 65535 (empty is allowed, RFC 3986 §3.2.3).
 fn valid_port(port: &str) -> bool {
-    // Digits checked first: `u16::from_str` also takes a leading `+`.
-    port.is_empty()
-        || (port.len() <= 5
-            && port.bytes().all(|b| b.is_ascii_digit())
-            && port.parse::<u16>().is_ok())
+    port.len() <= 5
+        && port
+            .bytes()
+            .try_fold(0u32, |value, byte| {
+                byte.is_ascii_digit()
+                    .then(|| value * 10 + u32::from(byte - b'0'))
+            })
+            .is_some_and(|value| value <= u32::from(u16::MAX))
 }
 
 /// `[::1]` → `::1`; one trailing dot is dropped (configured names).
@@ -217,6 +234,39 @@ mod tests {
             "127.0.0.1:0",
         ] {
             assert_eq!(policy.check_host(Some(host)), Ok(()), "{host}");
+        }
+    }
+
+    #[test]
+    fn labels_and_names_are_held_to_their_lengths() {
+        let mut policy = OriginPolicy::default();
+        policy.allow_any_host();
+        let label = "a".repeat(63);
+        let name = [label.as_str(); 4].join(".");
+        assert_eq!(name.len(), 255);
+        for host in [
+            label.clone(),
+            format!("{label}.:8080"),
+            name[..253].to_owned(),
+            format!("{}.", &name[..253]),
+            "a.b-c_d.9".to_owned(),
+        ] {
+            assert_eq!(policy.check_host(Some(&host)), Ok(()), "{host}");
+        }
+        for host in [
+            format!("{label}a"),
+            format!("x.{label}a:80"),
+            name[..254].to_owned(),
+            ".".to_owned(),
+            ":80".to_owned(),
+            ".:80".to_owned(),
+            "a.:8080x".to_owned(),
+        ] {
+            assert_eq!(
+                policy.check_host(Some(&host)),
+                Err(HostRefusal::Malformed),
+                "{host}"
+            );
         }
     }
 

@@ -232,7 +232,7 @@ fn params_of(request: &Request) -> Result<Option<Value>, HttpResponse> {
         Some(Ok(params)) => Ok(Some(params)),
         Some(Err(_)) => {
             let error = ErrorObject::invalid_params("Invalid params");
-            Err(legacy_reply(&Reply::error(Some(&request.id), &error)))
+            Err(legacy_reply(Reply::error(Some(&request.id), &error)))
         }
     }
 }
@@ -295,7 +295,7 @@ fn initialize(
     locked(&legacy.tables.sessions)
         .insert(token.nonce.clone(), Arc::new(Local::new(token.expires)));
     tracing::debug!(version = %token.negotiated.version, "legacy session started");
-    let mut response = legacy_reply(&Reply::result(id, result.to_string().as_bytes()));
+    let mut response = legacy_reply(Reply::result(id, result.to_string().as_bytes()));
     response.headers_mut().insert(SESSION_ID, session_id);
     response
 }

@@ -135,13 +135,13 @@ async fn share_settings(
 
 /// A JSON-RPC answer: HTTP 200 whatever it says, as legacy clients expect
 /// (they read JSON-RPC errors from the body, not from the status).
-pub(super) fn legacy_reply(reply: &Reply) -> HttpResponse {
+pub(super) fn legacy_reply(reply: Reply) -> HttpResponse {
     respond::reply(reply, Statuses::Legacy)
 }
 
 /// A JSON-RPC error, with HTTP 200.
 pub(super) fn legacy_error(id: Option<&RequestId>, error: &ErrorObject) -> HttpResponse {
-    legacy_reply(&Reply::error(id, error))
+    legacy_reply(Reply::error(id, error))
 }
 
 /// The answer for a session that cannot be served.
@@ -151,7 +151,7 @@ pub(super) fn refused(refusal: &Refusal) -> HttpResponse {
         Refusal::Unavailable(reason) => {
             tracing::warn!(%reason, "a legacy session's shared state cannot be reached");
             respond::reply(
-                &Reply::error(None, &share_unavailable()),
+                Reply::error(None, &share_unavailable()),
                 respond::Statuses::Modern,
             )
         }

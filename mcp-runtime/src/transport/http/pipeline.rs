@@ -22,7 +22,6 @@
     reason = "an early answer is the response itself, handed to hyper by value: boxing it would add an allocation to every refusal"
 )]
 
-use std::cell::Cell;
 use std::convert::Infallible;
 use std::future::{Future, poll_fn};
 use std::net::SocketAddr;
@@ -31,14 +30,13 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use bytestring::ByteString;
 use futures_util::FutureExt as _;
 use http::header::{ACCEPT_ENCODING, ALLOW};
 use http::request::Parts;
 use http::{HeaderValue, Method as HttpMethod, Request, StatusCode};
 use http_body::Body;
-use http_body_util::{BodyExt as _, Collected, Limited};
 use tokio::sync::OwnedSemaphorePermit;
 use tower_service::Service;
 
@@ -48,7 +46,7 @@ use super::body::McpBody;
 use super::cors::CrossOriginBody;
 use super::endpoint::{Endpoint, PendingRate};
 use super::headers::{self, EndpointHeaders};
-use super::hook::Post;
+use super::hook::{EraHeaders, Post};
 use super::queue::NoteQueue;
 use super::respond::{self, HttpResponse, Statuses};
 use super::stream::{Responding, Streaming, respond};
@@ -65,27 +63,36 @@ pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// Answers one request: the steps in the module docs, each of which may
 /// answer early. A request with an `Origin` (a web page's) goes through
 /// CORS (`cors`), which runs these steps inside it.
-pub(crate) async fn handle<B>(
+///
+/// A combinator, not an `async fn`: an async wrapper keeps its own copy
+/// of the request next to the inner future's, and this future is moved
+/// into hyper's task for every request (each byte of it is copied).
+pub(crate) fn handle<B>(
     endpoint: Arc<Endpoint>,
     request: Request<B>,
     peer: Option<SocketAddr>,
-) -> HttpResponse
+) -> impl Future<Output = HttpResponse>
 where
-    B: Body<Data = Bytes> + 'static,
+    B: Body<Data = Bytes> + Unpin + 'static,
     B::Error: Into<BoxError>,
 {
-    match serve(&endpoint, request, peer, Cors::Apply).await {
-        Ok(response) | Err(response) => response,
-    }
+    let (parts, body) = request.into_parts();
+    serve(endpoint, parts, body, peer, Cors::Apply).map(either_answer)
 }
 
 /// The steps for a request CORS has taken in hand.
-pub(super) async fn serve_same_origin(
+pub(super) fn serve_same_origin(
     endpoint: Arc<Endpoint>,
     request: Request<CrossOriginBody>,
     peer: Option<SocketAddr>,
-) -> HttpResponse {
-    match serve(&endpoint, request, peer, Cors::Applied).await {
+) -> impl Future<Output = HttpResponse> {
+    let (parts, body) = request.into_parts();
+    serve(endpoint, parts, body, peer, Cors::Applied).map(either_answer)
+}
+
+/// An early answer and a late one are both the response.
+fn either_answer(answer: Result<HttpResponse, HttpResponse>) -> HttpResponse {
+    match answer {
         Ok(response) | Err(response) => response,
     }
 }
@@ -105,7 +112,7 @@ fn cross_origin<B>(
     peer: Option<SocketAddr>,
 ) -> Pin<Box<dyn Future<Output = HttpResponse>>>
 where
-    B: Body<Data = Bytes> + 'static,
+    B: Body<Data = Bytes> + Unpin + 'static,
     B::Error: Into<BoxError>,
 {
     let request = request.map(CrossOriginBody::new);
@@ -183,65 +190,137 @@ pub(super) fn check_preflight(
     check_authority(endpoint, &seen, parts, peer)
 }
 
-/// The steps; `Err` is an early answer.
-async fn serve<B>(
-    endpoint: &Arc<Endpoint>,
-    request: Request<B>,
+/// The steps; `Err` is an early answer. Everything up to the handler is
+/// synchronous for most requests: what may wait (a body still arriving, a
+/// shared limiter's verdict, a handler that does not finish at once) is
+/// boxed, so that this future stays small.
+///
+/// An `async` block, not an `async fn`: an `async fn` keeps its arguments
+/// twice in its state (as received, and moved into its body), and the
+/// request's head is 224 bytes that hyper's task copies with the rest.
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an async fn would hold the request's head twice"
+)]
+fn serve<B>(
+    endpoint: Arc<Endpoint>,
+    mut parts: Parts,
+    body: B,
     peer: Option<SocketAddr>,
     cors: Cors,
-) -> Result<HttpResponse, HttpResponse>
+) -> impl Future<Output = Result<HttpResponse, HttpResponse>>
 where
-    B: Body<Data = Bytes> + 'static,
+    B: Body<Data = Bytes> + Unpin + 'static,
     B::Error: Into<BoxError>,
 {
-    let (mut parts, body) = request.into_parts();
-    let seen = EndpointHeaders::scan(&parts.headers);
-    if cors == Cors::Apply && seen.origin().is_some() {
-        let answer = cross_origin(endpoint.clone(), Request::from_parts(parts, body), peer);
-        return Ok(answer.await);
-    }
-    route(endpoint, &parts)?;
-    check_authority(endpoint, &seen, &parts, peer)?;
-    if parts.method != HttpMethod::POST {
-        return Err(Box::pin(other_method(endpoint, parts)).await);
-    }
-    let accepts = check_content(&seen)?;
-    let declared = seen.content_length().and_then(|l| l.parse::<u64>().ok());
-    let era = seen.era();
-    let text = read_body(endpoint, body, declared, peer).await?;
-    // Taken once the body is in: a client slow to send its body holds only
-    // its own share (the per-client cap), not a slot of everyone's.
-    let permit = endpoint.in_flight_permit()?;
-    if let Some(hook) = endpoint
-        .hook
-        .as_ref()
-        .filter(|hook| hook.claims_post(era, &text))
-    {
-        let post = Post {
-            parts,
-            body: text,
-            sse: accepts.sse,
-            permit,
-            peer,
+    async move {
+        let endpoint = &endpoint;
+        let (accepts, declared, era) = match check_head(endpoint, &parts, peer, cors)? {
+            Head::Post {
+                accepts,
+                declared,
+                era,
+            } => (accepts, declared, era),
+            Head::CrossOrigin => {
+                let answer = cross_origin(endpoint.clone(), Request::from_parts(parts, body), peer);
+                return Ok(answer.await);
+            }
+            Head::OtherMethod => return Err(Box::pin(other_method(endpoint, parts)).await),
         };
-        // Boxed: kept out of the state of every modern request's future.
-        return Ok(Box::pin(hook.post(endpoint, post)).await);
-    }
-    let request = match envelope::parse(text) {
-        Err(rejection) => return Err(modern(&Reply::from(rejection))),
-        // Nothing to cancel by notification on HTTP: closing the stream is
-        // how a client cancels.
-        Ok(Incoming::Notification(_)) => {
-            endpoint.authorize(&mut parts, None).await?;
-            return Ok(respond::empty(StatusCode::ACCEPTED));
+        let text = read_body(endpoint, body, declared, peer).await?;
+        // Taken once the body is in: a client slow to send its body holds
+        // only its own share (the per-client cap), not a slot of everyone's.
+        let permit = endpoint.in_flight_permit()?;
+        if let Some(hook) = endpoint
+            .hook
+            .as_ref()
+            .filter(|hook| hook.claims_post(era, &text))
+        {
+            let post = Post {
+                parts,
+                body: text,
+                sse: accepts.sse,
+                permit,
+                peer,
+            };
+            // Boxed: kept out of the state of every modern request's future.
+            return Ok(Box::pin(hook.post(endpoint, post)).await);
         }
-        Ok(Incoming::Request(request)) => request,
-    };
-    endpoint.authorize(&mut parts, Some(&request)).await?;
-    Ok(dispatch(endpoint, request, parts, peer, accepts, permit).await)
+        let request = match envelope::parse(text) {
+            Err(rejection) => return Err(modern(Reply::from(rejection))),
+            // Nothing to cancel by notification on HTTP: closing the stream
+            // is how a client cancels.
+            Ok(Incoming::Notification(_)) => {
+                authorize(endpoint, &mut parts, None).await?;
+                return Ok(respond::empty(StatusCode::ACCEPTED));
+            }
+            Ok(Incoming::Request(request)) => request,
+        };
+        authorize(endpoint, &mut parts, Some(&request)).await?;
+        Ok(
+            match dispatch(endpoint, request, parts, peer, accepts, permit) {
+                Dispatching::Answered(response) => response,
+                Dispatching::Later(answering) => answering.await,
+            },
+        )
+    }
 }
 
-fn modern(reply: &Reply) -> HttpResponse {
+/// What the request's head says of it, once its checks passed.
+enum Head<'a> {
+    /// A POST to answer here.
+    Post {
+        accepts: Accepts,
+        /// `Content-Length`, if it is one.
+        declared: Option<u64>,
+        era: EraHeaders<'a>,
+    },
+    /// A request with an `Origin`, for CORS to take in hand.
+    CrossOrigin,
+    /// Another method than POST.
+    OtherMethod,
+}
+
+/// The checks that need only the head: the steps up to the body. Not
+/// `async`, so that the headers it scans are no part of the request's
+/// future.
+fn check_head<'a>(
+    endpoint: &Endpoint,
+    parts: &'a Parts,
+    peer: Option<SocketAddr>,
+    cors: Cors,
+) -> Result<Head<'a>, HttpResponse> {
+    let seen = EndpointHeaders::scan(&parts.headers);
+    if cors == Cors::Apply && seen.origin().is_some() {
+        return Ok(Head::CrossOrigin);
+    }
+    route(endpoint, parts)?;
+    check_authority(endpoint, &seen, parts, peer)?;
+    if parts.method != HttpMethod::POST {
+        return Ok(Head::OtherMethod);
+    }
+    Ok(Head::Post {
+        accepts: check_content(&seen)?,
+        declared: seen.content_length().and_then(|l| l.parse::<u64>().ok()),
+        era: seen.era(),
+    })
+}
+
+/// Authorization, when the endpoint has it (boxed: its checks may fetch
+/// keys or ask an introspection endpoint, and their state is no part of
+/// an endpoint's without it).
+async fn authorize(
+    endpoint: &Endpoint,
+    parts: &mut Parts,
+    request: Option<&envelope::Request>,
+) -> Result<(), HttpResponse> {
+    match endpoint.gate.is_some() {
+        true => Box::pin(endpoint.authorize(parts, request)).await,
+        false => Ok(()),
+    }
+}
+
+fn modern(reply: Reply) -> HttpResponse {
     respond::reply(reply, Statuses::Modern)
 }
 
@@ -366,52 +445,143 @@ fn check_content(seen: &EndpointHeaders<'_>) -> Result<Accepts, HttpResponse> {
     Ok(accepts)
 }
 
-/// The body as text, within the size limit and the read time.
-async fn read_body<B>(
+/// The body as text, within the size limit and the read time. Most
+/// bodies arrive with their head: they are gathered in this future's first
+/// poll, with no clock reading and no timer; one still on its way is
+/// waited for in a boxed future that holds it to its pace (the request's
+/// future is moved into hyper's task for every request, so what it holds
+/// across its awaits is copied each time).
+fn read_body<B>(
     endpoint: &Endpoint,
-    body: B,
+    mut body: B,
     declared: Option<u64>,
     peer: Option<SocketAddr>,
-) -> Result<ByteString, HttpResponse>
+) -> impl Future<Output = Result<ByteString, HttpResponse>>
 where
-    B: Body<Data = Bytes>,
+    B: Body<Data = Bytes> + Unpin,
     B::Error: Into<BoxError>,
 {
     let limit = endpoint.options.max_body_bytes;
-    if declared.is_some_and(|length| length > limit as u64) {
-        return Err(respond::too_large(limit));
-    }
     let pace = Pace {
         timeout: endpoint.options.body_timeout,
         min_rate: endpoint.options.min_body_rate,
     };
-    let bytes = match collect(body, limit, pace).await {
-        Err(_) => {
-            return Err(respond::plain(
-                StatusCode::REQUEST_TIMEOUT,
-                "the request body took too long to arrive, or came too slowly",
-            ));
-        }
-        Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => {
+    async move {
+        if declared.is_some_and(|length| length > limit as u64) {
             return Err(respond::too_large(limit));
         }
-        Ok(Err(error)) => {
+        let mut gathered = Gathered::default();
+        let at_once = poll_fn(|cx| Poll::Ready(gather(&mut body, cx, &mut gathered, limit))).await;
+        let outcome = match at_once {
+            Poll::Ready(outcome) => outcome.map(|()| gathered),
+            Poll::Pending => {
+                Box::pin(paced(body, gathered, limit, pace))
+                    .await
+                    .map_err(|TooSlow| {
+                        respond::plain(
+                            StatusCode::REQUEST_TIMEOUT,
+                            "the request body took too long to arrive, or came too slowly",
+                        )
+                    })?
+            }
+        };
+        body_text(outcome, limit, peer)
+    }
+}
+
+/// The gathered body as text, or the answer to a body that failed.
+fn body_text(
+    outcome: Result<Gathered, BodyFailure>,
+    limit: usize,
+    peer: Option<SocketAddr>,
+) -> Result<ByteString, HttpResponse> {
+    let bytes = match outcome {
+        Ok(gathered) => gathered.into_bytes(),
+        Err(BodyFailure::TooLarge) => return Err(respond::too_large(limit)),
+        Err(BodyFailure::Failed(error)) => {
             tracing::debug!(%error, ?peer, "request body failed");
             return Err(respond::plain(
                 StatusCode::BAD_REQUEST,
                 "the request body could not be read",
             ));
         }
-        Ok(Ok(collected)) => collected.to_bytes(),
     };
     // Kept as received (no copy): the request's text shares the body's
     // buffer.
     ByteString::try_from(bytes).map_err(|_| {
-        modern(&Reply::error(
+        modern(Reply::error(
             None,
             &ErrorObject::parse_error("the body is not valid UTF-8"),
         ))
     })
+}
+
+/// A body's data so far: most bodies are one frame, kept as received.
+#[derive(Default)]
+struct Gathered {
+    first: Option<Bytes>,
+    /// The frames after the first, joined (with the first).
+    joined: Option<BytesMut>,
+    len: usize,
+}
+
+impl Gathered {
+    fn push(&mut self, data: Bytes) {
+        self.len += data.len();
+        if let Some(joined) = &mut self.joined {
+            joined.extend_from_slice(&data);
+        } else if let Some(first) = self.first.take() {
+            let mut joined = BytesMut::with_capacity(self.len);
+            joined.extend_from_slice(&first);
+            joined.extend_from_slice(&data);
+            self.joined = Some(joined);
+        } else {
+            self.first = Some(data);
+        }
+    }
+
+    fn into_bytes(self) -> Bytes {
+        match (self.joined, self.first) {
+            (Some(joined), _) => joined.freeze(),
+            (None, first) => first.unwrap_or_default(),
+        }
+    }
+}
+
+/// Why a body could not be read.
+enum BodyFailure {
+    /// Over the size limit (413).
+    TooLarge,
+    /// The connection failed, or the body was malformed (400).
+    Failed(BoxError),
+}
+
+/// Pulls `body`'s frames into `gathered` until the body ends (`Ready`) or
+/// has none ready yet (`Pending`, with `cx` woken when it has). Trailers
+/// are ignored.
+fn gather<B>(
+    body: &mut B,
+    cx: &mut std::task::Context<'_>,
+    gathered: &mut Gathered,
+    limit: usize,
+) -> Poll<Result<(), BodyFailure>>
+where
+    B: Body<Data = Bytes> + Unpin,
+    B::Error: Into<BoxError>,
+{
+    loop {
+        let frame = match std::task::ready!(Pin::new(&mut *body).poll_frame(cx)) {
+            None => return Poll::Ready(Ok(())),
+            Some(Err(error)) => return Poll::Ready(Err(BodyFailure::Failed(error.into()))),
+            Some(Ok(frame)) => frame,
+        };
+        if let Ok(data) = frame.into_data() {
+            if gathered.len + data.len() > limit {
+                return Poll::Ready(Err(BodyFailure::TooLarge));
+            }
+            gathered.push(data);
+        }
+    }
 }
 
 /// How long a body may take: `timeout` at most, and no slower than
@@ -435,72 +605,61 @@ impl Pace {
     }
 }
 
-/// The body, up to `limit` bytes; `Err` when it came too slowly for `pace`.
-/// Most bodies arrive with their head: only a body still on its way needs
-/// a clock reading and a timer (boxed, like every rare path: the request's
-/// future is moved into hyper's task for every request, so what it holds
-/// across its awaits is copied each time).
-async fn collect<B>(
-    body: B,
-    limit: usize,
-    pace: Pace,
-) -> Result<Result<Collected<Bytes>, BoxError>, TooSlow>
-where
-    B: Body<Data = Bytes>,
-    B::Error: Into<BoxError>,
-{
-    let received = Cell::new(0);
-    let counted = body.map_frame(|frame| {
-        if let Some(data) = frame.data_ref() {
-            received.set(received.get() + data.len());
-        }
-        frame
-    });
-    let mut collect = std::pin::pin!(Limited::new(counted, limit).collect());
-    match collect.as_mut().now_or_never() {
-        Some(collected) => Ok(collected),
-        None => Box::pin(paced(collect, &received, pace)).await,
-    }
-}
-
 /// A body that came too slowly.
 struct TooSlow;
 
-/// Waits for `collect` while the bytes `received` keep up with `pace`: the
-/// timer is set for the earliest deadline (no bytes since), and each time
-/// it fires the deadline the bytes received so far earn is checked.
-async fn paced<F: Future>(
-    mut collect: Pin<&mut F>,
-    received: &Cell<usize>,
+/// Gathers the rest of a body that did not arrive with its head, while the
+/// bytes received keep up with `pace`: the timer is set for the earliest
+/// deadline (no bytes since), and each time it fires the deadline the
+/// bytes received so far earn is checked.
+async fn paced<B>(
+    mut body: B,
+    mut gathered: Gathered,
+    limit: usize,
     pace: Pace,
-) -> Result<F::Output, TooSlow> {
+) -> Result<Result<Gathered, BodyFailure>, TooSlow>
+where
+    B: Body<Data = Bytes> + Unpin,
+    B::Error: Into<BoxError>,
+{
     let start = Instant::now();
     let mut timer = std::pin::pin!(tokio::time::sleep_until(pace.deadline(start, 0).into()));
-    loop {
-        tokio::select! {
-            biased;
-            collected = &mut collect => return Ok(collected),
-            () = &mut timer => {
-                let deadline = pace.deadline(start, received.get());
-                if Instant::now() >= deadline {
-                    return Err(TooSlow);
-                }
-                timer.as_mut().reset(deadline.into());
+    let outcome = poll_fn(|cx| {
+        loop {
+            if let Poll::Ready(outcome) = gather(&mut body, cx, &mut gathered, limit) {
+                return Poll::Ready(Ok(outcome));
             }
+            std::task::ready!(timer.as_mut().poll(cx));
+            let deadline = pace.deadline(start, gathered.len);
+            if Instant::now() >= deadline {
+                return Poll::Ready(Err(TooSlow));
+            }
+            timer.as_mut().reset(deadline.into());
         }
-    }
+    })
+    .await;
+    Ok(outcome?.map(|()| gathered))
+}
+
+/// What [`dispatch`] came to: the response, or the future that answers.
+enum Dispatching {
+    Answered(HttpResponse),
+    Later(Pin<Box<dyn Future<Output = HttpResponse>>>),
 }
 
 /// The dispatcher's part, with this transport's checks and admission, and
-/// the answer: JSON, or SSE once the handler streams.
-async fn dispatch(
+/// the answer: JSON, or SSE once the handler streams. Not `async`: most
+/// requests are answered by the time it returns, and only those that wait
+/// (for a shared limiter, or a handler that has not finished) pay for a
+/// future, boxed.
+fn dispatch(
     endpoint: &Arc<Endpoint>,
     request: envelope::Request,
     parts: Parts,
     peer: Option<SocketAddr>,
     accepts: Accepts,
     permit: OwnedSemaphorePermit,
-) -> HttpResponse {
+) -> Dispatching {
     let source = Endpoint::source(&parts);
     let mut admission = HttpAdmission {
         endpoint,
@@ -511,30 +670,37 @@ async fn dispatch(
     };
     let dispatcher = endpoint.dispatcher();
     let dispatched = dispatcher.dispatch(request, source, endpoint.shutdown(), &mut admission);
-    match dispatched {
+    let running = match dispatched {
         Dispatched::Answered(Answer::Shared { id, result }) => {
-            respond::json(StatusCode::OK, McpBody::result(&id, result))
+            let response = respond::json(StatusCode::OK, McpBody::result(&id, result));
+            return Dispatching::Answered(response);
         }
-        Dispatched::Answered(Answer::Reply(reply)) => modern(&reply),
-        Dispatched::Refused(response) => response,
+        Dispatched::Answered(Answer::Reply(reply)) => return Dispatching::Answered(modern(reply)),
+        Dispatched::Refused(response) => return Dispatching::Answered(response),
         Dispatched::Running {
             id,
             future,
             admitted: (queue, streaming, rate),
-        } => {
-            // A shared limiter's verdict comes before the handler's first
-            // poll: a refused call never starts.
-            if let Some(pending) = rate
-                && let Err(refusal) = pending.await
-            {
-                return refusal;
-            }
-            match respond(id, future, queue, streaming) {
-                Responding::Finished(response) => response,
-                Responding::Running(running) => running.await,
-            }
+        } => (id, future, queue, streaming, rate),
+    };
+    let (id, future, queue, streaming, rate) = running;
+    let Some(pending) = rate else {
+        return match respond(id, future, queue, streaming) {
+            Responding::Finished(response) => Dispatching::Answered(response),
+            Responding::Running(running) => Dispatching::Later(running),
+        };
+    };
+    // A shared limiter's verdict comes before the handler's first poll: a
+    // refused call never starts.
+    Dispatching::Later(Box::pin(async move {
+        if let Err(refusal) = pending.await {
+            return refusal;
         }
-    }
+        match respond(id, future, queue, streaming) {
+            Responding::Finished(response) => response,
+            Responding::Running(running) => running.await,
+        }
+    }))
 }
 
 /// The HTTP transport's say in dispatch: the mirrored headers, then what a

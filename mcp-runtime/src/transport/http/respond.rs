@@ -49,9 +49,9 @@ fn modern_status(code: i32) -> StatusCode {
 }
 
 /// A JSON-RPC answer as one JSON body.
-pub(crate) fn reply(reply: &Reply, statuses: Statuses) -> HttpResponse {
+pub(crate) fn reply(reply: Reply, statuses: Statuses) -> HttpResponse {
     let status = statuses.of(reply.error_code);
-    let mut response = json(status, McpBody::full(reply.frame.clone()));
+    let mut response = json(status, McpBody::full(reply.frame));
     // Busy (a shared store that is reconnecting, say): worth a retry soon.
     if status == StatusCode::SERVICE_UNAVAILABLE {
         response
@@ -77,7 +77,7 @@ pub(crate) fn error(
     id: Option<&RequestId>,
     error: &ErrorObject,
 ) -> HttpResponse {
-    let mut response = reply(&Reply::error(id, error), Statuses::Modern);
+    let mut response = reply(Reply::error(id, error), Statuses::Modern);
     *response.status_mut() = status;
     response
 }
@@ -127,7 +127,7 @@ pub(crate) fn busy() -> HttpResponse {
         "Too many requests in flight; retry shortly",
     );
     // `reply` gives a 503 its `Retry-After`.
-    reply(&Reply::error(None, &error), Statuses::Modern)
+    reply(Reply::error(None, &error), Statuses::Modern)
 }
 
 /// 429 with `Retry-After`: the client has as many requests in progress as
@@ -137,7 +137,7 @@ pub(crate) fn client_busy() -> HttpResponse {
         error_code::RATE_LIMITED,
         "Too many requests from this client in progress; retry when one has finished",
     );
-    let mut response = reply(&Reply::error(None, &error), Statuses::Modern);
+    let mut response = reply(Reply::error(None, &error), Statuses::Modern);
     response
         .headers_mut()
         .insert(RETRY_AFTER, HeaderValue::from_static("1"));
@@ -162,7 +162,7 @@ pub(crate) fn rate_limited(id: &RequestId, wait: Duration) -> HttpResponse {
         error_code::RATE_LIMITED,
         format!("Rate limit exceeded; retry in {seconds} s"),
     );
-    let mut response = reply(&Reply::error(Some(id), &error), Statuses::Modern);
+    let mut response = reply(Reply::error(Some(id), &error), Statuses::Modern);
     response
         .headers_mut()
         .insert(RETRY_AFTER, HeaderValue::from(seconds.max(1)));

@@ -59,7 +59,7 @@ where
     // Most handlers finish on their first poll: they are answered without
     // reading the clock for a deadline.
     if let Some(finished) = running.as_mut().now_or_never() {
-        return Responding::Finished(finished_at_once(&queue, &streaming, &finished));
+        return Responding::Finished(finished_at_once(&queue, &streaming, finished));
     }
     Responding::Running(Box::pin(async move {
         let deadline = streaming.deadline.map(|limit| Instant::now() + limit);
@@ -67,11 +67,11 @@ where
             // The answer first: notifications queued with it go out in the
             // same response.
             biased;
-            finished = &mut running => return finished_at_once(&queue, &streaming, &finished),
+            finished = &mut running => return finished_at_once(&queue, &streaming, finished),
             note = queue.next(), if streaming.sse => note,
             () = sleep_until(deadline) => {
                 let limit = streaming.deadline.unwrap_or(Duration::MAX);
-                return respond::reply(&respond::timed_out(&id, limit), streaming.statuses);
+                return respond::reply(respond::timed_out(&id, limit), streaming.statuses);
             }
             // Stopped before anything was sent: nothing more will be.
             () = cancelled(streaming.cancelled.as_ref()) => return respond::empty(StatusCode::ACCEPTED),
@@ -93,10 +93,10 @@ where
 /// The response to a request that finished before any notification was
 /// streamed. Notifications sent just before the answer are already queued:
 /// they go out first, on a stream, if one is allowed.
-fn finished_at_once(queue: &NoteQueue, streaming: &Streaming, finished: &Reply) -> HttpResponse {
+fn finished_at_once(queue: &NoteQueue, streaming: &Streaming, finished: Reply) -> HttpResponse {
     let queued = queue.drain();
     if streaming.sse && !queued.is_empty() {
-        return respond::sse_complete(&queued, finished, streaming.statuses);
+        return respond::sse_complete(&queued, &finished, streaming.statuses);
     }
     respond::reply(finished, streaming.statuses)
 }
