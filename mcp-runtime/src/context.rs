@@ -99,8 +99,9 @@ impl MethodLabel {
 pub(crate) struct Scope {
     pub(crate) request_id: RequestId,
     pub(crate) method: MethodLabel,
-    /// Boxed: it is large, and scopes move through every request's future.
-    pub(crate) meta: Box<RequestMeta>,
+    /// Shared: it is large, scopes move through every request's future,
+    /// and requests whose `_meta` is the same text share one reading.
+    pub(crate) meta: Arc<RequestMeta>,
     pub(crate) outbox: Outbox,
     pub(crate) cancellation: CancellationToken,
     pub(crate) changes: Changes,
@@ -530,7 +531,7 @@ mod tests {
         let scope = Scope {
             request_id: RequestId::Number(1),
             method: MethodLabel::Core(Method::ToolsCall),
-            meta: Box::new(meta),
+            meta: Arc::new(meta),
             outbox: Outbox::channel(tx),
             cancellation: CancellationToken::new(),
             changes: Changes::new(std::sync::Arc::new(crate::changes::InProcessBus::default())),

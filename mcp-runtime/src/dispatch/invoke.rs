@@ -53,6 +53,9 @@ fn write_result(
 ) -> Result<(), ErrorObject> {
     #[cfg(all(debug_assertions, feature = "debug-checks"))]
     check_output(tool, result)?;
+    if result.write_text_only(out, server_info) {
+        return Ok(());
+    }
     serde_json::to_writer(out, &Finite(&result.wire(server_info))).map_err(|error| {
         tracing::error!(%error, tool = tool.name(), "tool result failed to serialize");
         ErrorObject::internal_error()

@@ -141,19 +141,64 @@ pub(crate) enum MetaError {
 /// pass, and the request is read again the slow way, where [`read`] says
 /// exactly what is wrong.
 #[derive(Debug)]
-pub(crate) struct ReadMeta(pub(super) Box<RequestMeta>);
+pub(crate) struct ReadMeta(pub(super) Arc<RequestMeta>);
 
 impl<'de> Deserialize<'de> for ReadMeta {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        WireMeta::deserialize(deserializer)?
-            .check()
+        // Located first, then read (or found read already): see `Recent`.
+        let raw = <&'de RawValue>::deserialize(deserializer)?;
+        parse_wire(raw.get())
             .map(ReadMeta)
             .map_err(|_| de::Error::custom("`_meta` lacks a required field"))
     }
 }
 
+/// The `_meta` objects this thread read last, by their exact text. A
+/// client sends the same `_meta` (version, capabilities, identity) with
+/// every request, and reading it was a tenth of a small request's work
+/// (its keys are long, and the capabilities an allocation of their own):
+/// the same text always reads to the same metadata, so a request whose
+/// `_meta` is byte for byte one of these shares its reading. Only what
+/// read without error is kept, and only small objects, so what a client
+/// can make this hold is bounded.
+#[derive(Default)]
+struct Recent {
+    entries: [Option<(Box<str>, Arc<RequestMeta>)>; RECENT_ENTRIES],
+    /// The entry the next new text replaces (round robin).
+    next: usize,
+}
+
+/// How many `_meta` texts each thread keeps (a few clients per thread).
+const RECENT_ENTRIES: usize = 4;
+
+/// The longest `_meta` text kept (one with a progress token or trace
+/// context differs from request to request anyway).
+const RECENT_MAX_LEN: usize = 1024;
+
+impl Recent {
+    fn get(&self, raw: &str) -> Option<Arc<RequestMeta>> {
+        self.entries
+            .iter()
+            .flatten()
+            .find(|(text, _)| &**text == raw)
+            .map(|(_, meta)| meta.clone())
+    }
+
+    fn put(&mut self, raw: &str, meta: &Arc<RequestMeta>) {
+        if raw.len() > RECENT_MAX_LEN {
+            return;
+        }
+        self.entries[self.next] = Some((raw.into(), meta.clone()));
+        self.next = (self.next + 1) % RECENT_ENTRIES;
+    }
+}
+
+thread_local! {
+    static RECENT: std::cell::RefCell<Recent> = std::cell::RefCell::default();
+}
+
 /// Reads `params._meta`, requiring the fields every request must carry.
-pub(crate) fn parse(params: Option<&str>, method: &str) -> Result<Box<RequestMeta>, MetaError> {
+pub(crate) fn parse(params: Option<&str>, method: &str) -> Result<Arc<RequestMeta>, MetaError> {
     let invalid = |message: String| MetaError::Invalid(ErrorObject::invalid_params(message));
     let Some(params) = params else {
         return Err(invalid(format!(
@@ -180,19 +225,25 @@ pub(crate) fn parse(params: Option<&str>, method: &str) -> Result<Box<RequestMet
     parse_wire(raw.get())
 }
 
-/// Reads the `_meta` object itself.
-pub(super) fn parse_wire(raw: &str) -> Result<Box<RequestMeta>, MetaError> {
+/// Reads the `_meta` object itself (from this thread's recent ones when
+/// its text is one of theirs).
+pub(super) fn parse_wire(raw: &str) -> Result<Arc<RequestMeta>, MetaError> {
+    if let Some(meta) = RECENT.with_borrow(|recent| recent.get(raw)) {
+        return Ok(meta);
+    }
     let wire: WireMeta = parse_arguments(raw).map_err(|e| {
         MetaError::Invalid(ErrorObject::invalid_params(format!(
             "invalid `params._meta`: {e}"
         )))
     })?;
-    wire.check()
+    let meta = wire.check()?;
+    RECENT.with_borrow_mut(|recent| recent.put(raw, &meta));
+    Ok(meta)
 }
 
 impl WireMeta {
     /// The request's metadata, if it has the fields every request must carry.
-    fn check(self) -> Result<Box<RequestMeta>, MetaError> {
+    fn check(self) -> Result<Arc<RequestMeta>, MetaError> {
         let invalid = |message: String| MetaError::Invalid(ErrorObject::invalid_params(message));
         let Some(protocol_version) = self.protocol_version else {
             return Err(invalid(format!(
@@ -204,7 +255,7 @@ impl WireMeta {
                 "`params._meta` is missing `{CLIENT_CAPABILITIES_KEY}`"
             )));
         };
-        Ok(Box::new(RequestMeta {
+        Ok(Arc::new(RequestMeta {
             protocol_version,
             client_info: self.client_info,
             client_capabilities: client_capabilities.0,
@@ -242,6 +293,39 @@ mod tests {
     }
 
     #[test]
+    fn the_same_meta_text_shares_one_reading_and_only_that_text_does() {
+        let text = |caps: &str| {
+            format!(
+                r#"{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{caps}}}"#
+            )
+        };
+        let first = parse_wire(&text(r#"{"roots":{}}"#)).unwrap();
+        let again = parse_wire(&text(r#"{"roots":{}}"#)).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        // Equal JSON written differently is read again, to the same value.
+        let spaced = parse_wire(&text(r#"{ "roots": {} }"#)).unwrap();
+        assert!(!Arc::ptr_eq(&first, &spaced));
+        assert_eq!(first.client_capabilities, spaced.client_capabilities);
+        let other = parse_wire(&text(r#"{"sampling":{}}"#)).unwrap();
+        assert!(other.client_capabilities.roots.is_none());
+        assert!(other.client_capabilities.sampling.is_some());
+        // What failed is never kept: it fails again, saying why.
+        for _ in 0..2 {
+            assert!(matches!(
+                parse_wire(r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#),
+                Err(MetaError::Invalid(_))
+            ));
+        }
+        // A long text is read each time.
+        let long = text(&format!(
+            r#"{{"experimental":{{"x":"{}"}}}}"#,
+            "y".repeat(RECENT_MAX_LEN)
+        ));
+        let (a, b) = (parse_wire(&long).unwrap(), parse_wire(&long).unwrap());
+        assert!(!Arc::ptr_eq(&a, &b));
+    }
+
+    #[test]
     fn capabilities_must_be_an_object_and_members_appear_once() {
         let meta = |caps: &str| {
             format!(
@@ -274,7 +358,7 @@ mod tests {
                 r#"{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{caps}}}}}"#
             );
             match parse(Some(&params), "tools/list") {
-                Ok(meta) => meta.client_capabilities,
+                Ok(meta) => meta.client_capabilities.clone(),
                 Err(error) => panic!("{caps}: {error:?}"),
             }
         };

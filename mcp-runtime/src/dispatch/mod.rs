@@ -217,7 +217,7 @@ enum Triage {
 pub(crate) struct Prepared {
     pub(crate) request: Request,
     /// Boxed: it is large, and it moves with the request's future.
-    pub(crate) meta: Box<RequestMeta>,
+    pub(crate) meta: Arc<RequestMeta>,
     /// Where it came from.
     pub(crate) source: RequestSource,
 }
@@ -604,7 +604,7 @@ fn answered(id: RequestId, answer: Result<Bytes, ErrorObject>) -> Answer {
 
 /// Reads the request's `_meta`, requiring the fields every request must
 /// carry. Moves it out of the request when the envelope already read it.
-fn read_meta(request: &mut Request) -> Result<Box<RequestMeta>, MetaError> {
+fn read_meta(request: &mut Request) -> Result<Arc<RequestMeta>, MetaError> {
     match request.take_meta() {
         Some(MetaMember::Read(meta::ReadMeta(meta))) => Ok(meta),
         Some(MetaMember::Raw(range)) => meta::parse_wire(&request.text()[range]),

@@ -57,91 +57,105 @@ impl Dispatcher {
         })
     }
 
-    async fn answer(
+    // `async` blocks here, not `async fn`s: an `async fn` keeps its
+    // arguments twice in its state (as received, and moved into its body),
+    // and these states are boxed for every request (kept under 1 KiB, the
+    // allocator's per-thread cache serves them).
+    #[allow(clippy::manual_async_fn, reason = "see above")]
+    fn answer(
         self: Arc<Self>,
         prepared: Prepared,
         target: Target,
         outbox: Outbox,
         shutdown: Option<CancellationToken>,
-    ) -> Result<ResultJson, ErrorObject> {
-        let Prepared {
-            request,
-            meta,
-            source,
-        } = prepared;
-        if let (Target::Core(Method::SubscriptionsListen), Some(shutdown)) = (&target, &shutdown) {
-            // Boxed: a stream's state is large, and inline it would be
-            // copied with every other request's future.
-            let tasks = subscriptions::TaskListening {
-                tasks: self.tasks.as_ref(),
-                client: &meta.client_capabilities,
-                owner: crate::tasks::owner(&source),
+    ) -> impl Future<Output = Result<ResultJson, ErrorObject>> + 'static {
+        async move {
+            let Prepared {
+                request,
+                meta,
+                source,
+            } = prepared;
+            if let (Target::Core(Method::SubscriptionsListen), Some(shutdown)) =
+                (&target, &shutdown)
+            {
+                // Boxed: a stream's state is large, and inline it would be
+                // copied with every other request's future.
+                let tasks = subscriptions::TaskListening {
+                    tasks: self.tasks.as_ref(),
+                    client: &meta.client_capabilities,
+                    owner: crate::tasks::owner(&source),
+                };
+                return Box::pin(subscriptions::listen(
+                    &self,
+                    &request,
+                    source.principal(),
+                    tasks,
+                    &outbox,
+                    shutdown,
+                ))
+                .await
+                .map(|json| Bytes::from(json).into());
+            }
+            let cancellation = CancellationToken::new();
+            // Dropping this request before it finishes (the client cancelled
+            // or went away) cancels the token handlers watch.
+            let cancel_on_drop = cancellation.clone().drop_guard();
+            let scope = Scope {
+                request_id: request.id.clone(),
+                method: target.label(),
+                meta,
+                outbox,
+                cancellation,
+                changes: self.changes.clone(),
+                source,
             };
-            return Box::pin(subscriptions::listen(
-                &self,
-                &request,
-                source.principal(),
-                tasks,
-                &outbox,
-                shutdown,
-            ))
-            .await
-            .map(|json| Bytes::from(json).into());
+            // Boxed so that this future stays small: it is moved into the
+            // transport's task, and each handler's state is large.
+            let result = Box::pin(self.run_handler(&target, &request, scope)).await;
+            cancel_on_drop.disarm();
+            result
         }
-        let cancellation = CancellationToken::new();
-        // Dropping this request before it finishes (the client cancelled
-        // or went away) cancels the token handlers watch.
-        let cancel_on_drop = cancellation.clone().drop_guard();
-        let scope = Scope {
-            request_id: request.id.clone(),
-            method: target.label(),
-            meta,
-            outbox,
-            cancellation,
-            changes: self.changes.clone(),
-            source,
-        };
-        // Boxed so that this future stays small: it is moved into the
-        // transport's task, and each handler's state is large.
-        let result = Box::pin(self.run_handler(&target, &request, scope)).await;
-        cancel_on_drop.disarm();
-        result
     }
 
     /// Runs the user code a request names.
-    async fn run_handler(
-        &self,
-        target: &Target,
-        request: &Request,
+    #[allow(clippy::manual_async_fn, reason = "see `answer`")]
+    fn run_handler<'a>(
+        &'a self,
+        target: &'a Target,
+        request: &'a Request,
         scope: Scope,
-    ) -> Result<ResultJson, ErrorObject> {
-        // `tools/call` reads the members the envelope located.
-        let params = || request.params().unwrap_or("{}");
-        let method = match target {
-            Target::Core(method) => *method,
-            Target::Extension(served) => {
-                let info = self.server_info.as_deref();
-                return extensions::call(served, request, scope, info)
+    ) -> impl Future<Output = Result<ResultJson, ErrorObject>> + 'a {
+        async move {
+            // `tools/call` reads the members the envelope located.
+            let params = || request.params().unwrap_or("{}");
+            let method = match target {
+                Target::Core(method) => *method,
+                Target::Extension(served) => {
+                    let info = self.server_info.as_deref();
+                    return extensions::call(served, request, scope, info)
+                        .await
+                        .map(Into::into);
+                }
+            };
+            // Boxed, and only when `mcp::audit` is listened to: this future
+            // holds it across every handler's.
+            let audit = Audit::start(self, method, request, &scope);
+            let answer = match method {
+                Method::ToolsCall => tools::call(self, request, scope).await,
+                Method::ResourcesRead => {
+                    resources::read(self, params(), scope).await.map(Into::into)
+                }
+                Method::PromptsGet => prompts::get(self, params(), scope).await.map(Into::into),
+                Method::CompletionComplete => completion::complete(self, params(), scope)
                     .await
-                    .map(Into::into);
+                    .map(Into::into),
+                other => Err(ErrorObject::method_not_found(other.name())),
+            };
+            if let Some(mut audit) = audit {
+                audit.finish(&answer);
             }
-        };
-        // Boxed, and only when `mcp::audit` is listened to: this future
-        // holds it across every handler's.
-        let audit = Audit::start(self, method, request, &scope);
-        let answer = match method {
-            Method::ToolsCall => tools::call(self, request, scope).await,
-            Method::ResourcesRead => resources::read(self, params(), scope).await.map(Into::into),
-            Method::PromptsGet => prompts::get(self, params(), scope).await.map(Into::into),
-            Method::CompletionComplete => completion::complete(self, params(), scope)
-                .await
-                .map(Into::into),
-            other => Err(ErrorObject::method_not_found(other.name())),
-        };
-        if let Some(mut audit) = audit {
-            audit.finish(&answer);
+            answer
         }
-        answer
     }
 }
 

@@ -232,7 +232,7 @@ struct Job {
     /// The declared asks' answers, from the rounds before.
     recorded: Map<String, Value>,
     request_id: RequestId,
-    meta: Box<RequestMeta>,
+    meta: Arc<RequestMeta>,
     source: RequestSource,
     changes: Changes,
     record: TaskRecord,

@@ -42,57 +42,65 @@ pub(super) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de Raw
     <&RawValue>::deserialize(d).map(Some)
 }
 
-pub(super) async fn call(
-    dispatcher: &Dispatcher,
-    request: &Request,
+/// An `async` block, not an `async fn`, so that its state holds `scope`
+/// once (see `Dispatcher::answer`).
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an async fn would hold the scope twice"
+)]
+pub(super) fn call<'a>(
+    dispatcher: &'a Dispatcher,
+    request: &'a Request,
     scope: Scope,
-) -> Result<ResultJson, ErrorObject> {
-    let head = request.head();
-    let name = request.member(&head.name).and_then(json_str);
-    let (name, arguments) = match name {
-        Some(name) => (name, request.member(&head.arguments)),
-        // Missing or not a string: the full parse says what is wrong.
-        None => {
-            let parsed: CallParams<'_> = super::params(request.params().unwrap_or("{}"))?;
-            (parsed.name, parsed.arguments.map(RawValue::get))
-        }
-    };
-    let Some(tool) = dispatcher.tool(&name) else {
-        return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")));
-    };
-    for extension in tool.extensions() {
-        require_extension(extension, &scope.meta.client_capabilities)?;
-    }
-    let arguments = arguments_json(&tool, arguments)?;
-    let retry = mrtr::read_retry_members(
-        request.member(&head.input_responses),
-        request.member(&head.request_state),
-    )?;
-    if let Some(entry) = tool.entry().filter(|entry| entry.task.is_some())
-        && let Some(tasks) = super::tasks::route(dispatcher, entry, &scope.meta)?
-    {
-        // Boxed by the engine: a task's start is rare, and inline its
-        // state would grow every call's future.
-        return super::tasks::start(dispatcher, tasks, &tool, entry, arguments, retry, scope)
-            .await
-            .map(Into::into);
-    }
-    let target = Target {
-        method: "tools/call",
-        name: tool.name(),
-        arguments,
-    };
-    let (rounds, input) =
-        match Rounds::start(&dispatcher.sealer, target, retry, &scope, tool.state)?.ready() {
-            Ok(ready) => ready,
-            Err(claiming) => claiming.await?,
+) -> impl Future<Output = Result<ResultJson, ErrorObject>> + 'a {
+    async move {
+        let head = request.head();
+        let name = request.member(&head.name).and_then(json_str);
+        let (name, arguments) = match name {
+            Some(name) => (name, request.member(&head.arguments)),
+            // Missing or not a string: the full parse says what is wrong.
+            None => {
+                let parsed: CallParams<'_> = super::params(request.params().unwrap_or("{}"))?;
+                (parsed.name, parsed.arguments.map(RawValue::get))
+            }
         };
-    let context = Context::new(scope, input.clone());
-    let server_info = dispatcher.server_info.as_deref();
-    let Some(result) = invoke(&tool, arguments, context, &input).await? else {
-        return rounds.stopped(&input, server_info).map(Into::into);
-    };
-    written_unframed(&tool, &result, server_info).map(ResultJson::Unframed)
+        let Some(tool) = dispatcher.tool(&name) else {
+            return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")));
+        };
+        for extension in tool.extensions() {
+            require_extension(extension, &scope.meta.client_capabilities)?;
+        }
+        let arguments = arguments_json(&tool, arguments)?;
+        let retry = mrtr::read_retry_members(
+            request.member(&head.input_responses),
+            request.member(&head.request_state),
+        )?;
+        if let Some(entry) = tool.entry().filter(|entry| entry.task.is_some())
+            && let Some(tasks) = super::tasks::route(dispatcher, entry, &scope.meta)?
+        {
+            // Boxed by the engine: a task's start is rare, and inline its
+            // state would grow every call's future.
+            return super::tasks::start(dispatcher, tasks, &tool, entry, arguments, retry, scope)
+                .await
+                .map(Into::into);
+        }
+        let target = Target {
+            method: "tools/call",
+            name: tool.name(),
+            arguments,
+        };
+        let (rounds, input) =
+            match Rounds::start(&dispatcher.sealer, target, retry, &scope, tool.state)?.ready() {
+                Ok(ready) => ready,
+                Err(claiming) => claiming.await?,
+            };
+        let context = Context::new(scope, input.clone());
+        let server_info = dispatcher.server_info.as_deref();
+        let Some(result) = invoke(&tool, arguments, context, &input).await? else {
+            return rounds.stopped(&input, server_info).map(Into::into);
+        };
+        written_unframed(&tool, &result, server_info).map(ResultJson::Unframed)
+    }
 }
 
 /// The arguments object to parse: `{}` when absent and nothing is required.

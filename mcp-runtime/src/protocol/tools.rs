@@ -6,7 +6,7 @@ use serde_json::value::RawValue;
 
 use super::JsonObject;
 use super::content::Content;
-use super::meta::Icon;
+use super::meta::{Icon, SERVER_INFO_KEY};
 use super::result::{COMPLETE, ResultMeta};
 
 /// Behaviour hints for a tool. All are hints, not guarantees.
@@ -191,6 +191,60 @@ impl CallToolResult {
     }
 }
 
+impl CallToolResult {
+    /// Writes [`wire`](Self::wire)'s JSON for the commonest result, text
+    /// blocks only with no annotations, metadata or structured content, the
+    /// same bytes the derived serialization writes; `false` (nothing
+    /// written) for any other. The derived path (an internally tagged enum,
+    /// through the float check) cost more than the rest of a small call.
+    pub(crate) fn write_text_only(
+        &self,
+        out: &mut Vec<u8>,
+        server_info: Option<&RawValue>,
+    ) -> bool {
+        fn plain(content: &Content) -> Option<&str> {
+            match content {
+                Content::Text(text) if text.annotations.is_none() && text.meta.is_none() => {
+                    Some(&text.text)
+                }
+                _ => None,
+            }
+        }
+        let extra_meta = self.meta.as_ref().is_some_and(|meta| !meta.is_empty());
+        if self.structured_content.is_some()
+            || extra_meta
+            || !self.content.iter().all(|c| plain(c).is_some())
+        {
+            return false;
+        }
+        out.extend_from_slice(br#"{"resultType":""#);
+        out.extend_from_slice(COMPLETE.as_bytes());
+        out.extend_from_slice(br#"","content":["#);
+        for (at, text) in self.content.iter().filter_map(plain).enumerate() {
+            if at > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(br#"{"type":"text","text":"#);
+            // A `str` always serializes (escaped as the derive escapes it).
+            let _ = serde_json::to_writer(&mut *out, text);
+            out.push(b'}');
+        }
+        out.push(b']');
+        if self.is_error {
+            out.extend_from_slice(br#","isError":true"#);
+        }
+        if let Some(info) = server_info {
+            out.extend_from_slice(br#","_meta":{""#);
+            out.extend_from_slice(SERVER_INFO_KEY.as_bytes());
+            out.extend_from_slice(br#"":"#);
+            out.extend_from_slice(info.get().as_bytes());
+            out.push(b'}');
+        }
+        out.push(b'}');
+        true
+    }
+}
+
 impl Serialize for CallToolResult {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.wire(None).serialize(serializer)
@@ -201,6 +255,43 @@ impl Serialize for CallToolResult {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn text_only_results_are_written_as_the_derive_writes_them() {
+        let info = serde_json::value::to_raw_value(&json!({"name": "s", "version": "1"})).unwrap();
+        let mut empty_meta = CallToolResult::success([Content::text("m")]);
+        empty_meta.meta = Some(JsonObject::new());
+        let results = [
+            CallToolResult::success([Content::text("hello")]),
+            CallToolResult::success([]),
+            CallToolResult::success([Content::text("a\"b\\c\n\u{1}é"), Content::text("")]),
+            CallToolResult::error("no such file"),
+            empty_meta,
+        ];
+        for result in &results {
+            for server_info in [None, Some(&*info)] {
+                let mut fast = Vec::new();
+                assert!(result.write_text_only(&mut fast, server_info));
+                let derived =
+                    serde_json::to_vec(&crate::protocol::finite::Finite(&result.wire(server_info)))
+                        .unwrap();
+                assert_eq!(
+                    String::from_utf8(fast).unwrap(),
+                    String::from_utf8(derived).unwrap()
+                );
+            }
+        }
+        let mut structured = CallToolResult::success([Content::text("3")]);
+        structured.structured_content = Some(json!({"sum": 3}));
+        let mut with_meta = CallToolResult::success([Content::text("x")]);
+        with_meta.meta = Some(JsonObject::from_iter([("k".to_owned(), json!(1))]));
+        let image = CallToolResult::success([Content::image("AAAA", "image/png")]);
+        for result in [structured, with_meta, image] {
+            let mut out = Vec::new();
+            assert!(!result.write_text_only(&mut out, Some(&*info)));
+            assert!(out.is_empty());
+        }
+    }
 
     #[test]
     fn call_tool_result_matches_spec_example() {

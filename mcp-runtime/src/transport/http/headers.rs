@@ -69,7 +69,9 @@ impl<'a> Seen<'a> {
         let text = value
             .to_str()
             .map_err(|_| mismatch(format!("{display} header contains invalid characters")))?;
-        Ok(Some(text.trim()))
+        // Visible ASCII, spaces and tabs only (`to_str`): `str::trim`'s
+        // Unicode whitespace is ASCII's here, trimmed byte-wise.
+        Ok(Some(text.trim_ascii()))
     }
 
     fn required(&self, display: &str) -> Result<&'a str, ErrorObject> {
