@@ -13,6 +13,7 @@ use base64::engine::general_purpose::STANDARD;
 use http::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
+use super::accept::{self, Accepts};
 use super::hook::EraHeaders;
 use crate::dispatch::envelope::json_str;
 use crate::dispatch::{Dispatcher, Prepared};
@@ -93,6 +94,12 @@ impl<'a> Seen<'a> {
     fn first_text(&self) -> Option<&'a str> {
         self.first.and_then(|value| value.to_str().ok())
     }
+
+    /// Whether the first value is exactly `bytes` (which are visible
+    /// ASCII).
+    fn first_is(&self, bytes: &[u8]) -> bool {
+        self.first.is_some_and(|value| value.as_bytes() == bytes)
+    }
 }
 
 /// The headers the endpoint reads before authorization, found in one pass
@@ -172,6 +179,26 @@ impl<'a> EndpointHeaders<'a> {
 
     pub(crate) fn accept(&self) -> Option<&'a str> {
         self.accept.first_text()
+    }
+
+    /// Whether `Content-Type` names JSON ([`accept::is_json`]), what
+    /// clients send compared as it came: reading a value as text checks
+    /// each byte, and these two headers are most of a request's header
+    /// bytes.
+    pub(crate) fn content_is_json(&self) -> bool {
+        self.content_type.first_is(b"application/json") || accept::is_json(self.content_type())
+    }
+
+    /// What `Accept` lets the server send ([`accept::accepts`]), the
+    /// common value compared as it came.
+    pub(crate) fn accepts(&self) -> Accepts {
+        if self.accept.first_is(b"application/json, text/event-stream") {
+            return Accepts {
+                json: true,
+                sse: true,
+            };
+        }
+        accept::accepts(self.accept())
     }
 
     pub(crate) fn content_length(&self) -> Option<&'a str> {

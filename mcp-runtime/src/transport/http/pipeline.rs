@@ -41,7 +41,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use tower_service::Service;
 
 use super::BODY_GRACE;
-use super::accept::{self, Accepts};
+use super::accept::Accepts;
 use super::body::McpBody;
 use super::cors::CrossOriginBody;
 use super::endpoint::{Endpoint, PendingRate};
@@ -204,7 +204,7 @@ pub(super) fn check_preflight(
 )]
 fn serve<B>(
     endpoint: Arc<Endpoint>,
-    mut parts: Parts,
+    parts: Parts,
     body: B,
     peer: Option<SocketAddr>,
     cors: Cors,
@@ -228,42 +228,92 @@ where
             Head::OtherMethod => return Err(Box::pin(other_method(endpoint, parts)).await),
         };
         let text = read_body(endpoint, body, declared, peer).await?;
-        // Taken once the body is in: a client slow to send its body holds
-        // only its own share (the per-client cap), not a slot of everyone's.
-        let permit = endpoint.in_flight_permit()?;
-        if let Some(hook) = endpoint
+        let legacy = endpoint
             .hook
             .as_ref()
-            .filter(|hook| hook.claims_post(era, &text))
-        {
-            let post = Post {
-                parts,
-                body: text,
-                sse: accepts.sse,
-                permit,
-                peer,
-            };
-            // Boxed: kept out of the state of every modern request's future.
-            return Ok(Box::pin(hook.post(endpoint, post)).await);
-        }
-        let request = match envelope::parse(text) {
-            Err(rejection) => return Err(modern(Reply::from(rejection))),
-            // Nothing to cancel by notification on HTTP: closing the stream
-            // is how a client cancels.
-            Ok(Incoming::Notification(_)) => {
-                authorize(endpoint, &mut parts, None).await?;
-                return Ok(respond::empty(StatusCode::ACCEPTED));
-            }
-            Ok(Incoming::Request(request)) => request,
+            .is_some_and(|hook| hook.claims_post(era, &text));
+        // What follows the body is synchronous but for what may wait, which
+        // comes back boxed: awaited here, only that box is in this future.
+        let later = match after_body(endpoint, parts, text, peer, accepts, legacy)? {
+            Next::Answered(response) => return Ok(response),
+            Next::Later(later) => later,
         };
-        authorize(endpoint, &mut parts, Some(&request)).await?;
-        Ok(
-            match dispatch(endpoint, request, parts, peer, accepts, permit) {
-                Dispatching::Answered(response) => response,
-                Dispatching::Later(answering) => answering.await,
-            },
-        )
+        Ok(later.await)
     }
+}
+
+/// What [`after_body`] came to.
+enum Next<'a> {
+    Answered(HttpResponse),
+    /// What answers once it has waited: the hook's, authorization, or a
+    /// handler that did not finish at once.
+    Later(Pin<Box<dyn Future<Output = HttpResponse> + 'a>>),
+}
+
+/// The steps after the body: the concurrency cap, the hook's say, the
+/// envelope, authorization, then the dispatcher.
+fn after_body<'a>(
+    endpoint: &'a Arc<Endpoint>,
+    parts: Parts,
+    text: ByteString,
+    peer: Option<SocketAddr>,
+    accepts: Accepts,
+    legacy: bool,
+) -> Result<Next<'a>, HttpResponse> {
+    // Taken once the body is in: a client slow to send its body holds only
+    // its own share (the per-client cap), not a slot of everyone's.
+    let permit = endpoint.in_flight_permit()?;
+    if legacy && let Some(hook) = &endpoint.hook {
+        let post = Post {
+            parts,
+            body: text,
+            sse: accepts.sse,
+            permit,
+            peer,
+        };
+        return Ok(Next::Later(hook.post(endpoint, post)));
+    }
+    let request = match envelope::parse(text) {
+        Err(rejection) => return Err(modern(Reply::from(rejection))),
+        Ok(Incoming::Notification(_)) => None,
+        Ok(Incoming::Request(request)) => Some(request),
+    };
+    if endpoint.gate.is_some() {
+        // Authorization may wait (keys to fetch, a token to introspect).
+        let authorized = authorized(endpoint, request, parts, peer, accepts, permit);
+        return Ok(Next::Later(Box::pin(authorized.map(either_answer))));
+    }
+    Ok(match request {
+        Some(request) => match dispatch(endpoint, request, parts, peer, accepts, permit) {
+            Dispatching::Answered(response) => Next::Answered(response),
+            Dispatching::Later(answering) => Next::Later(answering),
+        },
+        // Nothing to cancel by notification on HTTP: closing the stream is
+        // how a client cancels.
+        None => Next::Answered(respond::empty(StatusCode::ACCEPTED)),
+    })
+}
+
+/// The rest of [`serve`] for an endpoint with authorization: the token and
+/// scopes are checked first.
+async fn authorized(
+    endpoint: &Arc<Endpoint>,
+    request: Option<envelope::Request>,
+    mut parts: Parts,
+    peer: Option<SocketAddr>,
+    accepts: Accepts,
+    permit: OwnedSemaphorePermit,
+) -> Result<HttpResponse, HttpResponse> {
+    endpoint.authorize(&mut parts, request.as_ref()).await?;
+    let Some(request) = request else {
+        return Ok(respond::empty(StatusCode::ACCEPTED));
+    };
+    Ok(
+        match dispatch(endpoint, request, parts, peer, accepts, permit) {
+            Dispatching::Answered(response) => response,
+            Dispatching::Later(answering) => answering.await,
+        },
+    )
 }
 
 /// What the request's head says of it, once its checks passed.
@@ -304,20 +354,6 @@ fn check_head<'a>(
         declared: seen.content_length().and_then(|l| l.parse::<u64>().ok()),
         era: seen.era(),
     })
-}
-
-/// Authorization, when the endpoint has it (boxed: its checks may fetch
-/// keys or ask an introspection endpoint, and their state is no part of
-/// an endpoint's without it).
-async fn authorize(
-    endpoint: &Endpoint,
-    parts: &mut Parts,
-    request: Option<&envelope::Request>,
-) -> Result<(), HttpResponse> {
-    match endpoint.gate.is_some() {
-        true => Box::pin(endpoint.authorize(parts, request)).await,
-        false => Ok(()),
-    }
 }
 
 fn modern(reply: Reply) -> HttpResponse {
@@ -429,13 +465,13 @@ fn check_content(seen: &EndpointHeaders<'_>) -> Result<Accepts, HttpResponse> {
             .insert(ACCEPT_ENCODING, HeaderValue::from_static("identity"));
         return Err(response);
     }
-    if !accept::is_json(seen.content_type()) {
+    if !seen.content_is_json() {
         return Err(respond::plain(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "send JSON-RPC as Content-Type: application/json",
         ));
     }
-    let accepts = accept::accepts(seen.accept());
+    let accepts = seen.accepts();
     if !accepts.json && !accepts.sse {
         return Err(respond::plain(
             StatusCode::NOT_ACCEPTABLE,
