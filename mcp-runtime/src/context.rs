@@ -5,7 +5,7 @@
 //! [`FromContext`]. Nothing is recognised by the name of a type.
 
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
 use serde::Serialize;
@@ -94,6 +94,55 @@ impl MethodLabel {
     }
 }
 
+/// A request's cancellation token, made when it is first asked for: most
+/// handlers never ask, and making one (and cloning it: each clone takes its
+/// lock) was a measurable part of a small call. Cancelling one not asked
+/// for yet makes it cancelled, so that one asked for afterwards (by work
+/// the handler handed elsewhere) is.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Cancellation(Arc<OnceLock<CancellationToken>>);
+
+impl Cancellation {
+    /// Cancellation through `token` (a task's, which `tasks/cancel` cancels).
+    pub(crate) fn of(token: CancellationToken) -> Cancellation {
+        Cancellation(Arc::new(OnceLock::from(token)))
+    }
+
+    pub(crate) fn token(&self) -> &CancellationToken {
+        self.0.get_or_init(CancellationToken::new)
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.0.get().is_some_and(CancellationToken::is_cancelled)
+    }
+
+    pub(crate) fn cancel(&self) {
+        self.token().cancel();
+    }
+
+    /// Cancels when dropped, unless disarmed first.
+    pub(crate) fn drop_guard(self) -> CancelOnDrop {
+        CancelOnDrop(Some(self))
+    }
+}
+
+/// [`Cancellation::drop_guard`].
+pub(crate) struct CancelOnDrop(Option<Cancellation>);
+
+impl CancelOnDrop {
+    pub(crate) fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(cancellation) = self.0.take() {
+            cancellation.cancel();
+        }
+    }
+}
+
 /// Everything about a request a handler can see, except its input.
 #[derive(Debug)]
 pub(crate) struct Scope {
@@ -103,7 +152,7 @@ pub(crate) struct Scope {
     /// and requests whose `_meta` is the same text share one reading.
     pub(crate) meta: Arc<RequestMeta>,
     pub(crate) outbox: Outbox,
-    pub(crate) cancellation: CancellationToken,
+    pub(crate) cancellation: Cancellation,
     pub(crate) changes: Changes,
     pub(crate) source: RequestSource,
 }
@@ -252,7 +301,7 @@ impl Context {
     /// so the token is for work the handler handed elsewhere: a spawned
     /// task, a thread, a child process that should stop with the request.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.inner.scope.cancellation
+        self.inner.scope.cancellation.token()
     }
 
     /// Whether the request has been cancelled.
@@ -264,7 +313,7 @@ impl Context {
     /// [`cancellation`](Self::cancellation): awaited by work the handler
     /// spawned, since the handler's own future is dropped first).
     pub async fn cancelled(&self) {
-        self.inner.scope.cancellation.cancelled().await;
+        self.inner.scope.cancellation.token().cancelled().await;
     }
 }
 
@@ -533,12 +582,36 @@ mod tests {
             method: MethodLabel::Core(Method::ToolsCall),
             meta: Arc::new(meta),
             outbox: Outbox::channel(tx),
-            cancellation: CancellationToken::new(),
+            cancellation: Cancellation::default(),
             changes: Changes::new(std::sync::Arc::new(crate::changes::InProcessBus::default())),
             source: RequestSource::default(),
         };
         let ctx = Context::new(scope, Input::default());
         (ctx, rx)
+    }
+
+    #[test]
+    fn a_dropped_request_cancels_its_token_whenever_it_is_asked_for() {
+        // Asked for before the request is dropped.
+        let cancellation = Cancellation::default();
+        let early = cancellation.token().clone();
+        let guard = cancellation.clone().drop_guard();
+        assert!(!early.is_cancelled() && !cancellation.is_cancelled());
+        drop(guard);
+        assert!(early.is_cancelled() && cancellation.is_cancelled());
+        // Asked for only afterwards (by work the handler handed elsewhere).
+        let cancellation = Cancellation::default();
+        drop(cancellation.clone().drop_guard());
+        assert!(cancellation.token().is_cancelled());
+        // A request that finished: never cancelled, asked for or not.
+        let cancellation = Cancellation::default();
+        cancellation.clone().drop_guard().disarm();
+        assert!(!cancellation.is_cancelled() && !cancellation.token().is_cancelled());
+        // A task's token is the one `tasks/cancel` cancels.
+        let token = CancellationToken::new();
+        let cancellation = Cancellation::of(token.clone());
+        token.cancel();
+        assert!(cancellation.is_cancelled());
     }
 
     fn drain(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Bytes>) -> Vec<String> {

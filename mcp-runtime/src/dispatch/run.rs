@@ -15,7 +15,7 @@ use super::envelope::Request;
 use super::{Dispatcher, Prepared, Reply, ResultJson, Target};
 use super::{completion, extensions, prompts, resources};
 use super::{request_span, subscriptions, tools};
-use crate::context::{MethodLabel, Outbox, Scope};
+use crate::context::{Cancellation, MethodLabel, Outbox, Scope};
 use crate::protocol::ErrorObject;
 use crate::protocol::method::Method;
 
@@ -96,7 +96,7 @@ impl Dispatcher {
                 .await
                 .map(|json| Bytes::from(json).into());
             }
-            let cancellation = CancellationToken::new();
+            let cancellation = Cancellation::default();
             // Dropping this request before it finishes (the client cancelled
             // or went away) cancels the token handlers watch.
             let cancel_on_drop = cancellation.clone().drop_guard();

@@ -29,7 +29,7 @@ use super::guard::Handler;
 use super::invoke::{invoke, written};
 use super::mrtr::{Retry, Rounds, Target};
 use crate::changes::Changes;
-use crate::context::{Context, MethodLabel, Outbox, Scope, Sink};
+use crate::context::{Cancellation, Context, MethodLabel, Outbox, Scope, Sink};
 use crate::extension::Extension;
 use crate::mrtr::Clock;
 use crate::mrtr::{Input, Stop};
@@ -450,7 +450,7 @@ async fn drive(job: Job) {
         method: MethodLabel::Core(Method::ToolsCall),
         meta,
         outbox: Outbox::new(sink.clone()),
-        cancellation: cancel.clone(),
+        cancellation: Cancellation::of(cancel.clone()),
         changes: changes.clone(),
         source,
     };

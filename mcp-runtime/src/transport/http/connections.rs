@@ -254,14 +254,18 @@ impl Activity {
     }
 
     /// Serves `connection` until it ends, shutting it down gracefully when
-    /// the worker drains.
-    pub(super) async fn serve<C: GracefulConnection>(&self, connection: C) -> C::Output {
-        let mut connection = std::pin::pin!(connection);
+    /// the worker drains. A closure's future, not an `async fn`'s: that
+    /// would hold the connection (hyper's state, 672 bytes) twice, in a
+    /// task each connection keeps for as long as it is open.
+    pub(super) fn serve<C: GracefulConnection + Unpin>(
+        self: Rc<Self>,
+        mut connection: C,
+    ) -> impl Future<Output = C::Output> {
         let mut told = false;
-        std::future::poll_fn(|cx| {
+        std::future::poll_fn(move |cx| {
             if !told && self.connections.draining.get() {
                 told = true;
-                connection.as_mut().graceful_shutdown();
+                Pin::new(&mut connection).graceful_shutdown();
             }
             let mut task = self.task.borrow_mut();
             if !task
@@ -271,9 +275,8 @@ impl Activity {
                 *task = Some(cx.waker().clone());
             }
             drop(task);
-            connection.as_mut().poll(cx)
+            Pin::new(&mut connection).poll(cx)
         })
-        .await
     }
 }
 

@@ -182,14 +182,12 @@ async fn accept_loop(listener: TcpListener, endpoint: Arc<Endpoint>) -> io::Resu
                 let activity = connections.connection(Some(client));
                 let service = service(endpoint.clone(), activity.clone(), peer);
                 let connection = http.serve_connection(Socket::new(stream), service);
-                let task = tokio::task::spawn_local({
-                    let activity = activity.clone();
-                    async move {
-                        if let Err(error) = activity.serve(connection).await {
-                            tracing::debug!(%error, %peer, "connection ended with an error");
-                        }
+                let serving = activity.clone().serve(connection).map(move |served| {
+                    if let Err(error) = served {
+                        tracing::debug!(%error, %peer, "connection ended with an error");
                     }
                 });
+                let task = tokio::task::spawn_local(serving);
                 connections.watch(&activity, task.abort_handle());
             }
         }

@@ -22,8 +22,10 @@ use tokio::net::TcpStream;
 
 /// Parts up to this many bytes in all are joined and sent with one
 /// `write`; larger answers go out as a `writev` of their parts, with no
-/// copy (the copy would cost more than the kernel's per-segment work).
-const JOIN_LIMIT: usize = 64 * 1024;
+/// copy: past a few KiB the copy costs more than the second segment
+/// (`tools/list` of a 21 KB page, 16 connections: 0.91x of the floor
+/// joined, 0.95x not; benches/NOTES.md, section 17).
+const JOIN_LIMIT: usize = 4 * 1024;
 
 thread_local! {
     /// The joined parts, reused by every connection this thread serves;
