@@ -80,6 +80,18 @@ impl<'a> Seen<'a> {
             .ok_or_else(|| mismatch(format!("missing {display} header")))
     }
 
+    /// Whether the header came once, as exactly `expected` (which has no
+    /// surrounding spaces to trim): what a conforming client sends,
+    /// compared as it came, where reading it as text checks each byte.
+    /// `false` says nothing: the full check decides.
+    fn is_exactly(&self, expected: &str) -> bool {
+        !self.repeated
+            && expected.trim_ascii().len() == expected.len()
+            && self
+                .first
+                .is_some_and(|value| value.as_bytes() == expected.as_bytes())
+    }
+
     /// Whether the header is present with any value but `only` (one line,
     /// any case).
     fn is_other_than(&self, only: &str) -> bool {
@@ -264,19 +276,23 @@ pub(crate) fn check(
     dispatcher: &Dispatcher,
 ) -> Result<(), ErrorObject> {
     let mirrored = Mirrored::scan(headers);
-    let version = mirrored.version.required("MCP-Protocol-Version")?;
     let body_version = &prepared.meta.protocol_version;
-    if version != body_version {
-        return Err(mismatch(format!(
-            "MCP-Protocol-Version header value '{version}' does not match body value '{body_version}'"
-        )));
+    if !mirrored.version.is_exactly(body_version) {
+        let version = mirrored.version.required("MCP-Protocol-Version")?;
+        if version != body_version {
+            return Err(mismatch(format!(
+                "MCP-Protocol-Version header value '{version}' does not match body value '{body_version}'"
+            )));
+        }
     }
-    let method = mirrored.method.required("Mcp-Method")?;
     let body_method = prepared.request.method.as_str();
-    if method != body_method {
-        return Err(mismatch(format!(
-            "Mcp-Method header value '{method}' does not match body value '{body_method}'"
-        )));
+    if !mirrored.method.is_exactly(body_method) {
+        let method = mirrored.method.required("Mcp-Method")?;
+        if method != body_method {
+            return Err(mismatch(format!(
+                "Mcp-Method header value '{method}' does not match body value '{body_method}'"
+            )));
+        }
     }
     let request = &prepared.request;
     let head = request.head();
@@ -296,12 +312,16 @@ pub(crate) fn check(
     let Some(target) = target else {
         return Ok(());
     };
-    let header = mirrored.name.required("Mcp-Name")?;
-    let header = decode(header, "Mcp-Name")?;
-    if header != target {
-        return Err(mismatch(format!(
-            "Mcp-Name header value '{header}' does not match body value '{target}'"
-        )));
+    // A target that reads as the Base64 form is compared decoded, always.
+    let literal = !target.starts_with("=?base64?");
+    if !(literal && mirrored.name.is_exactly(&target)) {
+        let header = mirrored.name.required("Mcp-Name")?;
+        let header = decode(header, "Mcp-Name")?;
+        if header != target {
+            return Err(mismatch(format!(
+                "Mcp-Name header value '{header}' does not match body value '{target}'"
+            )));
+        }
     }
     let is_call = request.method == MethodName::Known(Method::ToolsCall);
     let header_params = |name: &str| dispatcher.tool_header_params(name);
@@ -428,6 +448,23 @@ mod tests {
         assert_eq!(seen.content_type(), None, "not visible ASCII");
         let era = seen.era();
         assert_eq!((era.version, era.session_id), (Some("2026-07-28"), None));
+    }
+
+    #[test]
+    fn only_one_exact_value_is_taken_as_it_came() {
+        let exactly = |values: &[&'static str], expected: &str| {
+            let mut headers = HeaderMap::new();
+            for value in values {
+                headers.append("mcp-method", HeaderValue::from_static(value));
+            }
+            Mirrored::scan(&headers).method.is_exactly(expected)
+        };
+        assert!(exactly(&["tools/call"], "tools/call"));
+        assert!(!exactly(&["tools/call"], "tools/list"));
+        assert!(!exactly(&["tools/call", "tools/call"], "tools/call"));
+        assert!(!exactly(&[], "tools/call"));
+        // A body value with spaces around it is for the full check.
+        assert!(!exactly(&["echo "], "echo "));
     }
 
     #[test]
