@@ -80,6 +80,20 @@ impl<'a> Seen<'a> {
             .ok_or_else(|| mismatch(format!("missing {display} header")))
     }
 
+    /// Checks that the header is present once and equals the body's value.
+    fn mirrors(&self, display: &str, body: &str) -> Result<(), ErrorObject> {
+        if self.is_exactly(body) {
+            return Ok(());
+        }
+        let value = self.required(display)?;
+        if value != body {
+            return Err(mismatch(format!(
+                "{display} header value '{value}' does not match body value '{body}'"
+            )));
+        }
+        Ok(())
+    }
+
     /// Whether the header came once, as exactly `expected` (which has no
     /// surrounding spaces to trim): what a conforming client sends,
     /// compared as it came, where reading it as text checks each byte.
@@ -277,23 +291,12 @@ pub(crate) fn check(
 ) -> Result<(), ErrorObject> {
     let mirrored = Mirrored::scan(headers);
     let body_version = &prepared.meta.protocol_version;
-    if !mirrored.version.is_exactly(body_version) {
-        let version = mirrored.version.required("MCP-Protocol-Version")?;
-        if version != body_version {
-            return Err(mismatch(format!(
-                "MCP-Protocol-Version header value '{version}' does not match body value '{body_version}'"
-            )));
-        }
-    }
-    let body_method = prepared.request.method.as_str();
-    if !mirrored.method.is_exactly(body_method) {
-        let method = mirrored.method.required("Mcp-Method")?;
-        if method != body_method {
-            return Err(mismatch(format!(
-                "Mcp-Method header value '{method}' does not match body value '{body_method}'"
-            )));
-        }
-    }
+    mirrored
+        .version
+        .mirrors("MCP-Protocol-Version", body_version)?;
+    mirrored
+        .method
+        .mirrors("Mcp-Method", prepared.request.method.as_str())?;
     let request = &prepared.request;
     let head = request.head();
     // A body whose target does not parse is rejected by the dispatcher with
