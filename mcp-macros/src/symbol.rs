@@ -15,6 +15,7 @@ pub(crate) const ICON: Symbol = Symbol("icon");
 pub(crate) const META: Symbol = Symbol("meta");
 pub(crate) const CRATE: Symbol = Symbol("crate");
 pub(crate) const SCOPES: Symbol = Symbol("scopes");
+pub(crate) const GROUP: Symbol = Symbol("group");
 
 pub(crate) const READ_ONLY: Symbol = Symbol("read_only");
 pub(crate) const DESTRUCTIVE: Symbol = Symbol("destructive");

@@ -7,15 +7,19 @@ use std::process::ExitCode;
 use clap::{CommandFactory as _, FromArgMatches as _, Parser};
 
 use crate::HttpOptions;
-use crate::server::{Server, ServerBuilder};
+use crate::registry::Items;
+use crate::server::ServerBuilder;
 use crate::transport::stdio::StdioOptions;
 
-/// What the command line leaves `run()` to do.
+/// What the command line leaves `run()` to do: exit, or start this server
+/// (its start-up hook first) and serve it one way.
 pub(crate) enum Launch {
-    /// Done (inspected, served HTTP, or failed): exit with this.
+    /// Done (inspected another server, or failed): exit with this.
     Exit(ExitCode),
-    /// Serve stdio.
-    Stdio(Server, StdioOptions),
+    Stdio(ServerBuilder, StdioOptions),
+    Http(ServerBuilder, HttpOptions),
+    /// The inspector, on this server in process.
+    Inspect(ServerBuilder, crate::inspect::Command),
 }
 
 // Flags every server binary understands. (A comment, not a doc comment:
@@ -54,26 +58,30 @@ pub(crate) fn launch(builder: ServerBuilder, args: Vec<std::ffi::OsString>) -> L
         .http
         .map(|address| http_options(&builder, address, cli.rate_limit, &cli.allow_origin));
     if let Some(command) = cli.inspect {
-        return Launch::Exit(match builder.single_instance().build() {
-            Ok(server) => crate::inspect::run(server, command),
-            Err(error) => fail(&error),
-        });
-    }
-    let stdio = builder.stdio.clone();
-    let server = match builder.build() {
-        Ok(server) => server,
-        Err(error) => return Launch::Exit(fail(&error)),
-    };
-    let Some(options) = http else {
-        return Launch::Stdio(server, stdio);
-    };
-    Launch::Exit(match server.run_http_announced(options) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: cannot serve HTTP: {error}");
-            ExitCode::FAILURE
+        if command.inspects_another_server() {
+            return Launch::Exit(inspect_another(builder, command));
         }
-    })
+        return Launch::Inspect(builder.single_instance(), command);
+    }
+    match http {
+        Some(options) => Launch::Http(builder, options),
+        None => {
+            let stdio = builder.stdio.clone();
+            Launch::Stdio(builder, stdio)
+        }
+    }
+}
+
+/// The inspector aimed at another server (`--url`, `--stdio`): this one's
+/// items, states and hooks play no part (its database need not answer),
+/// so it is built with none of them.
+fn inspect_another(builder: ServerBuilder, command: crate::inspect::Command) -> ExitCode {
+    let mut bare = builder.single_instance().items(Items::none());
+    bare.hooks = crate::lifecycle::Hooks::default();
+    match bare.build() {
+        Ok(server) => crate::inspect::run(server, command),
+        Err(error) => fail(&error),
+    }
 }
 
 fn fail(error: &crate::BuildError) -> ExitCode {

@@ -21,6 +21,7 @@ use crate::protocol::{
 };
 use crate::security::Principal;
 use crate::source::RequestSource;
+use crate::state::{App, State, StateType};
 
 /// Where a request's notifications go. The transport decides: its own
 /// queue for one response (HTTP), a shared writer (stdio), a collector (in
@@ -153,7 +154,8 @@ pub(crate) struct Scope {
     pub(crate) meta: Arc<RequestMeta>,
     pub(crate) outbox: Outbox,
     pub(crate) cancellation: Cancellation,
-    pub(crate) changes: Changes,
+    /// The server's change announcements and application states.
+    pub(crate) app: App,
     pub(crate) source: RequestSource,
 }
 
@@ -213,7 +215,18 @@ impl Context {
     /// The handle for announcing changes to subscribed clients (for example
     /// after a tool modified a resource).
     pub fn changes(&self) -> &Changes {
-        &self.inner.scope.changes
+        self.inner.scope.app.changes()
+    }
+
+    /// The state of type `T` the server was given with
+    /// [`ServerBuilder::state`](crate::ServerBuilder::state) (or by its
+    /// start-up hook), if it was. Handlers take one as a `#[ctx]`
+    /// parameter, [`State<T>`](crate::State), which the server checks when
+    /// it is built; this is for code that has only the context (runtime
+    /// catalog items, extension methods, completers, your own
+    /// [`FromContext`] types).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.inner.scope.app.states().get()
     }
 
     /// The JSON-RPC id of the request.
@@ -478,11 +491,42 @@ impl Logger {
     }
 }
 
-/// Types a handler can take as a `#[ctx]` parameter.
+/// Types a handler can take as a `#[ctx]` parameter: the built-in ones
+/// (`&Context`, `Progress`, [`State<T>`](crate::State), ...) and your own.
+///
+/// Implement it for a type of your own to hand handlers something built
+/// from the request and the application's states, the way axum's
+/// extractors do: a repository over the pool, the caller's tenant.
+///
+/// ```
+/// use mcp_runtime::{Context, FromContext, StateType};
+///
+/// #[derive(Clone)]
+/// struct Pool; // e.g. sqlx::PgPool
+///
+/// /// The issues of the caller's tenant.
+/// struct Issues {
+///     pool: Pool,
+///     tenant: String,
+/// }
+///
+/// impl FromContext<'_> for Issues {
+///     // Checked when the server is built: a server without a `Pool`
+///     // state refuses to start, naming the handler that needs it.
+///     const REQUIRES: &'static [StateType] = &[StateType::of::<Pool>()];
+///
+///     fn from_context(ctx: &Context) -> Self {
+///         Issues {
+///             pool: ctx.state::<Pool>().cloned().expect("checked at startup"),
+///             tenant: ctx.principal().and_then(|p| p.subject()).unwrap_or("public").to_owned(),
+///         }
+///     }
+/// }
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a `#[ctx]` parameter",
     label = "not a context type",
-    note = "`#[ctx]` parameters can be `&Context`, `Context`, `Progress`, `Logger`, `CancellationToken`, `&RequestMeta`, `&ClientCapabilities`, `Option<&Implementation>`, `Option<&HttpRequest>`, `Option<&Principal>`, `&RequestSource` or `Input`",
+    note = "`#[ctx]` parameters can be `State<T>` (a state given with `ServerBuilder::state`), `&Context`, `Context`, `Progress`, `Logger`, `CancellationToken`, `&RequestMeta`, `&ClientCapabilities`, `Option<&Implementation>`, `Option<&HttpRequest>`, `Option<&Principal>`, `&RequestSource`, `Input`, or a type of yours that implements `FromContext`",
     note = "to take this value as a tool argument instead, remove `#[ctx]`"
 )]
 pub trait FromContext<'a>: Sized {
@@ -490,8 +534,31 @@ pub trait FromContext<'a>: Sized {
     /// (decides whether the server advertises the `logging` capability).
     const CAN_LOG: bool = false;
 
+    /// The application states this parameter reads (see
+    /// [`State`](crate::State)): the server refuses to start when a handler
+    /// needs one it was not given. A type of your own that reads a state in
+    /// `from_context` lists it here, e.g.
+    /// `const REQUIRES: &'static [StateType] = &[StateType::of::<PgPool>()];`.
+    const REQUIRES: &'static [StateType] = &[];
+
     /// Extracts the value from the request context.
     fn from_context(ctx: &'a Context) -> Self;
+}
+
+impl<T: Clone + Send + Sync + 'static> FromContext<'_> for State<T> {
+    const REQUIRES: &'static [StateType] = &[StateType::of::<T>()];
+
+    fn from_context(ctx: &Context) -> Self {
+        match ctx.state::<T>() {
+            Some(value) => State(value.clone()),
+            // Not reached: the server checks every handler's states when it
+            // is built (`REQUIRES`), and refuses to start without them.
+            None => unreachable!(
+                "state `{}` was checked when the server was built",
+                std::any::type_name::<T>()
+            ),
+        }
+    }
 }
 
 impl<'a> FromContext<'a> for &'a Context {
@@ -583,7 +650,10 @@ mod tests {
             meta: Arc::new(meta),
             outbox: Outbox::channel(tx),
             cancellation: Cancellation::default(),
-            changes: Changes::new(std::sync::Arc::new(crate::changes::InProcessBus::default())),
+            app: App::new(
+                Changes::new(std::sync::Arc::new(crate::changes::InProcessBus::default())),
+                crate::state::States::default(),
+            ),
             source: RequestSource::default(),
         };
         let ctx = Context::new(scope, Input::default());

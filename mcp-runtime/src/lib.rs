@@ -29,6 +29,7 @@ pub mod files;
 mod inspect;
 #[cfg(feature = "legacy")]
 mod legacy;
+mod lifecycle;
 pub mod mrtr;
 mod prompt;
 pub mod protocol;
@@ -42,6 +43,7 @@ pub mod schema;
 pub mod security;
 mod server;
 mod source;
+mod state;
 pub mod tasks;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
@@ -54,6 +56,7 @@ pub use changes::{Change, ChangeBus, Changes, InProcessBus, TaskNotice};
 pub use complete::{AsyncCompleter, Completer, CompletionRequest, IntoCompletion, SyncCompleter};
 pub use context::{Context, FromContext, Logger, Progress};
 
+pub use lifecycle::{HookError, Launched, Startup};
 /// Derives [`ElicitForm`](trait@ElicitForm) for a flat struct, or
 /// [`FormField`] and [`FormChoice`] for a unit-variant enum.
 pub use mcp_runtime_macros::ElicitForm;
@@ -74,11 +77,12 @@ pub use protocol::{
     ErrorObject, GetPromptResult, Implementation, LogLevel, PromptMessage, Provenance,
     ReadResourceResult, RequestId, RequestMeta, ResourceContents, Role, SamplingContent,
 };
-pub use registry::BuildError;
+pub use registry::{BuildError, Items};
 pub use resource::{IntoResourceContents, ReadError, TemplateVariable};
 pub use security::KeyRing;
 pub use server::{Exchange, Server, ServerBuilder};
 pub use source::{RequestSource, TransportKind};
+pub use state::{State, StateType, States};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{HeaderArgument, IntoToolResult, Json, Structured};
 #[cfg(feature = "http")]

@@ -8,6 +8,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::dispatch::Dispatcher;
+use crate::lifecycle::Launched;
 use crate::server::{Server, ServerBuilder};
 use crate::transport;
 #[cfg(feature = "http")]
@@ -41,30 +42,49 @@ impl ServerBuilder {
     {
         // Held until the server is done: dropping it flushes the log.
         let _logging = crate::diagnostics::init();
+        let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
         #[cfg(feature = "cli")]
-        let (server, stdio) =
-            match crate::cli::launch(self, args.into_iter().map(Into::into).collect()) {
-                crate::cli::Launch::Exit(code) => return code,
-                crate::cli::Launch::Stdio(server, stdio) => (server, stdio),
-            };
-        #[cfg(not(feature = "cli"))]
-        let (server, stdio) = {
-            let _ = args;
-            let stdio = self.stdio.clone();
-            match self.build() {
-                Ok(server) => (server, stdio),
-                Err(error) => {
-                    eprintln!("error: {error}");
-                    return ExitCode::FAILURE;
-                }
-            }
+        let (builder, how) = match crate::cli::launch(self, args.clone()) {
+            crate::cli::Launch::Exit(code) => return code,
+            crate::cli::Launch::Stdio(builder, options) => (builder, Serve::Stdio(options)),
+            crate::cli::Launch::Http(builder, options) => (builder, Serve::Http(options)),
+            crate::cli::Launch::Inspect(builder, command) => (builder, Serve::Inspect(command)),
         };
-        serve_stdio_until_done(&server, stdio)
+        #[cfg(not(feature = "cli"))]
+        let (builder, how) = {
+            let stdio = self.stdio.clone();
+            (self, Serve::Stdio(stdio))
+        };
+        serve(builder, how, args)
     }
 }
 
-/// Serves stdio on a runtime of its own until stdin ends.
-fn serve_stdio_until_done(server: &Server, options: StdioOptions) -> ExitCode {
+/// How `run()` serves, once the command line is read.
+enum Serve {
+    Stdio(StdioOptions),
+    #[cfg(feature = "cli")]
+    Http(HttpOptions),
+    #[cfg(feature = "cli")]
+    Inspect(crate::inspect::Command),
+}
+
+impl Serve {
+    fn launched(&self) -> Launched {
+        match self {
+            Serve::Stdio(_) => Launched::Stdio,
+            #[cfg(feature = "cli")]
+            Serve::Http(options) => Launched::Http(options.bind),
+            #[cfg(feature = "cli")]
+            Serve::Inspect(_) => Launched::Inspector,
+        }
+    }
+}
+
+/// Runs the start-up hook, builds the server, serves it as `how` says,
+/// then runs the shutdown hook: all on one runtime, this thread's, so
+/// that what the hook built (a pool, with its maintenance tasks) lives as
+/// long as the server and is closed on the runtime that made it.
+fn serve(builder: ServerBuilder, how: Serve, args: Vec<std::ffi::OsString>) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -75,6 +95,37 @@ fn serve_stdio_until_done(server: &Server, options: StdioOptions) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let built = runtime.block_on(builder.started(how.launched(), args));
+    let server = match built.and_then(ServerBuilder::build) {
+        Ok(server) => server,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = match how {
+        Serve::Stdio(options) => serve_stdio_until_done(&runtime, &server, options),
+        #[cfg(feature = "cli")]
+        Serve::Http(options) => match server.run_http_announced(&runtime, options) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("error: cannot serve HTTP: {error}");
+                ExitCode::FAILURE
+            }
+        },
+        #[cfg(feature = "cli")]
+        Serve::Inspect(command) => crate::inspect::run_on(&runtime, server.clone(), command),
+    };
+    runtime.block_on(server.stop());
+    code
+}
+
+/// Serves stdio on `runtime` until stdin ends.
+fn serve_stdio_until_done(
+    runtime: &tokio::runtime::Runtime,
+    server: &Server,
+    options: StdioOptions,
+) -> ExitCode {
     match runtime.block_on(server.serve_process_stdio(options)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => {
@@ -144,9 +195,14 @@ impl Server {
     /// [`run_http`](Self::run_http) for `run()`'s `--http`: says on stderr
     /// where it serves, once it does.
     #[cfg(feature = "cli")]
-    pub(crate) fn run_http_announced(&self, options: HttpOptions) -> std::io::Result<()> {
+    pub(crate) fn run_http_announced(
+        &self,
+        runtime: &tokio::runtime::Runtime,
+        options: HttpOptions,
+    ) -> std::io::Result<()> {
         let name = self.info().name.clone();
-        transport::http::server::run(self.endpoint(options)?, move |address, path| {
+        let endpoint = self.endpoint(options)?;
+        transport::http::server::run_on(runtime, endpoint, move |address, path| {
             eprintln!("{}", listening_line(&name, address, path));
         })
     }

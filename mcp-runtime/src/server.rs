@@ -13,12 +13,14 @@ use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming};
 use crate::dispatch::{Dispatched, Dispatcher, Reply, Runtime, Settings, Tasks, Unconditional};
 use crate::extension::Extension;
+use crate::lifecycle::{Hooks, Launched, Shutdown, Startup};
 use crate::mrtr::state::StateSealer;
 use crate::mrtr::{Clock, InMemoryReplayGuard, ReplayGuard};
 use crate::protocol::{CacheHint, CacheScope, Icon, Implementation};
-use crate::registry::{BuildError, Registry};
+use crate::registry::{BuildError, Items, Registry};
 use crate::security::KeyRing;
 use crate::source::{RequestSource, TransportKind};
+use crate::state::{App, States};
 use crate::transport::stdio::StdioOptions;
 
 /// Builds a [`ServerBuilder`] named after the calling crate: the server
@@ -76,6 +78,11 @@ pub struct ServerBuilder {
     /// function made there, so that a server without a catalog links none
     /// of the catalog's code.
     catalog: Option<Arc<AttachCatalog>>,
+    /// Which linked items it serves (default: all).
+    items: Items,
+    /// The application's states, for handlers' `State<T>` parameters.
+    pub(crate) states: States,
+    pub(crate) hooks: Hooks,
 }
 
 /// Gives a catalog the server's static items and settings: the
@@ -153,9 +160,105 @@ impl ServerBuilder {
             extensions: Vec::new(),
             tasks: None,
             catalog: None,
+            items: Items::all(),
+            states: States::new(),
+            hooks: Hooks::default(),
             #[cfg(feature = "redis")]
             redis: None,
         }
+    }
+
+    /// Adds `value` to the application's states: handlers take it as a
+    /// `#[ctx]` parameter, `#[ctx] db: State<PgPool>`, and code that has
+    /// only a [`Context`](crate::Context) as `ctx.state::<PgPool>()`. One
+    /// value per type (a second replaces the first); as many types as you
+    /// like. Values built asynchronously (a pool that connects) are built
+    /// in the start-up hook instead, [`on_startup`](Self::on_startup).
+    ///
+    /// A handler that takes a state the server was not given stops
+    /// [`build`](Self::build) with an error naming the handler and the
+    /// type.
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.states.insert(value);
+        self
+    }
+
+    /// Serves only `items` of the linked `#[tool]`s, `#[resource]`s and
+    /// `#[prompt]`s (all of them by default): groups, modules or names,
+    /// so that two servers in one process can serve different items.
+    pub fn items(mut self, items: Items) -> Self {
+        self.items = items;
+        self
+    }
+
+    /// Runs `hook` before the server serves, inside the runtime it serves
+    /// from, to build the states that need it (a pool that connects, a
+    /// configuration read from disk). It is given a [`Startup`]: how the
+    /// server was launched and its command line, and where it leaves the
+    /// states it built. An error stops the server before it serves (`run()`
+    /// prints it and exits with status 1).
+    ///
+    /// ```no_run
+    /// # #[derive(Clone)] struct Pool;
+    /// # impl Pool { async fn connect(_: &str) -> Result<Pool, std::io::Error> { Ok(Pool) } }
+    /// mcp_runtime::server!()
+    ///     .on_startup(|startup| async move {
+    ///         let url = std::env::var("DATABASE_URL")?;
+    ///         Ok::<_, mcp_runtime::HookError>(startup.state(Pool::connect(&url).await?))
+    ///     })
+    ///     .run();
+    /// ```
+    ///
+    /// `run()` runs it only when this server serves (stdio, `--http`, or
+    /// the inspector in process), never for the inspector aimed at another
+    /// server (`--url`, `--stdio`). A server embedded in your own runtime
+    /// runs it with [`start`](Self::start).
+    pub fn on_startup<F, Fut, E>(mut self, hook: F) -> Self
+    where
+        F: Fn(Startup) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Startup, E>> + 'static,
+        E: Into<crate::lifecycle::HookError>,
+    {
+        self.hooks.set_startup(hook);
+        self
+    }
+
+    /// Runs `hook` once the server has stopped and its requests have
+    /// drained (or the grace period ran out), with the server's states: to
+    /// close pools, flush what is buffered. `run()` runs it before it
+    /// exits; an embedded server runs it with [`Server::stop`].
+    pub fn on_shutdown<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(States) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + 'static,
+    {
+        self.hooks.set_shutdown(hook);
+        self
+    }
+
+    /// Runs the start-up hook, if there is one, on the current runtime,
+    /// then [`build`](Self::build)s: the way to build a server embedded in
+    /// your own runtime (`#[tokio::main]`, a test).
+    pub async fn start(self) -> Result<Server, BuildError> {
+        self.started(Launched::Embedded, Vec::new()).await?.build()
+    }
+
+    /// The builder with what its start-up hook built among its states, and
+    /// no hook left to run.
+    pub(crate) async fn started(
+        mut self,
+        launched: Launched,
+        args: Vec<std::ffi::OsString>,
+    ) -> Result<ServerBuilder, BuildError> {
+        let Some(hook) = self.hooks.startup.take() else {
+            return Ok(self);
+        };
+        tracing::debug!(?launched, "running the start-up hook");
+        let startup = hook(Startup::new(launched, args))
+            .await
+            .map_err(|error| BuildError::Startup(error.to_string()))?;
+        self.states.extend(startup.states);
+        Ok(self)
     }
 
     /// A human-readable server name for display.
@@ -439,6 +542,7 @@ impl ServerBuilder {
             .or(shared.bus)
             .unwrap_or_else(|| Arc::new(InProcessBus::default()));
         let changes = Changes::new(bus);
+        let app = App::new(changes.clone(), self.states.clone());
         // The engine comes from a task tool or from `tasks`: without
         // either, nothing of it is linked.
         let task_engine = registry
@@ -466,7 +570,7 @@ impl ServerBuilder {
             registry,
             self.extensions.clone(),
             &settings,
-            changes,
+            app,
             self.sealer(shared.replay)?,
             tasks,
             runtime,
@@ -510,9 +614,21 @@ impl ServerBuilder {
 
     /// Collects the registered handlers, checks them (duplicate names,
     /// schema rules, extensions) and precomputes the static answers.
+    ///
+    /// A server with a start-up hook ([`on_startup`](Self::on_startup)) is
+    /// built by `run()` or [`start`](Self::start), which run the hook
+    /// first; `build` refuses it rather than serve without the hook's
+    /// states.
     pub fn build(self) -> Result<Server, BuildError> {
+        if self.hooks.startup.is_some() {
+            return Err(BuildError::Startup(
+                "this server has a start-up hook (`on_startup`): serve it with `run()`, or build it \
+                 with `start().await`, which runs the hook first"
+                    .to_owned(),
+            ));
+        }
         let started = std::time::Instant::now();
-        let registry = Registry::build()?;
+        let registry = Registry::build(&self.items, &self.states)?;
         let (tools, prompts) = (registry.tools().len(), registry.prompts().len());
         let resources = registry.resources().len() + registry.templates().len();
         if tools + prompts + resources == 0 && self.extensions.is_empty() {
@@ -526,6 +642,7 @@ impl ServerBuilder {
         #[cfg(all(feature = "http", feature = "legacy"))]
         let sessions = shared.sessions.take();
         let dispatcher = self.dispatcher_sharing(registry, shared)?;
+        let shutdown = Arc::new(Shutdown::new(&self.hooks, &self.states));
         tracing::debug!(
             tools,
             resources,
@@ -535,6 +652,7 @@ impl ServerBuilder {
         );
         Ok(Server {
             dispatcher: Arc::new(dispatcher),
+            shutdown,
             #[cfg(all(feature = "http", feature = "legacy"))]
             sessions,
         })
@@ -558,6 +676,8 @@ fn warn_nothing_linked() {
 #[derive(Clone)]
 pub struct Server {
     pub(crate) dispatcher: Arc<Dispatcher>,
+    /// The shutdown hook, run once.
+    shutdown: Arc<Shutdown>,
     /// What instances share of legacy HTTP sessions (with Redis).
     #[cfg(all(feature = "http", feature = "legacy"))]
     pub(crate) sessions: Option<Arc<dyn crate::legacy::shared::SessionShare>>,
@@ -585,6 +705,12 @@ impl Server {
     /// The server's identity.
     pub fn info(&self) -> &Implementation {
         self.dispatcher.info()
+    }
+
+    /// Runs the shutdown hook ([`ServerBuilder::on_shutdown`]), once: call
+    /// it after the transports have stopped. `run()` calls it itself.
+    pub async fn stop(&self) {
+        self.shutdown.run().await;
     }
 
     /// The handle for announcing changes to clients listening with

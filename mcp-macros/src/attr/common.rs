@@ -1,6 +1,6 @@
 //! Grammar shared by every attribute: string and flag values, icons,
 //! `crate = ...`, duplicate and unknown keys, and the options every handler
-//! takes (`name`, `title`, `description`, `icon(...)`, `meta`, `scopes`,
+//! takes (`name`, `title`, `description`, `icon(...)`, `meta`, `scopes`, `group`,
 //! `crate`).
 
 use proc_macro2::Span;
@@ -9,7 +9,8 @@ use syn::{LitBool, LitFloat, LitInt, LitStr, Path, Token};
 
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    CRATE, DESCRIPTION, ICON, META, MIME_TYPE, NAME, SCOPES, SIZES, SRC, Symbol, THEME, TITLE,
+    CRATE, DESCRIPTION, GROUP, ICON, META, MIME_TYPE, NAME, SCOPES, SIZES, SRC, Symbol, THEME,
+    TITLE,
 };
 
 /// Options every kind of handler accepts.
@@ -24,6 +25,9 @@ pub(crate) struct CommonAttr {
     /// `scopes = ["notes:write", ...]`: the list (for its span) and its
     /// string literals.
     pub(crate) scopes: Option<ScopesAttr>,
+    /// `group = "admin"`: the group servers select the item by (checked
+    /// in `check::group`).
+    pub(crate) group: Option<LitStr>,
 }
 
 /// `scopes = [...]` as written.
@@ -48,6 +52,8 @@ impl CommonAttr {
             set_once(cx, meta, CRATE, &mut self.krate, crate_path(meta)?);
         } else if meta.path == ICON {
             self.icons.push(parse_icon(cx, meta)?);
+        } else if meta.path == GROUP {
+            set_once(cx, meta, GROUP, &mut self.group, lit_str(meta, GROUP)?);
         } else if meta.path == SCOPES {
             let value = parse_scopes(cx, meta)?;
             set_once(cx, meta, SCOPES, &mut self.scopes, value);

@@ -38,6 +38,31 @@ fn handler(cx: &Ctxt, handler: &HandlerFn<'_>, common: &CommonAttr) {
     if let Some(scopes) = &common.scopes {
         scopes::check_scopes(cx, scopes);
     }
+    if let Some(group) = &common.group {
+        check_group(cx, group);
+    }
+}
+
+/// A group name is what a builder selects items by (`Items::group`), and
+/// what the contract lock records: lowercase ASCII letters, digits, `-`,
+/// `_` and `.`, starting with a letter, so that it reads the same in code,
+/// in a lock file and on a command line.
+fn check_group(cx: &Ctxt, group: &syn::LitStr) {
+    let value = group.value();
+    let valid = value.len() <= 64
+        && value.starts_with(|c: char| c.is_ascii_lowercase())
+        && value
+            .bytes()
+            .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.'));
+    if !valid {
+        cx.error_spanned_by(
+            group,
+            format!(
+                "`{}` is not a group name: use lowercase ASCII letters, digits, `-`, `_` and `.`, starting with a letter (at most 64), such as \"admin\"",
+                value.escape_debug()
+            ),
+        );
+    }
 }
 
 /// The generated glue calls the function by name with concrete argument

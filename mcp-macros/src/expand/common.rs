@@ -77,6 +77,20 @@ pub(super) fn can_log(handler: &HandlerFn<'_>, private: &TokenStream) -> TokenSt
     quote!(false #(#terms)*)
 }
 
+/// `&[<T0 as FromContext>::REQUIRES, ...]` over the `#[ctx]` parameters:
+/// the application states the handler reads, checked when the server is
+/// built.
+fn states(handler: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
+    let terms = handler.params.iter().filter_map(|p| match p {
+        Param::Context(context) => {
+            let ty = context.ty;
+            Some(quote_spanned!(ty.span()=> <#ty as #private::FromContext<'_>>::REQUIRES))
+        }
+        Param::Argument(_) | Param::Ask(_) => None,
+    });
+    quote!(&[#(#terms),*])
+}
+
 /// The declared return type, or `()` spanned at the function's name.
 pub(super) fn output_type(handler: &HandlerFn<'_>) -> (TokenStream, Span) {
     match handler.output {
@@ -107,13 +121,21 @@ pub(super) fn metadata_fields(
     let meta = option(common.meta.as_ref().map(|m| quote!(#m)));
     let line = quote_spanned!(handler.original.sig.ident.span()=> ::core::line!());
     let scopes = common.scopes.iter().flat_map(|s| &s.scopes);
+    let group = option(common.group.as_ref().map(|g| quote!(#g)));
+    let states = states(handler, private);
     quote! {
         scopes: &[#(#scopes),*],
+        group: #group,
+        states: #states,
         title: #title,
         description: #description,
         icons: &[#(#icons),*],
         meta: #meta,
-        location: #private::Location { file: ::core::file!(), line: #line },
+        location: #private::Location {
+            file: ::core::file!(),
+            line: #line,
+            module: ::core::module_path!(),
+        },
     }
 }
 

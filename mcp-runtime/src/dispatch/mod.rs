@@ -62,6 +62,7 @@ use crate::protocol::{
 use crate::registry::{BuildError, PromptRef, Registry, RuntimeItems, ToolRef};
 use crate::security::Principal;
 use crate::source::RequestSource;
+use crate::state::App;
 
 /// Protocol versions the dispatcher serves.
 pub(crate) const SUPPORTED_VERSIONS: &[&str] = &[PROTOCOL_VERSION];
@@ -288,7 +289,7 @@ pub(crate) struct Dispatcher {
     extensions: Extensions,
     settings: Settings,
     sealer: StateSealer,
-    changes: Changes,
+    app: App,
     offered: Offered,
     server_info: Option<Box<RawValue>>,
     discover: Bytes,
@@ -307,7 +308,7 @@ impl Dispatcher {
         registry: Registry,
         mut extensions: Vec<Extension>,
         settings: &Settings,
-        changes: Changes,
+        app: App,
         sealer: StateSealer,
         tasks: Option<Tasks>,
         runtime: Runtime,
@@ -347,7 +348,7 @@ impl Dispatcher {
             extensions,
             settings: settings.clone(),
             sealer,
-            changes,
+            app,
             offered,
             server_info,
             tasks,
@@ -393,7 +394,7 @@ impl Dispatcher {
 
     /// The handle that announces changes to subscriptions.
     pub(crate) fn changes(&self) -> &Changes {
-        &self.changes
+        self.app.changes()
     }
 
     /// Rate limits every instance shares, when the server has shared state.

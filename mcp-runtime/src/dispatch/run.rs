@@ -106,7 +106,7 @@ impl Dispatcher {
                 meta,
                 outbox,
                 cancellation,
-                changes: self.changes.clone(),
+                app: self.app.clone(),
                 source,
             };
             // Boxed so that this future stays small: it is moved into the

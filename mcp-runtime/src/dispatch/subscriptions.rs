@@ -194,8 +194,8 @@ pub(crate) async fn listen(
             .honoured(dispatcher.offered, &dispatcher.registry, principal);
     // Subscribe before reading the followed tasks and acknowledging, so
     // nothing published after either is missed.
-    let mut receiver = dispatcher.changes.subscribe();
-    if !dispatcher.changes.connected() {
+    let mut receiver = dispatcher.changes().subscribe();
+    if !dispatcher.changes().connected() {
         return Err(ErrorObject::new(
             crate::protocol::error_code::SERVER_BUSY,
             "Changes cannot be followed now: the shared change bus is reconnecting; retry shortly",

@@ -28,7 +28,6 @@ use super::extensions::require_extension;
 use super::guard::Handler;
 use super::invoke::{invoke, written};
 use super::mrtr::{Retry, Rounds, Target};
-use crate::changes::Changes;
 use crate::context::{Cancellation, Context, MethodLabel, Outbox, Scope, Sink};
 use crate::extension::Extension;
 use crate::mrtr::Clock;
@@ -38,6 +37,7 @@ use crate::protocol::method::Method;
 use crate::protocol::{CallToolResult, ErrorObject, RequestId, RequestMeta};
 use crate::registry::{RegisteredTool, ToolEntry};
 use crate::source::RequestSource;
+use crate::state::App;
 use crate::tasks::wire::{self, Shape};
 use crate::tasks::{
     EXTENSION_ID, Runtime, StoreError, TaskOptions, TaskOutcome, TaskProgress, TaskRecord,
@@ -234,7 +234,7 @@ struct Job {
     request_id: RequestId,
     meta: Arc<RequestMeta>,
     source: RequestSource,
-    changes: Changes,
+    app: App,
     record: TaskRecord,
     answer_within: Duration,
     created: oneshot::Sender<Result<Created, ErrorObject>>,
@@ -286,7 +286,7 @@ async fn call(
         scope.meta.clone(),
         scope.source.clone(),
     );
-    let changes = scope.changes.clone();
+    let app = scope.app.clone();
     let recorded = if entry.asks.is_empty() {
         Map::new()
     } else {
@@ -308,7 +308,7 @@ async fn call(
         request_id,
         meta,
         source,
-        changes,
+        app,
         answer_within: Duration::from_millis(entry.task.map_or(0, |t| t.answer_within_ms)),
         created: sender,
     };
@@ -415,7 +415,7 @@ struct Driver {
     sink: Arc<TaskSink>,
     changed: Arc<Notify>,
     cancel: CancellationToken,
-    changes: Changes,
+    app: App,
     /// What could not be written yet (the store was unavailable).
     unsent: TaskUpdate,
 }
@@ -433,7 +433,7 @@ async fn drive(job: Job) {
         request_id,
         meta,
         source,
-        changes,
+        app,
         record,
         answer_within,
         created,
@@ -451,7 +451,7 @@ async fn drive(job: Job) {
         meta,
         outbox: Outbox::new(sink.clone()),
         cancellation: Cancellation::of(cancel.clone()),
-        changes: changes.clone(),
+        app: app.clone(),
         source,
     };
     let context = Context::new(scope, input.clone());
@@ -485,7 +485,7 @@ async fn drive(job: Job) {
         sink,
         changed,
         cancel,
-        changes,
+        app,
         unsent: TaskUpdate::default(),
     };
     // Dropping the driver's future (the worker stopped) cancels the token.
@@ -683,7 +683,7 @@ impl Driver {
         match written.await {
             Ok(record) => {
                 if !renewal_only {
-                    crate::tasks::announce(&self.changes, &record);
+                    crate::tasks::announce(self.app.changes(), &record);
                 }
                 self.record = record;
                 Ok(())
@@ -719,7 +719,7 @@ impl Driver {
             );
             match written.await {
                 Ok(record) => {
-                    crate::tasks::announce(&self.changes, &record);
+                    crate::tasks::announce(self.app.changes(), &record);
                     return;
                 }
                 Err(StoreError::LeaseLost) => return,

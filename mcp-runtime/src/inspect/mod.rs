@@ -77,6 +77,25 @@ pub(crate) enum Command {
     Contract(Target),
 }
 
+impl Command {
+    fn target(&self) -> &Target {
+        match self {
+            Command::Discover(target) | Command::Contract(target) => target,
+            Command::List { target, .. }
+            | Command::Call { target, .. }
+            | Command::Read { target, .. }
+            | Command::Prompt { target, .. } => target,
+        }
+    }
+
+    /// Whether the command inspects a server other than this binary's
+    /// (`--url`, `--stdio`): this one's start-up hook then never runs.
+    pub(crate) fn inspects_another_server(&self) -> bool {
+        let target = self.target();
+        target.url.is_some() || target.stdio.is_some()
+    }
+}
+
 /// Which server to inspect, and how to print.
 #[derive(Args, Debug)]
 pub(crate) struct Target {
@@ -129,16 +148,24 @@ pub(crate) enum Listing {
 /// Runs `command` against `server` (this binary's handlers) or the server
 /// its target names.
 pub(crate) fn run(server: Server, command: Command) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
-        Ok(runtime) => runtime,
+        Ok(runtime) => run_on(&runtime, server, command),
         Err(error) => {
             eprintln!("error: cannot start the async runtime: {error}");
-            return ExitCode::FAILURE;
+            ExitCode::FAILURE
         }
-    };
+    }
+}
+
+/// [`run`] on `runtime` (the one `run()` ran the start-up hook on).
+pub(crate) fn run_on(
+    runtime: &tokio::runtime::Runtime,
+    server: Server,
+    command: Command,
+) -> ExitCode {
     runtime.block_on(async move {
         let mut out = std::io::stdout().lock();
         let done = execute(server, command, &mut out).await;

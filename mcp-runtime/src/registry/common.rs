@@ -11,6 +11,9 @@ pub struct Location {
     pub file: &'static str,
     /// Line of the function's name.
     pub line: u32,
+    /// The module it is defined in, as `module_path!()` reports it
+    /// (servers select items by module: [`Items::module`](crate::Items::module)).
+    pub module: &'static str,
 }
 
 impl fmt::Display for Location {

@@ -14,6 +14,7 @@ mod output_check;
 mod prompt;
 mod resource;
 mod runtime;
+mod select;
 mod tool;
 
 use std::collections::HashMap;
@@ -30,6 +31,8 @@ pub(crate) use self::runtime::{
     PromptRef, ResourceRef, RuntimeItems, RuntimePromptEntry, RuntimePromptFn, RuntimeReadFn,
     RuntimeResourceEntry, ToolRef, intern,
 };
+pub use self::select::Items;
+use self::select::{ItemInfo, ItemKind};
 pub use self::tool::{
     InputSchema, OutputSchema, StaticTaskSupport, StaticToolAnnotations, ToolEntry,
 };
@@ -38,6 +41,7 @@ pub(crate) use self::tool::{
 };
 use crate::complete::ArgumentCompleter;
 use crate::schema::SchemaError;
+use crate::state::{StateType, States};
 use crate::uri_template::{self, TemplatePart};
 
 /// Every `#[tool]` in the final binary, in link order.
@@ -98,6 +102,26 @@ pub enum BuildError {
     /// The shared state (`ServerBuilder::redis`, `MCP_REDIS_URL`) is
     /// misconfigured (a URL that is not a Redis URL).
     SharedState(String),
+    /// A handler takes an application state (`#[ctx] State<T>`) the
+    /// server was not given.
+    MissingState {
+        /// `tool`, `resource` or `prompt`.
+        kind: &'static str,
+        /// The handler name.
+        name: String,
+        /// Definition site.
+        location: Location,
+        /// The state's type.
+        state: &'static str,
+        /// The states the server has.
+        given: Vec<&'static str>,
+    },
+    /// The set of items to serve (`ServerBuilder::items`) names a group,
+    /// module or item that is not linked.
+    Items(String),
+    /// The start-up hook failed, or the server has one and was built
+    /// without running it.
+    Startup(String),
 }
 
 impl fmt::Display for BuildError {
@@ -127,6 +151,25 @@ impl fmt::Display for BuildError {
             BuildError::Extension(problem) => write!(f, "extension: {problem}"),
             BuildError::Catalog(problem) => write!(f, "catalog: {problem}"),
             BuildError::SharedState(problem) => write!(f, "shared state: {problem}"),
+            BuildError::MissingState {
+                kind,
+                name,
+                location,
+                state,
+                given,
+            } => {
+                write!(
+                    f,
+                    "{kind} `{name}` (at {location}) takes the state `{state}`, which this server \
+                     was not given; add it with `ServerBuilder::state(...)` or in the start-up hook"
+                )?;
+                match given.as_slice() {
+                    [] => write!(f, " (it has no states)"),
+                    given => write!(f, " (it has: {})", given.join(", ")),
+                }
+            }
+            BuildError::Items(problem) => write!(f, "items: {problem}"),
+            BuildError::Startup(problem) => write!(f, "start-up: {problem}"),
         }
     }
 }
@@ -152,13 +195,31 @@ pub(crate) struct Registry {
 }
 
 impl Registry {
-    /// Builds the registry from everything linked into this binary.
-    pub(crate) fn build() -> Result<Registry, BuildError> {
-        Self::from_entries(
-            TOOLS.iter().collect(),
-            RESOURCES.iter().collect(),
-            PROMPTS.iter().collect(),
-        )
+    /// Builds the registry from the items of `items` linked into this
+    /// binary, each of whose states `states` must hold.
+    pub(crate) fn build(items: &Items, states: &States) -> Result<Registry, BuildError> {
+        if !items.is_all() {
+            let linked: Vec<_> = (TOOLS.iter().map(ToolEntry::info))
+                .chain(RESOURCES.iter().map(ResourceEntry::info))
+                .chain(PROMPTS.iter().map(PromptEntry::info))
+                .collect();
+            items.check(&linked)?;
+        }
+        let tools: Vec<_> = TOOLS.iter().filter(|e| items.contains(&e.info())).collect();
+        let resources: Vec<_> = (RESOURCES.iter())
+            .filter(|e| items.contains(&e.info()))
+            .collect();
+        let prompts: Vec<_> = PROMPTS
+            .iter()
+            .filter(|e| items.contains(&e.info()))
+            .collect();
+        let needs = (tools.iter().map(|e| (e.info(), e.states)))
+            .chain(resources.iter().map(|e| (e.info(), e.states)))
+            .chain(prompts.iter().map(|e| (e.info(), e.states)));
+        for (item, needed) in needs {
+            check_states(&item, needed, states)?;
+        }
+        Self::from_entries(tools, resources, prompts)
     }
 
     pub(crate) fn from_entries(
@@ -265,6 +326,64 @@ impl Registry {
             || self.resources.iter().any(|r| r.can_log)
             || self.templates.iter().any(|(r, _)| r.can_log)
             || self.prompts.iter().any(|p| p.can_log)
+    }
+}
+
+/// Every state a handler's parameters read must have been given.
+fn check_states(
+    item: &ItemInfo<'_>,
+    needed: &[&[StateType]],
+    states: &States,
+) -> Result<(), BuildError> {
+    let missing = needed
+        .iter()
+        .flat_map(|n| n.iter())
+        .find(|t| !states.has(t));
+    match missing {
+        None => Ok(()),
+        Some(state) => Err(BuildError::MissingState {
+            kind: item.kind.noun(),
+            name: item.name.to_owned(),
+            location: item.location,
+            state: state.name(),
+            given: states.names(),
+        }),
+    }
+}
+
+impl ToolEntry {
+    fn info(&self) -> ItemInfo<'static> {
+        ItemInfo {
+            kind: ItemKind::Tool,
+            name: self.name,
+            uri: None,
+            group: self.group,
+            location: self.location,
+        }
+    }
+}
+
+impl ResourceEntry {
+    fn info(&self) -> ItemInfo<'static> {
+        ItemInfo {
+            kind: ItemKind::Resource,
+            name: self.name,
+            uri: Some(self.uri),
+            group: self.group,
+            location: self.location,
+        }
+    }
+}
+
+impl PromptEntry {
+    fn info(&self) -> ItemInfo<'static> {
+        ItemInfo {
+            kind: ItemKind::Prompt,
+            name: self.name,
+            uri: None,
+            group: self.group,
+            location: self.location,
+        }
     }
 }
 

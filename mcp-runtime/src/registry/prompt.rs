@@ -44,6 +44,13 @@ pub struct PromptEntry {
     /// `scopes = [...]`: OAuth scopes a caller needs (checked at compile
     /// time against RFC 6749 scope-token syntax).
     pub scopes: &'static [&'static str],
+    /// `group = "..."`: the group a server selects it by
+    /// ([`Items::group`](crate::Items::group)).
+    pub group: Option<&'static str>,
+    /// The application states its `#[ctx]` parameters read
+    /// ([`FromContext::REQUIRES`](crate::FromContext::REQUIRES)), checked
+    /// when the server is built.
+    pub states: &'static [&'static [crate::state::StateType]],
     /// Definition site.
     pub location: Location,
 }

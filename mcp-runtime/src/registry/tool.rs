@@ -132,6 +132,13 @@ pub struct ToolEntry {
     /// `task` or `task(...)`: runs as a task for clients that negotiated
     /// the Tasks extension.
     pub task: Option<StaticTaskSupport>,
+    /// `group = "..."`: the group a server selects it by
+    /// ([`Items::group`](crate::Items::group)).
+    pub group: Option<&'static str>,
+    /// The application states its `#[ctx]` parameters read
+    /// ([`FromContext::REQUIRES`](crate::FromContext::REQUIRES)), checked
+    /// when the server is built.
+    pub states: &'static [&'static [crate::state::StateType]],
     /// Definition site.
     pub location: Location,
 }

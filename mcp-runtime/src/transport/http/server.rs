@@ -39,6 +39,20 @@ use crate::diagnostics::REFUSALS;
 /// `listening` is told the bound address and the endpoint's path once the
 /// server is about to serve.
 pub(crate) fn run(endpoint: Endpoint, listening: impl FnOnce(SocketAddr, &str)) -> io::Result<()> {
+    let signals = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    run_on(&signals, endpoint, listening)
+}
+
+/// [`run`] with `signals` as the calling thread's runtime: the one `run()`
+/// ran the start-up hook on, so that what the hook spawned (a pool's
+/// maintenance) keeps running while the workers serve.
+pub(crate) fn run_on(
+    signals: &tokio::runtime::Runtime,
+    endpoint: Endpoint,
+    listening: impl FnOnce(SocketAddr, &str),
+) -> io::Result<()> {
     let options = &endpoint.options;
     let listener = std::net::TcpListener::bind(options.bind)?;
     listener.set_nonblocking(true)?;
@@ -52,9 +66,6 @@ pub(crate) fn run(endpoint: Endpoint, listening: impl FnOnce(SocketAddr, &str)) 
     // The signal handlers are installed before anything is served (and
     // before the line that says so): a SIGTERM sent as soon as the server
     // answers must drain it, not kill it.
-    let signals = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
     let shutdown = {
         let _context = signals.enter();
         ShutdownSignals::install()?
@@ -66,7 +77,7 @@ pub(crate) fn run(endpoint: Endpoint, listening: impl FnOnce(SocketAddr, &str)) 
         // itself, so the process has a single thread (which also spares the
         // kernel the file reference counting it does on every socket call
         // of a multi-threaded process).
-        return serve(&signals, listener, endpoint, Some(shutdown));
+        return serve(signals, listener, endpoint, Some(shutdown));
     }
     let threads = (0..workers)
         .map(|index| {

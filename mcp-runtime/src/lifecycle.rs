@@ -1,0 +1,144 @@
+//! Start-up and shutdown hooks: application state built inside the
+//! runtime the server runs on, and closed after the last request.
+
+use std::error::Error;
+use std::ffi::OsString;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use crate::state::States;
+
+/// What a start-up hook is told, and where it leaves the states it built
+/// (see [`ServerBuilder::on_startup`](crate::ServerBuilder::on_startup)).
+#[derive(Debug)]
+pub struct Startup {
+    pub(crate) states: States,
+    transport: Launched,
+    args: Vec<OsString>,
+}
+
+/// How the server is about to serve.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Launched {
+    /// Over stdin and stdout.
+    Stdio,
+    /// Over Streamable HTTP on this address (`--http`).
+    Http(std::net::SocketAddr),
+    /// Through the built-in inspector, in this process (`my-server list`).
+    Inspector,
+    /// Embedded: built with [`ServerBuilder::start`](crate::ServerBuilder::start),
+    /// served however the application serves it.
+    Embedded,
+}
+
+impl Startup {
+    pub(crate) fn new(transport: Launched, args: Vec<OsString>) -> Startup {
+        Startup {
+            states: States::new(),
+            transport,
+            args,
+        }
+    }
+
+    /// Adds `value` to the server's states, which handlers take as
+    /// `#[ctx] State<T>` (a value of the same type given to the builder is
+    /// replaced).
+    #[must_use]
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Startup {
+        self.states.insert(value);
+        self
+    }
+
+    /// How the server is about to serve.
+    pub fn transport(&self) -> &Launched {
+        &self.transport
+    }
+
+    /// The command line `run()` was given, the program's name first (empty
+    /// for [`ServerBuilder::start`](crate::ServerBuilder::start)). The
+    /// flags `run()` understands are parsed already; this is for your own.
+    pub fn args(&self) -> &[OsString] {
+        &self.args
+    }
+}
+
+/// Why a start-up hook failed, as it said.
+pub type HookError = Box<dyn Error + Send + Sync>;
+
+type StartupFuture = Pin<Box<dyn Future<Output = Result<Startup, HookError>>>>;
+type ShutdownFuture = Pin<Box<dyn Future<Output = ()>>>;
+
+/// The hooks a builder was given. Cheap to clone (builders are).
+#[derive(Clone, Default)]
+pub(crate) struct Hooks {
+    pub(crate) startup: Option<Arc<dyn Fn(Startup) -> StartupFuture + Send + Sync>>,
+    pub(crate) shutdown: Option<Arc<dyn Fn(States) -> ShutdownFuture + Send + Sync>>,
+}
+
+impl fmt::Debug for Hooks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Hooks")
+            .field("startup", &self.startup.is_some())
+            .field("shutdown", &self.shutdown.is_some())
+            .finish()
+    }
+}
+
+impl Hooks {
+    pub(crate) fn set_startup<F, Fut, E>(&mut self, hook: F)
+    where
+        F: Fn(Startup) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Startup, E>> + 'static,
+        E: Into<HookError>,
+    {
+        self.startup = Some(Arc::new(move |startup| {
+            let running = hook(startup);
+            Box::pin(async move { running.await.map_err(Into::into) })
+        }));
+    }
+
+    pub(crate) fn set_shutdown<F, Fut>(&mut self, hook: F)
+    where
+        F: Fn(States) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + 'static,
+    {
+        self.shutdown = Some(Arc::new(move |states| Box::pin(hook(states))));
+    }
+}
+
+/// A built server's shutdown hook, run once by whichever copy of the
+/// server stops first.
+#[derive(Default)]
+pub(crate) struct Shutdown(
+    Mutex<Option<(Arc<dyn Fn(States) -> ShutdownFuture + Send + Sync>, States)>>,
+);
+
+impl fmt::Debug for Shutdown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Shutdown")
+    }
+}
+
+impl Shutdown {
+    pub(crate) fn new(hooks: &Hooks, states: &States) -> Shutdown {
+        Shutdown(Mutex::new(
+            hooks.shutdown.clone().map(|hook| (hook, states.clone())),
+        ))
+    }
+
+    /// Runs the hook, the first time only.
+    pub(crate) async fn run(&self) {
+        let taken = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some((hook, states)) = taken {
+            tracing::debug!("running the shutdown hook");
+            hook(states).await;
+        }
+    }
+}
