@@ -16,10 +16,10 @@ use crate::transport::stdio::StdioOptions;
 pub(crate) enum Launch {
     /// Done (inspected another server, or failed): exit with this.
     Exit(ExitCode),
-    Stdio(ServerBuilder, StdioOptions),
-    Http(ServerBuilder, HttpOptions),
+    Stdio(Box<ServerBuilder>, StdioOptions),
+    Http(Box<ServerBuilder>, Box<HttpOptions>),
     /// The inspector, on this server in process.
-    Inspect(ServerBuilder, crate::inspect::Command),
+    Inspect(Box<ServerBuilder>, Box<crate::inspect::Command>),
 }
 
 // Flags every server binary understands. (A comment, not a doc comment:
@@ -61,13 +61,13 @@ pub(crate) fn launch(builder: ServerBuilder, args: Vec<std::ffi::OsString>) -> L
         if command.inspects_another_server() {
             return Launch::Exit(inspect_another(builder, command));
         }
-        return Launch::Inspect(builder.single_instance(), command);
+        return Launch::Inspect(Box::new(builder.single_instance()), Box::new(command));
     }
     match http {
-        Some(options) => Launch::Http(builder, options),
+        Some(options) => Launch::Http(Box::new(builder), Box::new(options)),
         None => {
             let stdio = builder.stdio.clone();
-            Launch::Stdio(builder, stdio)
+            Launch::Stdio(Box::new(builder), stdio)
         }
     }
 }

@@ -527,6 +527,7 @@ impl Logger {
     message = "`{Self}` cannot be a `#[ctx]` parameter",
     label = "not a context type",
     note = "`#[ctx]` parameters can be `State<T>` (a state given with `ServerBuilder::state`), `&Context`, `Context`, `Progress`, `Logger`, `CancellationToken`, `&RequestMeta`, `&ClientCapabilities`, `Option<&Implementation>`, `Option<&HttpRequest>`, `Option<&Principal>`, `&RequestSource`, `Input`, or a type of yours that implements `FromContext`",
+    note = "a `State<T>` needs `T: Clone + Send + Sync + 'static` (it is cloned for each request): put a value that is not `Clone` in an `Arc`",
     note = "to take this value as a tool argument instead, remove `#[ctx]`"
 )]
 pub trait FromContext<'a>: Sized {

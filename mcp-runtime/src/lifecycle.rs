@@ -70,12 +70,14 @@ pub type HookError = Box<dyn Error + Send + Sync>;
 
 type StartupFuture = Pin<Box<dyn Future<Output = Result<Startup, HookError>>>>;
 type ShutdownFuture = Pin<Box<dyn Future<Output = ()>>>;
+type StartupHook = Arc<dyn Fn(Startup) -> StartupFuture + Send + Sync>;
+type ShutdownHook = Arc<dyn Fn(States) -> ShutdownFuture + Send + Sync>;
 
 /// The hooks a builder was given. Cheap to clone (builders are).
 #[derive(Clone, Default)]
 pub(crate) struct Hooks {
-    pub(crate) startup: Option<Arc<dyn Fn(Startup) -> StartupFuture + Send + Sync>>,
-    pub(crate) shutdown: Option<Arc<dyn Fn(States) -> ShutdownFuture + Send + Sync>>,
+    pub(crate) startup: Option<StartupHook>,
+    pub(crate) shutdown: Option<ShutdownHook>,
 }
 
 impl fmt::Debug for Hooks {
@@ -112,9 +114,7 @@ impl Hooks {
 /// A built server's shutdown hook, run once by whichever copy of the
 /// server stops first.
 #[derive(Default)]
-pub(crate) struct Shutdown(
-    Mutex<Option<(Arc<dyn Fn(States) -> ShutdownFuture + Send + Sync>, States)>>,
-);
+pub(crate) struct Shutdown(Mutex<Option<(ShutdownHook, States)>>);
 
 impl fmt::Debug for Shutdown {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

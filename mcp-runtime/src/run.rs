@@ -46,9 +46,9 @@ impl ServerBuilder {
         #[cfg(feature = "cli")]
         let (builder, how) = match crate::cli::launch(self, args.clone()) {
             crate::cli::Launch::Exit(code) => return code,
-            crate::cli::Launch::Stdio(builder, options) => (builder, Serve::Stdio(options)),
-            crate::cli::Launch::Http(builder, options) => (builder, Serve::Http(options)),
-            crate::cli::Launch::Inspect(builder, command) => (builder, Serve::Inspect(command)),
+            crate::cli::Launch::Stdio(builder, options) => (*builder, Serve::Stdio(options)),
+            crate::cli::Launch::Http(builder, options) => (*builder, Serve::Http(options)),
+            crate::cli::Launch::Inspect(builder, command) => (*builder, Serve::Inspect(command)),
         };
         #[cfg(not(feature = "cli"))]
         let (builder, how) = {
@@ -63,9 +63,9 @@ impl ServerBuilder {
 enum Serve {
     Stdio(StdioOptions),
     #[cfg(feature = "cli")]
-    Http(HttpOptions),
+    Http(Box<HttpOptions>),
     #[cfg(feature = "cli")]
-    Inspect(crate::inspect::Command),
+    Inspect(Box<crate::inspect::Command>),
 }
 
 impl Serve {
@@ -106,7 +106,7 @@ fn serve(builder: ServerBuilder, how: Serve, args: Vec<std::ffi::OsString>) -> E
     let code = match how {
         Serve::Stdio(options) => serve_stdio_until_done(&runtime, &server, options),
         #[cfg(feature = "cli")]
-        Serve::Http(options) => match server.run_http_announced(&runtime, options) {
+        Serve::Http(options) => match server.run_http_announced(&runtime, *options) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("error: cannot serve HTTP: {error}");
@@ -114,7 +114,7 @@ fn serve(builder: ServerBuilder, how: Serve, args: Vec<std::ffi::OsString>) -> E
             }
         },
         #[cfg(feature = "cli")]
-        Serve::Inspect(command) => crate::inspect::run_on(&runtime, server.clone(), command),
+        Serve::Inspect(command) => crate::inspect::run_on(&runtime, server.clone(), *command),
     };
     runtime.block_on(server.stop());
     code

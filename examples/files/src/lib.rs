@@ -14,6 +14,10 @@
 //! refuses anything that would leave the directory. Reads and content
 //! searches never load more than 1 MiB of a file: larger text files are
 //! cut with a note, larger binary files refused.
+//!
+//! The directory is the server's application state, a [`Files`] that
+//! `main.rs` opens from the command line and gives the server
+//! (`.state(files)`); handlers take it as `#[ctx] files: State<Files>`.
 
 mod read;
 mod tools;
@@ -21,12 +25,12 @@ mod watch;
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use mcp_runtime::catalog::{ProviderHandle, ResourceFuture, ResourceProvider};
 use mcp_runtime::files::{Directories, SafePath, file_uri};
 use mcp_runtime::protocol::Resource;
-use mcp_runtime::{Annotations, Context, resource};
+use mcp_runtime::{Annotations, Context, State, resource};
 
 pub use self::read::MAX_READ_BYTES;
 pub use self::watch::watch;
@@ -41,58 +45,57 @@ Paths are relative to the directory, or file:// URIs inside it.";
 /// template still reads any file).
 pub const MAX_LISTED_FILES: usize = 10_000;
 
-/// The directory served, and the provider that lists it.
+/// The directory served, and the provider that lists it: the server's
+/// state. A handle, cheap to clone (each request that takes it clones it);
+/// its clones share the provider [`set_provider`](Self::set_provider)
+/// records.
+#[derive(Debug, Clone)]
+pub struct Files(Arc<Served>);
+
 #[derive(Debug)]
-pub struct Files {
+struct Served {
     dirs: Directories,
     root: PathBuf,
     provider: OnceLock<ProviderHandle>,
 }
 
-static FILES: OnceLock<Files> = OnceLock::new();
-
-/// Serves `dir` (it must exist). Once per process.
-pub fn open(dir: impl AsRef<Path>) -> io::Result<&'static Files> {
+/// Opens `dir` (it must exist) to serve: give the server the result with
+/// `.state(files)`.
+pub fn open(dir: impl AsRef<Path>) -> io::Result<Files> {
     let dirs = Directories::new([dir.as_ref()])?;
     let root = dirs.roots().next().expect("one directory").to_owned();
-    let files = Files {
+    Ok(Files(Arc::new(Served {
         dirs,
         root,
         provider: OnceLock::new(),
-    };
-    FILES
-        .set(files)
-        .map_err(|_| io::Error::other("a directory is served already"))?;
-    Ok(FILES.get().expect("just set"))
-}
-
-/// The directory served, for the handlers.
-fn files() -> Result<&'static Files, String> {
-    FILES
-        .get()
-        .ok_or_else(|| "no directory is served".to_owned())
+    })))
 }
 
 impl Files {
     /// The served directory, symbolic links resolved.
     pub fn root(&self) -> &Path {
-        &self.root
+        &self.0.root
     }
 
     /// Records the catalog's handle of the file provider, so that writes
-    /// refresh the listing at once.
+    /// refresh the listing at once (the first handle recorded stays).
     pub fn set_provider(&self, handle: ProviderHandle) {
-        let _ = self.provider.set(handle);
+        let _ = self.0.provider.set(handle);
+    }
+
+    /// The directory, to resolve the paths clients send.
+    fn dirs(&self) -> &Directories {
+        &self.0.dirs
     }
 
     /// A client's path or URI, inside the directory.
     fn resolve(&self, path: &str) -> Result<SafePath, String> {
-        self.dirs.resolve(path).map_err(|error| error.to_string())
+        self.dirs().resolve(path).map_err(|error| error.to_string())
     }
 
     /// The path relative to the directory, `/`-separated.
     fn relative(&self, path: &Path) -> String {
-        path.strip_prefix(&self.root)
+        path.strip_prefix(self.root())
             .unwrap_or(path)
             .to_string_lossy()
             .into_owned()
@@ -100,9 +103,9 @@ impl Files {
 
     /// The listing changed (a write): list again and tell subscribers.
     fn changed(&self, path: &Path) {
-        if let Some(handle) = self.provider.get() {
+        if let Some(handle) = self.0.provider.get() {
             if let Err(error) = handle.refresh() {
-                eprintln!("files: cannot list {}: {error}", self.root.display());
+                eprintln!("files: cannot list {}: {error}", self.root().display());
             }
             handle.updated(file_uri(path));
         }
@@ -111,34 +114,34 @@ impl Files {
 
 /// Lists every regular file under the directory (symbolic links are not
 /// followed, so nothing outside is listed) and reads them.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct FileProvider {
-    files: &'static Files,
+    files: Files,
 }
 
 impl FileProvider {
     /// The provider of `files`.
-    pub fn new(files: &'static Files) -> Self {
+    pub fn new(files: Files) -> Self {
         FileProvider { files }
     }
 }
 
 impl ResourceProvider for FileProvider {
     fn list(&self) -> Vec<Resource> {
-        walkdir::WalkDir::new(&self.files.root)
+        walkdir::WalkDir::new(self.files.root())
             .follow_links(false)
             .into_iter()
             .filter_map(Result::ok)
             .filter(|entry| entry.file_type().is_file())
             .take(MAX_LISTED_FILES)
-            .map(|entry| describe(self.files, entry.path(), entry.metadata().ok()))
+            .map(|entry| describe(&self.files, entry.path(), entry.metadata().ok()))
             .collect()
     }
 
     fn read(&self, uri: &str, _context: Context) -> ResourceFuture {
         let read = self
             .files
-            .dirs
+            .dirs()
             .resolve_existing(uri)
             .map_err(read::refused)
             .and_then(|path| read::limited(path.as_path(), uri));
@@ -165,11 +168,13 @@ fn describe(files: &Files, path: &Path, metadata: Option<std::fs::Metadata>) -> 
 /// not the listing has caught up with it. `path` is what follows
 /// `file:///`, so `file:///srv/notes/a.md` reads `/srv/notes/a.md`.
 #[resource("file:///{+path}", name = "file")]
-fn file_by_path(path: String) -> Result<mcp_runtime::ReadResourceResult, mcp_runtime::ReadError> {
-    let files = files().map_err(mcp_runtime::ReadError::Failed)?;
+fn file_by_path(
+    path: String,
+    #[ctx] files: State<Files>,
+) -> Result<mcp_runtime::ReadResourceResult, mcp_runtime::ReadError> {
     let uri = format!("file:///{path}");
     let path = files
-        .dirs
+        .dirs()
         .resolve_existing(&format!("/{path}"))
         .map_err(read::refused)?;
     read::limited(path.as_path(), &uri)

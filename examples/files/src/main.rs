@@ -1,5 +1,9 @@
 //! `files DIR`: serves the files of DIR over MCP (stdio, or `--http
 //! ADDR`); `files DIR list`, `files DIR read URI`... inspect it.
+//!
+//! DIR is taken off the command line and opened here, before the server
+//! runs: the catalog's provider and the watcher need it too, and the
+//! server is given it as its state (`.state(files)`).
 
 use std::process::ExitCode;
 
@@ -27,12 +31,16 @@ fn main() -> ExitCode {
     };
     let catalog = Catalog::of([Kind::Resources]);
     let provider = catalog
-        .add_provider("files", files::FileProvider::new(files), None::<&str>)
+        .add_provider(
+            "files",
+            files::FileProvider::new(files.clone()),
+            None::<&str>,
+        )
         .expect("the catalog is empty");
     files.set_provider(provider.clone());
     // Held while the server runs; without it, changes on disk show on the
     // next write or restart.
-    let _watcher = files::watch(files, provider)
+    let _watcher = files::watch(files.clone(), provider)
         .inspect_err(|error| eprintln!("warning: changes on disk will not be announced: {error}"))
         .ok();
     mcp_runtime::server!()
@@ -41,5 +49,6 @@ fn main() -> ExitCode {
         .instructions(files::INSTRUCTIONS)
         .catalog(&catalog)
         .resource_subscriptions()
+        .state(files)
         .run_with_args(std::iter::once(program).chain(args))
 }

@@ -5,10 +5,10 @@ use std::fmt::Write as _;
 use std::io::Read as _;
 use std::path::Path;
 
-use mcp_runtime::{ElicitForm, Elicitation, Input, Json, tool};
+use mcp_runtime::{ElicitForm, Elicitation, Input, Json, State, tool};
 use serde::Serialize;
 
-use super::files;
+use super::Files;
 use super::read::MAX_READ_BYTES;
 
 /// The most files one search looks at.
@@ -55,8 +55,8 @@ fn search(
     content: Option<bool>,
     /// The most matches to return (default 50, at most 200).
     limit: Option<usize>,
+    #[ctx] files: State<Files>,
 ) -> Result<Json<Found>, String> {
-    let files = files()?;
     if query.trim().is_empty() || query.len() > 256 {
         return Err("give a query of 1 to 256 characters".into());
     }
@@ -143,8 +143,8 @@ fn tree(
     path: Option<String>,
     /// How many levels deep (default 3, at most 8).
     depth: Option<usize>,
+    #[ctx] files: State<Files>,
 ) -> Result<String, String> {
-    let files = files()?;
     let start = files.resolve(path.as_deref().unwrap_or("."))?;
     if !start.as_path().is_dir() {
         return Err(format!(
@@ -198,8 +198,8 @@ async fn write_file(
     /// The whole new contents, as UTF-8 text (at most 1 MiB).
     content: String,
     #[ctx] input: Input,
+    #[ctx] files: State<Files>,
 ) -> Result<String, String> {
-    let files = files()?;
     let target = files.resolve(&path)?;
     if content.len() as u64 > MAX_READ_BYTES {
         return Err(format!(

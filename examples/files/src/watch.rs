@@ -19,10 +19,7 @@ use super::Files;
 const SETTLE: Duration = Duration::from_millis(100);
 
 /// Watches the served directory until the returned watcher is dropped.
-pub fn watch(
-    files: &'static Files,
-    provider: ProviderHandle,
-) -> notify::Result<notify::RecommendedWatcher> {
+pub fn watch(files: Files, provider: ProviderHandle) -> notify::Result<notify::RecommendedWatcher> {
     let (events, received) = mpsc::channel();
     let mut watcher = notify::recommended_watcher(move |event| {
         let _ = events.send(event);
@@ -30,7 +27,7 @@ pub fn watch(
     watcher.watch(files.root(), RecursiveMode::Recursive)?;
     std::thread::Builder::new()
         .name("files-watch".into())
-        .spawn(move || announce(files, &provider, &received))
+        .spawn(move || announce(&files, &provider, &received))
         .map_err(notify::Error::io)?;
     Ok(watcher)
 }

@@ -2,21 +2,26 @@
 //! static resources, templates with completion, a binary resource, prompts
 //! with arguments, and a tool that changes what the resources return.
 //!
+//! The notes are the server's application state, a [`Store`]: `main.rs`
+//! gives the server one (`.state(Store::seeded())`), and the handlers take
+//! it as a `#[ctx] store: State<Store>` parameter (the completers, which
+//! have only the request, read it from its context).
+//!
 //! The handlers live in this library so that tests link them; `main.rs`
 //! serves them: `cargo run -p notes`, then send JSON-RPC lines on stdin.
 
 mod store;
 
 use mcp_runtime::{
-    CompletionRequest, Content, PromptMessage, ResourceContents, prompt, resource, tool,
+    CompletionRequest, Content, PromptMessage, ResourceContents, State, prompt, resource, tool,
 };
 
-use crate::store::NOTES;
+pub use crate::store::Store;
 
 /// Every note, with its tags, as a Markdown list.
 #[resource("notes://index", title = "All notes", mime_type = "text/markdown")]
-fn index() -> String {
-    let notes = NOTES.read();
+fn index(#[ctx] store: State<Store>) -> String {
+    let notes = store.read();
     let mut out = String::from("# Notes\n");
     for (slug, note) in notes.iter() {
         out.push_str(&format!(
@@ -35,8 +40,8 @@ fn index() -> String {
     mime_type = "text/markdown",
     complete(slug = complete_slug)
 )]
-fn note(slug: String) -> Option<String> {
-    NOTES
+fn note(slug: String, #[ctx] store: State<Store>) -> Option<String> {
+    store
         .read()
         .get(&slug)
         .map(|note| format!("# {}\n\n{}\n", note.title, note.body))
@@ -49,8 +54,8 @@ fn note(slug: String) -> Option<String> {
     mime_type = "text/markdown",
     complete(tag = complete_tag)
 )]
-fn tagged(tag: String) -> Option<String> {
-    let notes = NOTES.read();
+fn tagged(tag: String, #[ctx] store: State<Store>) -> Option<String> {
+    let notes = store.read();
     let titles: Vec<String> = notes
         .iter()
         .filter(|(_, note)| note.tags.contains(&tag))
@@ -76,6 +81,7 @@ fn add_note(
     body: String,
     /// Tags, such as `#home`.
     tags: Option<Vec<String>>,
+    #[ctx] store: State<Store>,
 ) -> Result<String, String> {
     if slug.is_empty()
         || !slug
@@ -86,7 +92,7 @@ fn add_note(
             "invalid slug `{slug}`: use lowercase letters, digits and `-`"
         ));
     }
-    NOTES.write(
+    store.write(
         slug.clone(),
         store::Note::new(&title, &body, tags.unwrap_or_default()),
     );
@@ -100,8 +106,9 @@ fn summarize(
     slug: String,
     /// How to summarize: `bullets` or `paragraph` (default).
     style: Option<String>,
+    #[ctx] store: State<Store>,
 ) -> Result<Vec<PromptMessage>, String> {
-    let notes = NOTES.read();
+    let notes = store.read();
     let note = notes
         .get(&slug)
         .ok_or_else(|| format!("no note `{slug}`"))?;
@@ -132,8 +139,15 @@ fn brainstorm(
     )
 }
 
+// Completers have no `#[ctx]` parameters: they read the store from the
+// request's context. It is there: the items they complete take it, so a
+// server without one does not build.
+
 fn complete_slug(request: &CompletionRequest) -> Vec<String> {
-    NOTES
+    let Some(store) = request.context().state::<Store>() else {
+        return Vec::new();
+    };
+    store
         .read()
         .keys()
         .filter(|slug| slug.starts_with(request.value()))
@@ -142,7 +156,10 @@ fn complete_slug(request: &CompletionRequest) -> Vec<String> {
 }
 
 fn complete_tag(request: &CompletionRequest) -> Vec<String> {
-    let mut tags: Vec<String> = NOTES
+    let Some(store) = request.context().state::<Store>() else {
+        return Vec::new();
+    };
+    let mut tags: Vec<String> = store
         .read()
         .values()
         .flat_map(|note| note.tags.iter().cloned())

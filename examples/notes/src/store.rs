@@ -1,8 +1,11 @@
-//! The notebook: an in-memory map, seeded with a few notes.
+//! The notebook: an in-memory map, seeded with a few notes. The server is
+//! given one as its state (`.state(Store::seeded())`) and its handlers take
+//! it as `#[ctx] store: State<Store>`.
 
 use std::collections::BTreeMap;
-use std::sync::{LazyLock, RwLock, RwLockReadGuard};
+use std::sync::{Arc, RwLock, RwLockReadGuard};
 
+#[derive(Debug)]
 pub(crate) struct Note {
     pub(crate) title: String,
     pub(crate) body: String,
@@ -19,9 +22,40 @@ impl Note {
     }
 }
 
-pub(crate) struct Store(RwLock<BTreeMap<String, Note>>);
+/// The notes, by slug: a handle, cheap to clone (each request that takes
+/// it clones it), to one map shared by the server's requests.
+#[derive(Clone, Debug)]
+pub struct Store(Arc<RwLock<BTreeMap<String, Note>>>);
 
 impl Store {
+    /// A notebook with a few notes: groceries, a garden plan and a release
+    /// checklist. Each call makes a new one, which shares nothing.
+    pub fn seeded() -> Store {
+        let tags = |t: &[&str]| t.iter().map(|s| (*s).to_owned()).collect();
+        Store(Arc::new(RwLock::new(BTreeMap::from([
+            (
+                "groceries".to_owned(),
+                Note::new("Groceries", "Milk, eggs, coffee.", tags(&["#home"])),
+            ),
+            (
+                "garden".to_owned(),
+                Note::new(
+                    "Garden plan",
+                    "Tomatoes by the fence; basil in pots.",
+                    tags(&["#home", "#spring"]),
+                ),
+            ),
+            (
+                "release".to_owned(),
+                Note::new(
+                    "Release checklist",
+                    "Tag, build, publish, announce.",
+                    tags(&["#work"]),
+                ),
+            ),
+        ]))))
+    }
+
     pub(crate) fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, Note>> {
         self.0
             .read()
@@ -35,32 +69,6 @@ impl Store {
             .insert(slug, note);
     }
 }
-
-pub(crate) static NOTES: LazyLock<Store> = LazyLock::new(|| {
-    let tags = |t: &[&str]| t.iter().map(|s| (*s).to_owned()).collect();
-    Store(RwLock::new(BTreeMap::from([
-        (
-            "groceries".to_owned(),
-            Note::new("Groceries", "Milk, eggs, coffee.", tags(&["#home"])),
-        ),
-        (
-            "garden".to_owned(),
-            Note::new(
-                "Garden plan",
-                "Tomatoes by the fence; basil in pots.",
-                tags(&["#home", "#spring"]),
-            ),
-        ),
-        (
-            "release".to_owned(),
-            Note::new(
-                "Release checklist",
-                "Tag, build, publish, announce.",
-                tags(&["#work"]),
-            ),
-        ),
-    ])))
-});
 
 /// A one-pixel transparent PNG.
 pub(crate) const LOGO_PNG: [u8; 68] = [

@@ -3,20 +3,31 @@
 //! handler runs, and published in the protected resource metadata. Each
 //! handler takes the authenticated caller (`#[ctx] Option<&Principal>`) for
 //! the check no scope can express: a note belongs to whoever wrote it.
+//! The notes themselves are the server's application state, [`Notes`],
+//! which handlers take as `#[ctx] notes: State<Notes>`.
 //!
 //! The handlers live in this library so that tests link them; `main.rs`
-//! serves them over HTTP with [`authorization`].
+//! serves them over HTTP with [`authorization`] and an empty [`Notes`].
 
 use std::collections::BTreeMap;
-use std::sync::{LazyLock, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use mcp_runtime::auth::{Authorization, JwtSettings};
 use mcp_runtime::security::Principal;
-use mcp_runtime::{prompt, resource, tool};
+use mcp_runtime::{State, prompt, resource, tool};
 
-/// Notes by owner (the token's issuer and subject), then by slug.
-static NOTES: LazyLock<Mutex<BTreeMap<String, BTreeMap<String, String>>>> =
-    LazyLock::new(Mutex::default);
+/// Notes by owner (the token's issuer and subject), then by slug: the
+/// server's state (`.state(Notes::default())`). A handle, cheap to clone
+/// (each request that takes it clones it), to one map shared by the
+/// server's requests; each `Notes::default()` is a new, empty one.
+#[derive(Clone, Debug, Default)]
+pub struct Notes(Arc<Mutex<BTreeMap<String, BTreeMap<String, String>>>>);
+
+impl Notes {
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<String, BTreeMap<String, String>>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
 
 /// The caller's key in the store. Without authorization (stdio, where
 /// credentials come from the environment) everything is one local owner.
@@ -54,9 +65,9 @@ fn whoami(#[ctx] principal: Option<&Principal>) -> String {
 
 /// Your notes' slugs, one per line.
 #[tool(scopes = ["notes:read"], annotations(read_only))]
-fn list_notes(#[ctx] principal: Option<&Principal>) -> String {
-    let notes = NOTES.lock().unwrap_or_else(PoisonError::into_inner);
+fn list_notes(#[ctx] principal: Option<&Principal>, #[ctx] notes: State<Notes>) -> String {
     notes
+        .lock()
         .get(&owner(principal))
         .map(|mine| mine.keys().cloned().collect::<Vec<_>>().join("\n"))
         .unwrap_or_default()
@@ -70,12 +81,13 @@ fn write_note(
     /// The note's text.
     body: String,
     #[ctx] principal: Option<&Principal>,
+    #[ctx] notes: State<Notes>,
 ) -> Result<String, String> {
     if slug.is_empty() || slug.len() > 64 {
         return Err("the slug must have 1 to 64 characters".to_owned());
     }
-    let mut notes = NOTES.lock().unwrap_or_else(PoisonError::into_inner);
     notes
+        .lock()
         .entry(owner(principal))
         .or_default()
         .insert(slug.clone(), body);
@@ -85,9 +97,12 @@ fn write_note(
 /// One of your notes. Its content depends on who asks, so it is cached
 /// per caller only.
 #[resource("secure-notes://note/{slug}", name = "note", scopes = ["notes:read"], cache = private, ttl_ms = 0)]
-fn note(slug: String, #[ctx] principal: Option<&Principal>) -> Option<String> {
-    let notes = NOTES.lock().unwrap_or_else(PoisonError::into_inner);
-    notes.get(&owner(principal))?.get(&slug).cloned()
+fn note(
+    slug: String,
+    #[ctx] principal: Option<&Principal>,
+    #[ctx] notes: State<Notes>,
+) -> Option<String> {
+    notes.lock().get(&owner(principal))?.get(&slug).cloned()
 }
 
 /// Asks the model to summarize one of your notes.
@@ -96,8 +111,9 @@ fn summarize(
     /// The note's slug.
     slug: String,
     #[ctx] principal: Option<&Principal>,
+    #[ctx] notes: State<Notes>,
 ) -> Result<String, String> {
-    let notes = NOTES.lock().unwrap_or_else(PoisonError::into_inner);
+    let notes = notes.lock();
     let body = notes
         .get(&owner(principal))
         .and_then(|mine| mine.get(&slug))

@@ -15,7 +15,8 @@ use std::process::ExitCode;
 use mcp_runtime::HttpOptions;
 use mcp_runtime::auth::JwtSettings;
 
-// The handlers are in this package's library, which `server!()` links.
+// The handlers are in this package's library, which `server!()` links;
+// they take the notes it is given as its state, empty at start.
 
 fn main() -> ExitCode {
     let resource = std::env::var("SECURE_NOTES_RESOURCE")
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
         secure_notes::authorization(&resource, &issuer, JwtSettings::new()).hide_unpermitted();
     mcp_runtime::server!()
         .title("Secure notes")
+        .state(secure_notes::Notes::default())
         .http(HttpOptions::new().authorization(authorization))
         .run()
 }

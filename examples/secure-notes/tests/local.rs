@@ -1,16 +1,23 @@
 //! Without HTTP authorization (in process here, as on stdio, where
 //! credentials come from the environment) scopes are not checked and every
-//! caller is the one local owner.
+//! caller is the one local owner. The notes are the server's state: each
+//! server has its own.
 
 use mcp_runtime::testing::TestClient;
 use serde_json::json;
 
-// Names the library, so that its handlers are linked into this test.
-use secure_notes as _;
+/// A client of a server in this process, with notes of its own.
+fn client() -> TestClient {
+    let server = mcp_runtime::server!()
+        .state(secure_notes::Notes::default())
+        .build()
+        .unwrap();
+    TestClient::with_server(server)
+}
 
 #[tokio::test]
 async fn scopes_do_not_apply_without_http_authorization() {
-    let mut client = TestClient::new();
+    let mut client = client();
     client
         .call_tool("whoami", json!({}))
         .await
@@ -32,4 +39,20 @@ async fn scopes_do_not_apply_without_http_authorization() {
         .call_tool("write_note", json!({"slug": "", "body": "x"}))
         .await
         .assert_tool_error("the slug must have 1 to 64 characters");
+}
+
+#[tokio::test]
+async fn each_server_has_its_own_notes() {
+    let (mut one, mut other) = (client(), client());
+    one.call_tool("write_note", json!({"slug": "todo", "body": "buy milk"}))
+        .await
+        .assert_text("saved todo");
+    other
+        .call_tool("list_notes", json!({}))
+        .await
+        .assert_text("");
+    other
+        .read_resource("secure-notes://note/todo")
+        .await
+        .assert_error_code(-32602);
 }

@@ -22,16 +22,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use mcp_runtime::HttpOptions;
 use mcp_runtime::auth::{Authorization, IntrospectionSettings, JwtSettings};
-use mcp_runtime::{HttpOptions, ServerBuilder};
 use mcp_test_support::http::{self, Reply};
 use mcp_test_support::{call_tool, request};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 use tokio::process::{Child, Command};
-
-// Names the library, so that its handlers are linked into this test.
-use secure_notes as _;
 
 fn auth_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/auth")
@@ -138,7 +135,8 @@ fn encode(text: &str) -> String {
         .collect()
 }
 
-/// The secure-notes server, in process, trusting `issuer`.
+/// The secure-notes server, in process, trusting `issuer`, with notes of
+/// its own.
 struct Mcp {
     address: SocketAddr,
     resource: String,
@@ -164,7 +162,10 @@ impl Mcp {
             authorization = authorization.hide_unpermitted();
         }
         let options = HttpOptions::new().authorization(configure(authorization));
-        let server = ServerBuilder::new("secure-notes", "0.1.0").build().unwrap();
+        let server = mcp_runtime::server!()
+            .state(secure_notes::Notes::default())
+            .build()
+            .unwrap();
         listener.set_nonblocking(true).unwrap();
         std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread()

@@ -22,8 +22,8 @@ use mcp_runtime::{
     ElicitForm, Elicitation, Input, Json, PromptMessage, ReadError, ServerBuilder, State, prompt,
     resource, tool,
 };
-use sqlx::PgPool;
 use sqlx::postgres::PgConnectOptions;
+use sqlx::{Connection as _, PgConnection, PgPool};
 
 pub use db::{Comment, Issue, IssueState};
 
@@ -42,9 +42,14 @@ pub fn configure(builder: ServerBuilder) -> ServerBuilder {
         .instructions(INSTRUCTIONS)
         .on_startup(|startup| async move {
             let options = database_options()?;
+            // A first connection, then the tables: a server whose database
+            // cannot be reached at start says why (a pool would only say
+            // that it timed out), and does not serve.
+            let first = PgConnection::connect_with(&options)
+                .await
+                .map_err(|error| format!("cannot connect to the database: {error}"))?;
             let pool = db::lazy_pool(options);
-            // The tables, and a first connection: a server whose database
-            // cannot be reached at start says so, and does not serve.
+            let _ = first.close().await;
             db::migrate(&pool)
                 .await
                 .map_err(|error| format!("cannot prepare the database: {error}"))?;
@@ -122,12 +127,12 @@ impl From<sqlx::Error> for TrackerError {
     }
 }
 
-/// Who is acting: the token's subject over HTTP with authorization, else
+/// Who is acting: the token's subject (or its principal's id) over HTTP
+/// with authorization, else
 /// the local user (stdio, or HTTP on loopback without authorization).
 fn author(principal: Option<&Principal>) -> String {
     principal
-        .and_then(Principal::subject)
-        .unwrap_or("local")
+        .map_or("local", |p| p.subject().unwrap_or(p.id()))
         .to_owned()
 }
 

@@ -187,7 +187,9 @@ fn compare_extension_method(changes: &mut Changes, item: &str, before: &Value, a
 }
 
 fn compare_descriptive(changes: &mut Changes, item: &str, before: &Value, after: &Value) {
-    for field in DESCRIPTIVE {
+    // The group only decides which of the application's servers serve the
+    // item: a server that no longer serves it shows it as removed.
+    for field in DESCRIPTIVE.iter().chain(&["group"]) {
         if before.get(field) != after.get(field) {
             changes.additive(format!("{item}: {field} changed"));
         }

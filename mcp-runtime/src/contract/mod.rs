@@ -35,7 +35,8 @@ pub const UPDATE_ENV: &str = "MCP_CONTRACT_UPDATE";
 ///
 /// Beyond what the wire shows, what turns callers away is part of the
 /// contract too: items declared with `scopes = [...]` carry them as
-/// `"scopes"`, tools declared with `requires_extension` carry
+/// `"scopes"`, items declared with `group = "..."` (which servers select
+/// items by) carry `"group"`, tools declared with `requires_extension` carry
 /// `"requiresExtensions"`, tools that run as tasks carry `"task"`
 /// (`"optional"`, or `"required"` for `task(required)`), and the methods
 /// extensions serve are listed under `"extensionMethods"`. Each appears only where there is something
@@ -59,8 +60,13 @@ pub async fn manifest(server: &Server) -> Result<Value, ClientError> {
             json!("not covered: this lock records the static items only; tools, prompts and resources of the runtime catalog are left out"),
         );
     }
-    for (section, key, scopes) in dispatcher.scoped_items() {
-        annotate(&mut manifest, section, key, "scopes", json!(scopes));
+    for (section, key, scopes, group) in dispatcher.static_items() {
+        if !scopes.is_empty() {
+            annotate(&mut manifest, section, key, "scopes", json!(scopes));
+        }
+        if let Some(group) = group {
+            annotate(&mut manifest, section, key, "group", json!(group));
+        }
     }
     for (tool, extensions) in dispatcher.tool_extensions() {
         annotate(

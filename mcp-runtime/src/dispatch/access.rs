@@ -21,6 +21,15 @@ use crate::protocol::{CacheScope, ErrorObject};
 use crate::security::Principal;
 use crate::uri_template;
 
+/// A static item as the contract lock annotates it: its manifest section,
+/// key, scopes and group.
+pub(crate) type StaticItem = (
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+    Option<&'static str>,
+);
+
 impl Dispatcher {
     /// The scopes `request` needs: those of the tool, prompt or resource it
     /// names (a URI several templates match needs the scopes of all of
@@ -104,38 +113,26 @@ impl Dispatcher {
             .collect()
     }
 
-    /// Every item that declares scopes, as `(manifest section, key,
-    /// scopes)`, for the contract lock file.
+    /// Every static item, as `(manifest section, key, scopes, group)`, for
+    /// the contract lock file.
     #[cfg_attr(
         not(feature = "client"),
         allow(dead_code, reason = "used by the contract lock (feature `client`)")
     )]
-    pub(crate) fn scoped_items(
-        &self,
-    ) -> Vec<(&'static str, &'static str, &'static [&'static str])> {
+    pub(crate) fn static_items(&self) -> Vec<StaticItem> {
         let registry = &self.registry;
-        let tools = registry
-            .tools()
-            .iter()
+        let tools = (registry.tools().iter())
             .filter_map(|t| t.entry())
-            .map(|t| ("tools", t.name, t.scopes));
-        let resources = registry
-            .resources()
-            .iter()
-            .map(|r| ("resources", r.uri, r.scopes));
-        let templates = registry
-            .templates()
-            .iter()
-            .map(|(r, _)| ("resourceTemplates", r.uri, r.scopes));
-        let prompts = registry
-            .prompts()
-            .iter()
-            .map(|p| ("prompts", p.name, p.scopes));
+            .map(|t| ("tools", t.name, t.scopes, t.group));
+        let resources =
+            (registry.resources().iter()).map(|r| ("resources", r.uri, r.scopes, r.group));
+        let templates = (registry.templates().iter())
+            .map(|(r, _)| ("resourceTemplates", r.uri, r.scopes, r.group));
+        let prompts = (registry.prompts().iter()).map(|p| ("prompts", p.name, p.scopes, p.group));
         tools
             .chain(resources)
             .chain(templates)
             .chain(prompts)
-            .filter(|(_, _, scopes)| !scopes.is_empty())
             .collect()
     }
 

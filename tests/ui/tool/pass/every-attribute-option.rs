@@ -19,7 +19,8 @@ use mcp_runtime::tool;
         theme = "light"
     ),
     icon(src = "data:image/svg+xml;base64,PHN2Zy8+", sizes = ["any"], theme = "dark"),
-    meta = r#"{"com.example/owner": "ops", "plain": [1, 2]}"#
+    meta = r#"{"com.example/owner": "ops", "plain": [1, 2]}"#,
+    group = "admin.v2_ops-1"
 )]
 fn list_tools() -> String {
     String::new()

@@ -1,7 +1,10 @@
 use mcp_runtime::{
     CancellationToken, ClientCapabilities, Context, Implementation, Logger, Progress, RequestMeta,
-    tool,
+    State, tool,
 };
+
+#[derive(Clone)]
+struct Pool;
 
 /// Takes every kind of context parameter, mixed with arguments.
 #[tool]
@@ -16,11 +19,13 @@ async fn everything(
     #[ctx] meta: &RequestMeta,
     #[ctx] capabilities: &ClientCapabilities,
     #[ctx] client: Option<&Implementation>,
+    #[ctx] pool: State<Pool>,
+    #[ctx] shared: State<std::sync::Arc<String>>,
     after: u8,
 ) -> String {
     progress.report(1.0);
     logger.info("working");
-    let _ = (meta, capabilities, client, &ctx_owned);
+    let _ = (meta, capabilities, client, &ctx_owned, pool, shared);
     ctx_ref.cancelled().await;
     format!("{before} {after} {}", cancel.is_cancelled())
 }
