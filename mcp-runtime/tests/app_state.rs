@@ -43,6 +43,13 @@ fn drop_table(table: String, #[ctx] db: State<Db>) -> String {
     format!("dropped {table} on {}", db.0.0)
 }
 
+/// The database's name, from a task's worker (answered directly when
+/// quick).
+#[tool(task(answer_within_ms = 5000), annotations(read_only))]
+async fn db_task(#[ctx] db: State<Db>) -> String {
+    format!("task on {}", db.0.0)
+}
+
 /// The database's name as a resource.
 #[resource("app://db", group = "admin")]
 fn db_resource(#[ctx] db: State<Db>) -> String {
@@ -128,6 +135,18 @@ async fn states_reach_tools_resources_prompts_and_completers() {
 }
 
 #[tokio::test]
+async fn task_workers_read_states() {
+    let server = states().build().unwrap();
+    let mut params = json!({"name": "db_task", "arguments": {}});
+    params["_meta"] =
+        mcp_test_support::meta_with(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let exchange = server.exchange(message.to_string()).await;
+    let response = parse(exchange.response.as_deref().unwrap());
+    assert_eq!(text(&response), "task on main", "{response}");
+}
+
+#[tokio::test]
 async fn extension_methods_and_runtime_items_read_states_from_the_context() {
     let method = ExtensionMethod::new("app/db", |_: Value, ctx: Context| async move {
         let db = ctx.state::<Db>().map_or("none", |db| db.0);
@@ -192,7 +211,7 @@ fn a_missing_state_stops_the_build_naming_the_handler_and_the_type() {
 #[tokio::test]
 async fn items_select_groups_and_names() {
     let public = states().items(Items::ungrouped()).build().unwrap();
-    assert_eq!(tool_names(&public).await, ["greet", "which_db"]);
+    assert_eq!(tool_names(&public).await, ["db_task", "greet", "which_db"]);
     let called = call(&public, "drop_table", json!({"table": "t"})).await;
     assert_eq!(called["error"]["code"], -32602);
     let admin = states().items(Items::group("admin")).build().unwrap();
@@ -205,7 +224,7 @@ async fn items_select_groups_and_names() {
     let by_module = states().items(Items::module("app_state")).build().unwrap();
     assert_eq!(
         tool_names(&by_module).await,
-        ["drop_table", "greet", "which_db"]
+        ["db_task", "drop_table", "greet", "which_db"]
     );
 }
 
@@ -291,7 +310,7 @@ async fn two_servers_with_their_own_items_and_states_on_one_router() {
         .iter()
         .map(|t| t["name"].clone())
         .collect();
-    assert_eq!(names, [json!("greet"), json!("which_db")]);
+    assert_eq!(names, [json!("db_task"), json!("greet"), json!("which_db")]);
     let listed = post("/admin/mcp", request(1, "tools/list", json!({}))).await;
     let names: Vec<_> = listed["result"]["tools"]
         .as_array()

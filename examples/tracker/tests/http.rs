@@ -103,3 +103,50 @@ async fn writes_need_the_issues_write_scope() {
     );
     db.drop_schema().await;
 }
+
+/// One pool, made on the test's runtime, used from two HTTP workers (each a
+/// runtime of its own, as `run()` serves): connections a worker opened are
+/// handed to the other, and every request is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_pool_serves_every_worker() {
+    let db = TestDb::new().await;
+    let server = ServerBuilder::new("tracker", "0.1.0")
+        .state(db.pool.clone())
+        .build()
+        .unwrap();
+    let service = server
+        .http_service(HttpOptions::new().workers(2).without_rate_limit())
+        .unwrap();
+    let app = axum::Router::new().route_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let created = post(
+        address,
+        None,
+        call_tool(1, "create_issue", json!({"title": "shared"})),
+    )
+    .await;
+    assert_eq!(created.status.as_u16(), 200, "{}", created.body);
+    let clients = (0..8).map(|client| {
+        tokio::spawn(async move {
+            for call in 0..25 {
+                let message = call_tool(call, "get_issue", json!({"id": 1}));
+                let reply = post(address, None, message).await;
+                assert_eq!(
+                    reply.status.as_u16(),
+                    200,
+                    "client {client}: {}",
+                    reply.body
+                );
+                let issue = &reply.json()["result"]["structuredContent"];
+                assert_eq!(issue["title"], "shared", "client {client}: {}", reply.body);
+            }
+        })
+    });
+    for client in clients.collect::<Vec<_>>() {
+        client.await.unwrap();
+    }
+    db.drop_schema().await;
+}
