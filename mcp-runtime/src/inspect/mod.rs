@@ -10,6 +10,44 @@
 //! my-server call deploy '{"service": "api"}' --answers answers.json
 //! my-server discover --url http://127.0.0.1:8080/mcp
 //! ```
+//!
+//! # Answers files
+//!
+//! `--answers FILE` answers the server's questions (`input_required`)
+//! without a terminal, for scripts and CI. The file holds one JSON object:
+//! each member is an `inputRequests` key and the response to send under
+//! that key in `inputResponses`, shaped as the spec shapes the response to
+//! the question's method:
+//!
+//! ```json
+//! {
+//!   "answer": {"action": "accept", "content": {"confirm": true}},
+//!   "close": {"action": "decline"},
+//!   "login": {"action": "accept"},
+//!   "summary": {"role": "assistant", "content": {"type": "text", "text": "Short."},
+//!               "model": "by-hand", "stopReason": "endTurn"}
+//! }
+//! ```
+//!
+//! - `elicitation/create`, a form: `{"action": "accept", "content": {..}}`
+//!   with the form's fields, or `{"action": "decline"}`, `{"action":
+//!   "cancel"}`.
+//! - `elicitation/create`, a URL: `{"action": "accept"}` once the user is
+//!   done there (or decline, cancel).
+//! - `sampling/createMessage`: a `CreateMessageResult` (`role`, `content`,
+//!   `model`, `stopReason`).
+//! - `roots/list` is never read from the file: the roots are the `--root`
+//!   flags (default: the current directory).
+//!
+//! The keys are the parameter names of declared asks (`#[elicit]`,
+//! `#[elicit_url]`, `#[sample]`, `#[roots]`), the keys handlers give inline
+//! asks (`input.elicit_as("close", ..)`, `sample_as`, ...), and for inline
+//! asks without one, generated keys (`elicitation_1`, `sampling_2`, ...)
+//! that change when the handler's asks change order: name those asks to
+//! keep a file valid. Every round reads the same file, so one file answers
+//! a whole flow; members whose keys are not asked are not sent, and a
+//! question whose key the file lacks stops the command with an error
+//! naming the key.
 
 mod answer;
 mod connection;
@@ -105,6 +143,15 @@ pub(crate) struct AskOptions {
     /// Answer from this JSON file, mapping each `inputRequests` key to its
     /// response (for example `{"confirm": {"action": "accept", "content":
     /// {"ok": true}}}`). Without it, questions are asked on the terminal.
+    ///
+    /// Keys are the names of declared asks' parameters, the keys given to
+    /// inline asks (`elicit_as`, ...), or generated ones (`elicitation_1`,
+    /// ...) for inline asks without one. A response is what the spec
+    /// answers the question's method with: `{"action": "accept", "content":
+    /// {...}}`, `{"action": "decline"}` or `{"action": "cancel"}` for an
+    /// elicitation, a CreateMessageResult (`role`, `content`, `model`,
+    /// `stopReason`) for sampling; roots come from --root. A question whose
+    /// key the file lacks stops the command, naming the key.
     #[arg(long, value_name = "FILE")]
     answers: Option<std::path::PathBuf>,
     /// A root to offer when asked for roots (repeatable; default: the
