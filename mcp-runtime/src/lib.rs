@@ -78,7 +78,7 @@ pub use protocol::{
     ReadResourceResult, RequestId, RequestMeta, ResourceContents, Role, SamplingContent,
 };
 pub use registry::{BuildError, Items};
-pub use resource::{IntoResourceContents, ReadError, TemplateVariable};
+pub use resource::{IntoResourceContents, QueryVariable, ReadError, TemplateVariable};
 pub use security::KeyRing;
 pub use server::{Exchange, Server, ServerBuilder};
 pub use source::{RequestSource, TransportKind};
@@ -128,8 +128,8 @@ pub mod __private {
         StaticToolAnnotations, TOOLS, ToolEntry,
     };
     pub use crate::resource::{
-        IntoResourceContents, ResourceFuture, ResourceInvocation, ResourceReadFn, TemplateVariable,
-        box_resource_future,
+        IntoResourceContents, QueryVariable, ResourceFuture, ResourceInvocation, ResourceReadFn,
+        TemplateVariable, box_resource_future,
     };
     pub use crate::schema::input_schema;
     pub use crate::tool::{

@@ -10,7 +10,25 @@ use std::pin::Pin;
 use crate::context::Context;
 use crate::protocol::{GetPromptResult, PromptMessage};
 
-/// Why `prompts/get` failed inside the prompt.
+/// Why `prompts/get` failed inside the prompt. Return it from a
+/// `#[prompt]` function as `Result<T, PromptError>` (`T` any prompt return
+/// type) to refuse an argument the way a missing or unparseable one is
+/// refused:
+///
+/// ```
+/// use mcp_runtime::{PromptError, prompt};
+///
+/// /// Plans a trip of a few days.
+/// #[prompt]
+/// fn trip(days: u32) -> Result<String, PromptError> {
+///     if !(1..=14).contains(&days) {
+///         // -32602 "Invalid argument `days` for prompt trip: from 1 to 14 days"
+///         return Err(PromptError::invalid_argument("days", "from 1 to 14 days"));
+///     }
+///     Ok(format!("Plan a {days}-day trip."))
+/// }
+/// # fn main() {}
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PromptError {
@@ -23,6 +41,24 @@ pub enum PromptError {
     },
     /// The prompt failed (`-32603` with this message).
     Failed(String),
+}
+
+impl PromptError {
+    /// Argument `name` (as clients spell it: its `rename`, if it has one)
+    /// is not acceptable: `-32602` "Invalid argument `name` for prompt
+    /// ...: `message`", as for an argument that does not parse.
+    pub fn invalid_argument(name: &'static str, message: impl Into<String>) -> Self {
+        PromptError::InvalidArgument {
+            name,
+            message: message.into(),
+        }
+    }
+
+    /// The prompt failed: `-32603` "Prompt ... failed: `message`", as for
+    /// `Err` of any other error type.
+    pub fn failed(message: impl Into<String>) -> Self {
+        PromptError::Failed(message.into())
+    }
 }
 
 /// The future of one `prompts/get`.
@@ -103,11 +139,13 @@ impl<T: PromptValue> FromPromptArgument for Option<T> {
 /// A string becomes one user text message; a [`PromptMessage`] or a
 /// `Vec<PromptMessage>` gives roles and any content; [`GetPromptResult`]
 /// adds a description. `Result<T, E>` with `E: Display` turns `Err` into a
-/// JSON-RPC error carrying the message.
+/// JSON-RPC error carrying the message (`-32603`), and `Result<T,
+/// PromptError>` into the error the [`PromptError`] names (`-32602` for an
+/// invalid argument).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a `#[prompt]` function",
     label = "not prompt messages",
-    note = "return `String`, `&'static str`, `PromptMessage`, `Vec<PromptMessage>` or `GetPromptResult`, or a `Result<_, E>` of one where `E: Display`"
+    note = "return `String`, `&'static str`, `PromptMessage`, `Vec<PromptMessage>` or `GetPromptResult`, or a `Result<_, E>` of one where `E: Display` (or `E` is `PromptError`)"
 )]
 pub trait IntoPromptResult {
     /// The rendered prompt.
@@ -156,6 +194,15 @@ impl<T: IntoPromptResult, E: fmt::Display> IntoPromptResult for Result<T, E> {
     fn into_prompt_result(self) -> Result<GetPromptResult, PromptError> {
         self.map_err(|e| PromptError::Failed(e.to_string()))?
             .into_prompt_result()
+    }
+}
+
+/// A prompt's own [`PromptError`]: an invalid argument keeps its `-32602`,
+/// a failure its `-32603`. (`PromptError` is not `Display`, so this impl
+/// and the one for `E: Display` do not overlap, as with `ReadError`.)
+impl<T: IntoPromptResult> IntoPromptResult for Result<T, PromptError> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, PromptError> {
+        self?.into_prompt_result()
     }
 }
 

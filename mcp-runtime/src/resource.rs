@@ -70,6 +70,30 @@ impl<T: FromStr> TemplateVariable for T {
     }
 }
 
+/// Types a variable of a query expression (`{?state}`, `{&label}`) can be
+/// parsed into: `Option<T>` with `T: FromStr`, since the URI may leave the
+/// variable out (`None`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a URI query variable",
+    label = "a query variable may be absent from the URI",
+    note = "variables of `{{?..}}` and `{{&..}}` expressions are optional: make the parameter an `Option<T>` where `T: FromStr` (`None` when the URI leaves it out)"
+)]
+pub trait QueryVariable: Sized {
+    /// Parses the decoded value, if the URI has one; `None` means the URI
+    /// does not match.
+    fn parse_query(value: Option<&str>) -> Option<Self>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: FromStr> QueryVariable for Option<T> {
+    fn parse_query(value: Option<&str>) -> Option<Self> {
+        match value {
+            None => Some(None),
+            Some(value) => value.parse().ok().map(Some),
+        }
+    }
+}
+
 /// What a `#[resource]` function may return.
 ///
 /// Text (`String`, `&'static str`, `Cow<'static, str>`) becomes text

@@ -234,8 +234,8 @@ impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
 /// Use [`Structured`] to choose the text yourself.
 ///
 /// `T`'s `Serialize` and `JsonSchema` must agree. Debug builds check that
-/// they do on every call (feature `debug-checks`, best turned on from
-/// `[dev-dependencies]`): content
+/// they do on every call (feature `debug-checks`; the README says where to
+/// turn it on so that it builds once): content
 /// that does not fit the `outputSchema` turns the call into an internal
 /// error naming the path, logged with `tracing::error!`. Release builds
 /// send what `Serialize` wrote.

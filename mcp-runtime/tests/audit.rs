@@ -155,7 +155,7 @@ async fn each_call_read_and_get_emits_one_event_without_the_arguments() {
     let common = [
         ("message", "audit"),
         ("transport", "in-process"),
-        ("client", "\"test-client\""),
+        ("client", "test-client"),
     ];
     let expect = |extra: &[(&str, &str)], digest: Option<String>| {
         let mut expected = fields(&common);
@@ -268,4 +268,66 @@ async fn a_cancelled_call_is_audited_as_cancelled() {
     assert_eq!(events[0]["outcome"], "cancelled");
     assert_eq!(events[0]["transport"], "stdio");
     assert_eq!(events[0]["name"], "nap");
+}
+
+/// A `MakeWriter` into a shared buffer, for the formatted lines.
+#[derive(Clone, Default)]
+struct Lines(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Lines {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Lines {
+    type Writer = Lines;
+    fn make_writer(&'a self) -> Lines {
+        self.clone()
+    }
+}
+
+/// The `client` field of the line the fmt layer writes for a call from a
+/// client named `name`.
+async fn formatted_client(server: &Server, name: &str) -> String {
+    let lines = Lines::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(lines.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let mut meta = meta_with(json!({}));
+    meta["io.modelcontextprotocol/clientInfo"]["name"] = json!(name);
+    let call = request(
+        1,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": meta}),
+    );
+    server.exchange(call).await;
+    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    let start = text.find(" client=").expect("a client field");
+    let end = text[start..]
+        .find(" transport=")
+        .expect("the transport next");
+    text[start + 1..start + end].to_owned()
+}
+
+#[tokio::test]
+async fn the_client_name_is_quoted_once_and_escaped() {
+    let server = server(ServerBuilder::new("audit", "1.0.0"));
+    assert_eq!(
+        formatted_client(&server, "mcp-runtime-inspector").await,
+        r#"client="mcp-runtime-inspector""#
+    );
+    // A name that tries to start a forged line stays on this one.
+    assert_eq!(
+        formatted_client(&server, "x\nINFO mcp::audit: forged").await,
+        r#"client="x\\nINFO mcp::audit: forged""#
+    );
 }

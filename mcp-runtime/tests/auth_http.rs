@@ -9,6 +9,7 @@
 use std::net::SocketAddr;
 
 use mcp_runtime::auth::{Authorization, TokenVerifier, VerifyError, VerifyFuture};
+use mcp_runtime::client::{AuthorizationError, Client, ClientError, Remote};
 use mcp_runtime::security::Principal;
 use mcp_runtime::{
     CacheHint, CacheScope, CompletionRequest, ElicitForm, HttpOptions, HttpRequest, Input, Server,
@@ -570,4 +571,58 @@ async fn legacy_sessions_are_authorized_like_modern_requests() {
     end.push(("authorization".to_owned(), "Bearer reader".to_owned()));
     let ended = http::request(address, "DELETE", "/mcp", &end, String::new()).await;
     assert_eq!(ended.status, 200, "{}", ended.body);
+}
+
+/// The refusal the built-in client reports for `token` calling `write`.
+async fn client_refusal(address: SocketAddr, token: Option<&str>) -> AuthorizationError {
+    let mut remote = Remote::new(&format!("http://{address}/mcp")).unwrap();
+    if let Some(token) = token {
+        remote = remote.header("Authorization", &format!("Bearer {token}"));
+    }
+    let mut client = Client::new(remote);
+    match client.call_tool("write", json!({})).await {
+        Err(ClientError::Authorization(refusal)) => refusal,
+        other => panic!("not refused: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_built_in_client_reports_refusals_with_their_challenge() {
+    let address = serve(|a| HttpOptions::new().authorization(authorization(a)));
+    let meta = meta_url(address);
+
+    // A token without the scope: 403, naming the scope.
+    let refusal = client_refusal(address, Some("reader")).await;
+    assert_eq!(refusal.status, 403);
+    let challenge = refusal.challenge.clone().expect("a challenge");
+    assert_eq!(challenge.error.as_deref(), Some("insufficient_scope"));
+    assert_eq!(challenge.scopes(), ["notes:write"]);
+    assert_eq!(challenge.resource_metadata.as_deref(), Some(meta.as_str()));
+    assert_eq!(
+        challenge.error_description.as_deref(),
+        Some("this request needs the scope(s) notes:write")
+    );
+    assert_eq!(
+        ClientError::Authorization(refusal).to_string(),
+        format!(
+            r#"the server refused the request: HTTP 403 insufficient_scope (needs scope "notes:write"); resource metadata at {meta}"#
+        )
+    );
+
+    // No token, and a token the server does not accept: 401.
+    let refusal = client_refusal(address, None).await;
+    assert_eq!((refusal.status, refusal.error()), (401, None));
+    assert_eq!(
+        refusal.to_string(),
+        format!(
+            "the server refused the request: HTTP 401: a bearer token is needed; resource metadata at {meta}"
+        )
+    );
+    let refusal = client_refusal(address, Some("forged")).await;
+    assert_eq!(
+        refusal.to_string(),
+        format!(
+            "the server refused the request: HTTP 401 invalid_token: the token's signature is invalid; resource metadata at {meta}"
+        )
+    );
 }

@@ -3,8 +3,8 @@
 //! and template variables, and the 100-value limit.
 
 use mcp_runtime::{
-    Completion, CompletionRequest, Content, GetPromptResult, PromptMessage, ResourceContents,
-    Server, ServerBuilder, prompt, resource,
+    Completion, CompletionRequest, Content, GetPromptResult, PromptError, PromptMessage,
+    ResourceContents, Server, ServerBuilder, prompt, resource,
 };
 use mcp_test_support::{assert_valid, assert_valid_error, parse, request, spec_example};
 use serde_json::{Value, json};
@@ -78,6 +78,27 @@ fn failing() -> Result<String, String> {
     Err("no inspiration".into())
 }
 
+/// Plans a trip; refuses lengths it cannot plan as the argument's fault.
+#[prompt]
+fn plan_trip(
+    #[arg(rename = "tripDays")] days: u32,
+    destination: Option<String>,
+) -> Result<String, PromptError> {
+    if !(1..=14).contains(&days) {
+        return Err(PromptError::invalid_argument(
+            "tripDays",
+            "must be from 1 to 14 days",
+        ));
+    }
+    match destination.as_deref() {
+        Some("Atlantis") => Err(PromptError::failed("no maps of Atlantis")),
+        other => Ok(format!(
+            "Plan a {days}-day trip to {}.",
+            other.unwrap_or("anywhere")
+        )),
+    }
+}
+
 /// A template with completable variables.
 #[resource("langs://{language}/{version}", complete(language = complete_language, version = complete_version))]
 fn language(language: String, version: String) -> String {
@@ -143,13 +164,14 @@ async fn prompts_are_listed_with_their_arguments() {
         [
             "code_review",
             "failing",
+            "plan_trip",
             "rich",
             "test_prompt_with_arguments",
             "test_simple_prompt"
         ]
     );
     assert_eq!(
-        prompts[3],
+        prompts[4],
         json!({
             "name": "test_prompt_with_arguments",
             "title": "With arguments",
@@ -163,7 +185,7 @@ async fn prompts_are_listed_with_their_arguments() {
         })
     );
     assert_eq!(
-        prompts[4],
+        prompts[5],
         json!({"name": "test_simple_prompt", "description": "A simple prompt without arguments."})
     );
     for prompt in prompts {
@@ -236,6 +258,11 @@ async fn argument_errors_are_invalid_params_naming_the_argument() {
             "Invalid argument `repeatCount` for prompt test_prompt_with_arguments: number too large to fit in target type",
         ),
         (json!({}), "Invalid params: missing field `name`"),
+        // Refused by the prompt itself, with `PromptError::invalid_argument`.
+        (
+            json!({"name": "plan_trip", "arguments": {"tripDays": "30"}}),
+            "Invalid argument `tripDays` for prompt plan_trip: must be from 1 to 14 days",
+        ),
     ];
     for (params, message) in cases {
         assert_eq!(
@@ -255,6 +282,23 @@ async fn a_failing_prompt_is_an_error_with_its_message() {
     assert_eq!(
         get(json!({"name": "failing"})).await["error"],
         json!({"code": -32603, "message": "Prompt failing failed: no inspiration"})
+    );
+    assert_eq!(
+        get(
+            json!({"name": "plan_trip", "arguments": {"tripDays": "3", "destination": "Atlantis"}})
+        )
+        .await,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "Prompt plan_trip failed: no maps of Atlantis"}})
+    );
+}
+
+#[tokio::test]
+async fn a_prompt_returning_prompt_error_renders_when_it_succeeds() {
+    assert_eq!(
+        get(json!({"name": "plan_trip", "arguments": {"tripDays": "3"}})).await,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "messages": [
+            {"role": "user", "content": {"type": "text", "text": "Plan a 3-day trip to anywhere."}}
+        ]}})
     );
 }
 

@@ -78,14 +78,19 @@ fn check_variables_match_parameters(
         }
     }
     for variable in parsed.variables() {
-        if !resource.arguments().any(|a| a.wire_name == variable) {
-            cx.error_spanned_by(
-                literal,
-                format!(
-                    "URI template variable `{{{variable}}}` has no parameter; add `{variable}: String` (or another `FromStr` type) to the function"
-                ),
-            );
+        if resource.arguments().any(|a| a.wire_name == variable) {
+            continue;
         }
+        let message = if parsed.is_query_variable(variable) {
+            format!(
+                "URI template query variable `{variable}` has no parameter; add `{variable}: Option<String>` (or an `Option` of another `FromStr` type) to the function"
+            )
+        } else {
+            format!(
+                "URI template variable `{{{variable}}}` has no parameter; add `{variable}: String` (or another `FromStr` type) to the function"
+            )
+        };
+        cx.error_spanned_by(literal, message);
     }
 }
 

@@ -5,6 +5,8 @@
 //! const _: () = {
 //!     fn __mcp_read(invocation: ResourceInvocation<'_>) -> Option<ResourceFuture> {
 //!         let __mcp_param0: u64 = <u64 as TemplateVariable>::parse_variable(invocation.variable("id")?)?;
+//!         // a `{?state}` variable, which may be absent:
+//!         // let __mcp_param1: Option<String> = <Option<String> as QueryVariable>::parse_query(invocation.variable("state"))?;
 //!         Some(box_resource_future(async move { into_result(note(__mcp_param0).await, &uri) }))
 //!     }
 //!     #[distributed_slice(RESOURCES)]
@@ -70,6 +72,7 @@ fn glue(
     let private = Paths::new(attr.common.krate.as_ref()).private();
     let read_fn = read_fn(
         resource,
+        parsed,
         &private,
         view_meta.as_ref().and_then(Option::as_deref),
     );
@@ -90,8 +93,14 @@ fn glue(
 }
 
 /// Parses each template variable into its parameter type (a value that does
-/// not parse means the URI does not match), then returns the read future.
-fn read_fn(resource: &HandlerFn<'_>, private: &TokenStream, view_ui: Option<&str>) -> TokenStream {
+/// not parse means the URI does not match; a query variable may be absent,
+/// so its type is an `Option`), then returns the read future.
+fn read_fn(
+    resource: &HandlerFn<'_>,
+    parsed: &ResourceUri,
+    private: &TokenStream,
+    view_ui: Option<&str>,
+) -> TokenStream {
     let invocation = mixed("__mcp_invocation");
     let variables = resource
         .params
@@ -102,6 +111,13 @@ fn read_fn(resource: &HandlerFn<'_>, private: &TokenStream, view_ui: Option<&str
                 let ty = argument.ty;
                 let local = param_local(index);
                 let name = &argument.wire_name;
+                if parsed.is_query_variable(name) {
+                    return Some(quote_spanned! {ty.span()=>
+                        let #local: #ty = <#ty as #private::QueryVariable>::parse_query(
+                            #invocation.variable(#name),
+                        )?;
+                    });
+                }
                 Some(quote_spanned! {ty.span()=>
                     let #local: #ty = <#ty as #private::TemplateVariable>::parse_variable(
                         #invocation.variable(#name)?,
@@ -156,6 +172,12 @@ fn entry(
                 Part::Variable { name, reserved } => {
                     quote!(#private::TemplatePart::Variable { name: #name, reserved: #reserved })
                 }
+                Part::Query {
+                    names,
+                    continuation,
+                } => quote! {
+                    #private::TemplatePart::Query { names: &[#(#names),*], continuation: #continuation }
+                },
             });
             quote!(::core::option::Option::Some(&[#(#parts),*]))
         }

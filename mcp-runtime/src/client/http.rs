@@ -10,6 +10,7 @@ use bytes::Bytes;
 use http::{Method, Uri};
 use serde_json::{Value, json};
 
+use super::authorization::AuthorizationError;
 #[cfg(feature = "oauth-client")]
 use super::oauth::{OAuth, Session};
 use super::transport::{Reply, Transport, TransportError};
@@ -96,7 +97,8 @@ impl Remote {
     }
 
     /// POSTs an MCP message, with the token if there is one, authorizing
-    /// and sending it again when the server refuses.
+    /// and sending it again when the server refuses; a refusal that stands
+    /// is the error.
     async fn post(
         &mut self,
         body: String,
@@ -119,6 +121,9 @@ impl Remote {
             }
             let response = exchange(Method::POST, &self.uri, &sent, body.clone()).await?;
             if !self.authorized_again(&response).await? {
+                if let Some(refusal) = refusal(&response) {
+                    return Err(TransportError::refused(refusal));
+                }
                 let content_type = response
                     .header("content-type")
                     .unwrap_or_default()
@@ -183,7 +188,7 @@ impl Remote {
             return Ok(Vec::new());
         };
         let mirrored = mirrored.as_ref().map_err(|problem| {
-            TransportError(format!(
+            TransportError::new(format!(
                 "not calling tool `{tool}`: its definition is invalid ({problem}), and a client must reject it (server/tools#x-mcp-header)"
             ))
         })?;
@@ -204,6 +209,30 @@ impl Remote {
         }
         Ok(headers)
     }
+}
+
+/// The server's refusal to authorize, if `response` is one: a `401`, or a
+/// `403` with a `Bearer` challenge. A `403` without one that carries a
+/// JSON-RPC error (an `Origin` the server does not answer to) stays that
+/// error; any other `403` is a refusal too, rather than a body the client
+/// cannot read.
+fn refusal(response: &WebResponse) -> Option<AuthorizationError> {
+    let refusal = AuthorizationError::new(response.status, response.header("www-authenticate"));
+    let refused = match response.status {
+        401 => true,
+        403 => refusal.challenge.is_some() || !is_rpc_error(&response.body),
+        _ => false,
+    };
+    refused.then_some(refusal)
+}
+
+/// Whether `body` is a JSON-RPC error response.
+fn is_rpc_error(body: &[u8]) -> bool {
+    use serde::Deserialize as _;
+    serde_json::from_slice::<Value>(body)
+        .ok()
+        .and_then(|response| response.get("error").cloned())
+        .is_some_and(|error| crate::protocol::ErrorObject::deserialize(error).is_ok())
 }
 
 /// Tool name -> its header-mirrored parameters, or why its definition is
@@ -245,7 +274,7 @@ impl Transport for Remote {
         let (status, content_type, body) = self.post(message, headers).await?;
         match read_reply(&json!(id), &content_type, &body) {
             Ok(reply) => Ok(reply),
-            Err(_) if status != 200 => Err(TransportError(format!(
+            Err(_) if status != 200 => Err(TransportError::new(format!(
                 "HTTP {status}: {}",
                 String::from_utf8_lossy(&body).trim()
             ))),
@@ -278,10 +307,11 @@ fn header_value(text: &str) -> String {
 /// notifications before it.
 fn read_reply(id: &Value, content_type: &str, body: &[u8]) -> Result<Reply, TransportError> {
     let text = std::str::from_utf8(body)
-        .map_err(|_| TransportError("the response is not UTF-8".into()))?;
+        .map_err(|_| TransportError::new("the response is not UTF-8".into()))?;
     let parse = |json: &str| -> Result<Value, TransportError> {
-        serde_json::from_str(json)
-            .map_err(|error| TransportError(format!("the response is not JSON ({error}): {json}")))
+        serde_json::from_str(json).map_err(|error| {
+            TransportError::new(format!("the response is not JSON ({error}): {json}"))
+        })
     };
     if content_type.starts_with("text/event-stream") {
         let mut notifications = Vec::new();
@@ -303,7 +333,7 @@ fn read_reply(id: &Value, content_type: &str, body: &[u8]) -> Result<Reply, Tran
             }
             notifications.push(message);
         }
-        return Err(TransportError(
+        return Err(TransportError::new(
             "the event stream ended without a response".into(),
         ));
     }
@@ -313,7 +343,7 @@ fn read_reply(id: &Value, content_type: &str, body: &[u8]) -> Result<Reply, Tran
             notifications: Vec::new(),
         });
     }
-    Err(TransportError(format!(
+    Err(TransportError::new(format!(
         "unexpected content type `{content_type}`"
     )))
 }

@@ -3,6 +3,7 @@
 //! server binary. It builds each request's `_meta`, follows list cursors,
 //! and carries multi round-trip requests from round to round.
 
+mod authorization;
 #[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "oauth-client")]
@@ -19,6 +20,7 @@ use serde::Deserialize as _;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+pub use self::authorization::{AuthorizationError, BearerChallenge};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use self::http::Remote;
@@ -45,6 +47,10 @@ pub enum ClientError {
     Rpc(ErrorObject),
     /// The server's answer does not have the shape the spec gives it.
     Malformed(String),
+    /// The server refused to authorize the request (HTTP `401` or `403`),
+    /// saying why in its `WWW-Authenticate` challenge: no token, a token it
+    /// does not accept, or one without the scopes the request needs.
+    Authorization(AuthorizationError),
 }
 
 impl std::fmt::Display for ClientError {
@@ -53,6 +59,7 @@ impl std::fmt::Display for ClientError {
             ClientError::Transport(error) => write!(f, "{error}"),
             ClientError::Rpc(error) => write!(f, "error {}: {}", error.code, error.message),
             ClientError::Malformed(problem) => write!(f, "malformed response: {problem}"),
+            ClientError::Authorization(refusal) => write!(f, "{refusal}"),
         }
     }
 }
@@ -60,8 +67,11 @@ impl std::fmt::Display for ClientError {
 impl std::error::Error for ClientError {}
 
 impl From<TransportError> for ClientError {
-    fn from(error: TransportError) -> Self {
-        ClientError::Transport(error)
+    fn from(mut error: TransportError) -> Self {
+        match error.refusal.take() {
+            Some(refusal) => ClientError::Authorization(*refusal),
+            None => ClientError::Transport(error),
+        }
     }
 }
 

@@ -26,15 +26,15 @@ impl ChildProcess {
             .stderr(Stdio::inherit())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|error| TransportError(format!("cannot start `{program}`: {error}")))?;
+            .map_err(|error| TransportError::new(format!("cannot start `{program}`: {error}")))?;
         let stdin = child
             .stdin
             .take()
-            .ok_or_else(|| TransportError("no stdin".into()))?;
+            .ok_or_else(|| TransportError::new("no stdin".into()))?;
         let stdout = child
             .stdout
             .take()
-            .ok_or_else(|| TransportError("no stdout".into()))?;
+            .ok_or_else(|| TransportError::new("no stdout".into()))?;
         Ok(ChildProcess {
             child,
             stdin,
@@ -45,10 +45,10 @@ impl ChildProcess {
     /// Spawns a command line such as `"my-server --stdio"` (words split on
     /// whitespace; single or double quotes group words).
     pub fn spawn_command_line(command: &str) -> Result<Self, TransportError> {
-        let words = split_words(command).map_err(TransportError)?;
+        let words = split_words(command).map_err(TransportError::new)?;
         let (program, args) = words
             .split_first()
-            .ok_or_else(|| TransportError("the command is empty".into()))?;
+            .ok_or_else(|| TransportError::new("the command is empty".into()))?;
         ChildProcess::spawn(program, args)
     }
 
@@ -61,8 +61,9 @@ impl ChildProcess {
 
 impl Transport for ChildProcess {
     async fn send(&mut self, id: u64, message: String) -> Result<Reply, TransportError> {
-        let io =
-            |error: std::io::Error| TransportError(format!("the server's stdio failed: {error}"));
+        let io = |error: std::io::Error| {
+            TransportError::new(format!("the server's stdio failed: {error}"))
+        };
         self.stdin.write_all(message.as_bytes()).await.map_err(io)?;
         self.stdin.write_all(b"\n").await.map_err(io)?;
         self.stdin.flush().await.map_err(io)?;
@@ -73,9 +74,9 @@ impl Transport for ChildProcess {
                 .next_line()
                 .await
                 .map_err(io)?
-                .ok_or_else(|| TransportError("the server closed its stdout".into()))?;
+                .ok_or_else(|| TransportError::new("the server closed its stdout".into()))?;
             let frame: Value = serde_json::from_str(&line).map_err(|error| {
-                TransportError(format!(
+                TransportError::new(format!(
                     "the server wrote a line that is not JSON ({error}): {line}"
                 ))
             })?;

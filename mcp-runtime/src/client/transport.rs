@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::authorization::AuthorizationError;
 use crate::server::Server;
 
 /// One request's answer as the client sees it.
@@ -17,11 +18,39 @@ pub struct Reply {
 
 /// Why a request got no JSON-RPC response.
 #[derive(Debug)]
-pub struct TransportError(pub(crate) String);
+pub struct TransportError {
+    message: String,
+    /// The server refused to authorize the request (a `401`, a `403`):
+    /// the client reports it as [`ClientError::Authorization`].
+    ///
+    /// [`ClientError::Authorization`]: super::ClientError::Authorization
+    pub(crate) refusal: Option<Box<AuthorizationError>>,
+}
+
+impl TransportError {
+    pub(crate) fn new(message: String) -> Self {
+        TransportError {
+            message,
+            refusal: None,
+        }
+    }
+
+    /// The server refused to authorize the request.
+    #[cfg_attr(
+        not(feature = "http"),
+        allow(dead_code, reason = "only the HTTP transport is refused authorization")
+    )]
+    pub(crate) fn refused(refusal: AuthorizationError) -> Self {
+        TransportError {
+            message: refusal.to_string(),
+            refusal: Some(Box::new(refusal)),
+        }
+    }
+}
 
 impl std::fmt::Display for TransportError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -67,12 +96,13 @@ impl Transport for InProcess {
     async fn send(&mut self, _id: u64, message: String) -> Result<Reply, TransportError> {
         let exchange = self.server.exchange(message).await;
         let parse = |frame: &str| {
-            serde_json::from_str(frame)
-                .map_err(|error| TransportError(format!("the server sent invalid JSON: {error}")))
+            serde_json::from_str(frame).map_err(|error| {
+                TransportError::new(format!("the server sent invalid JSON: {error}"))
+            })
         };
         let response = exchange
             .response
-            .ok_or_else(|| TransportError("the server sent no response".into()))?;
+            .ok_or_else(|| TransportError::new("the server sent no response".into()))?;
         Ok(Reply {
             response: parse(&response)?,
             notifications: exchange

@@ -37,13 +37,15 @@ impl WebResponse {
 pub(crate) fn http_url(url: &str) -> Result<Uri, TransportError> {
     let uri: Uri = url
         .parse()
-        .map_err(|error| TransportError(format!("`{url}` is not a URL: {error}")))?;
+        .map_err(|error| TransportError::new(format!("`{url}` is not a URL: {error}")))?;
     match (uri.scheme_str(), uri.host()) {
         (Some("http"), Some(_)) => Ok(uri),
-        (Some("https"), _) => Err(TransportError(format!(
+        (Some("https"), _) => Err(TransportError::new(format!(
             "`{url}`: https URLs are not supported by the built-in client; reach the server through a local proxy"
         ))),
-        _ => Err(TransportError(format!("`{url}` is not an http:// URL"))),
+        _ => Err(TransportError::new(format!(
+            "`{url}` is not an http:// URL"
+        ))),
     }
 }
 
@@ -62,11 +64,11 @@ pub(crate) async fn exchange(
         .trim_matches(|c| c == '[' || c == ']');
     let stream = TcpStream::connect((host, port))
         .await
-        .map_err(|error| TransportError(format!("cannot connect to {authority}: {error}")))?;
+        .map_err(|error| TransportError::new(format!("cannot connect to {authority}: {error}")))?;
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
         .map_err(|error| {
-            TransportError(format!("HTTP handshake with {authority} failed: {error}"))
+            TransportError::new(format!("HTTP handshake with {authority} failed: {error}"))
         })?;
     tokio::spawn(connection);
     let path = url.path_and_query().map_or("/", |p| p.as_str());
@@ -79,18 +81,17 @@ pub(crate) async fn exchange(
     }
     let request = request
         .body(Full::new(body))
-        .map_err(|error| TransportError(format!("cannot build the request: {error}")))?;
-    let response = sender
-        .send_request(request)
-        .await
-        .map_err(|error| TransportError(format!("the request to {authority} failed: {error}")))?;
+        .map_err(|error| TransportError::new(format!("cannot build the request: {error}")))?;
+    let response = sender.send_request(request).await.map_err(|error| {
+        TransportError::new(format!("the request to {authority} failed: {error}"))
+    })?;
     let status = response.status().as_u16();
     let headers = response.headers().clone();
     let body = response
         .into_body()
         .collect()
         .await
-        .map_err(|error| TransportError(format!("reading the response failed: {error}")))?
+        .map_err(|error| TransportError::new(format!("reading the response failed: {error}")))?
         .to_bytes();
     Ok(WebResponse {
         status,

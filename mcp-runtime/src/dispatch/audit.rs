@@ -18,7 +18,6 @@ use serde_json::Value;
 use super::envelope::{Request, json_str};
 use super::{Dispatcher, ResultJson};
 use crate::context::Scope;
-use crate::diagnostics::Shown;
 use crate::protocol::ErrorObject;
 use crate::protocol::method::Method;
 use crate::security::Principal;
@@ -28,6 +27,9 @@ pub(crate) const TARGET: &str = "mcp::audit";
 
 /// How much of the arguments an event shows when they are logged.
 const SHOWN_ARGUMENTS: usize = 1024;
+
+/// How much of the client's self-reported name an event shows.
+const SHOWN_CLIENT: usize = 64;
 
 /// One audited request, from its start; the event is written when it is
 /// finished, or when it is dropped unfinished (the client cancelled).
@@ -125,7 +127,7 @@ impl<'a> Audit<'a> {
             request_id = %self.request.id,
             principal = principal.map(Principal::id),
             oauth_client = principal.and_then(Principal::client_id),
-            client = self.client.as_deref().map(|c| Shown(Some(c)).to_string()),
+            client = self.client.as_deref().map(client_name),
             transport = self.transport,
             arguments_digest = digest.as_deref(),
             arguments = logged.as_deref(),
@@ -185,6 +187,30 @@ fn shown(arguments: &str) -> String {
     format!("{}... ({} bytes)", &arguments[..cut], arguments.len())
 }
 
+/// The client's self-reported name as an event shows it: cut to 64 bytes,
+/// with control characters escaped (`\n`, `\u{1b}`), since the client
+/// picks it and a subscriber that writes values raw must not get a line
+/// break or a terminal escape from it. Not quoted: subscribers quote string
+/// values themselves, and a quoted value came out as `client="\"name\""`.
+fn client_name(name: &str) -> String {
+    let mut cut = name.len().min(SHOWN_CLIENT);
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let mut shown = String::with_capacity(cut);
+    for c in name[..cut].chars() {
+        if c.is_control() {
+            shown.extend(c.escape_default());
+        } else {
+            shown.push(c);
+        }
+    }
+    if cut < name.len() {
+        shown.push_str(&format!("... ({} bytes)", name.len()));
+    }
+    shown
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +222,23 @@ mod tests {
         assert!(cut.ends_with("... (1202 bytes)"), "{cut}");
         assert!(cut.len() < 1100);
         assert_eq!(shown("{}"), "{}");
+    }
+
+    #[test]
+    fn client_names_are_escaped_and_cut_but_not_quoted() {
+        assert_eq!(
+            client_name("mcp-runtime-inspector"),
+            "mcp-runtime-inspector"
+        );
+        assert_eq!(
+            client_name("evil\nINFO mcp::audit: forged\u{1b}[2J"),
+            r"evil\nINFO mcp::audit: forged\u{1b}[2J"
+        );
+        let long = "é".repeat(40);
+        assert_eq!(
+            client_name(&long),
+            format!("{}... (80 bytes)", "é".repeat(32))
+        );
     }
 
     #[test]

@@ -13,7 +13,6 @@ use crate::mrtr::Input;
 use crate::protocol::result::{COMPLETE, ResultMeta};
 use crate::protocol::{Completion, ErrorObject};
 use crate::registry;
-use crate::uri_template::TemplatePart;
 
 #[derive(Deserialize)]
 #[serde(tag = "type")]
@@ -166,9 +165,8 @@ fn completer_for(
                     "Unknown resource template: {uri}"
                 )));
             };
-            let is_variable = parts
-                .iter()
-                .any(|p| matches!(p, TemplatePart::Variable { name, .. } if *name == argument));
+            let is_variable =
+                crate::uri_template::variable_names(parts).any(|name| name == argument);
             if !is_variable {
                 return Err(ErrorObject::invalid_params(format!(
                     "Unknown variable `{argument}` for resource template {uri}"

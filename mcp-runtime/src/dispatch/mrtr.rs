@@ -179,6 +179,7 @@ impl<'a> Rounds<'a> {
                 "Invalid input response: {problem}"
             ))),
             Some(Stop::Missing(required)) => Err(ErrorObject::missing_capability(required)),
+            Some(Stop::Misused(problem)) => Err(misused(&problem)),
             Some(Stop::Pending(pending)) => {
                 warn_once_if_random(self.sealer);
                 let asked: Option<Vec<&str>> = self
@@ -207,6 +208,15 @@ impl<'a> Rounds<'a> {
             }
         }
     }
+}
+
+/// `-32603` for a handler that misused an ask (a bad inline ask key): a
+/// bug in the server, named so that its developer sees which ask.
+pub(super) fn misused(problem: &str) -> ErrorObject {
+    ErrorObject::new(
+        crate::protocol::error_code::INTERNAL_ERROR,
+        format!("Internal error: {problem}"),
+    )
 }
 
 #[derive(Serialize)]

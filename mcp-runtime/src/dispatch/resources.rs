@@ -167,7 +167,29 @@ async fn read_contents(
             )),
         };
     }
-    Err(not_found(uri))
+    Err(unknown_query_keys(dispatcher, uri).unwrap_or_else(|| not_found(uri)))
+}
+
+/// `-32602` naming the query keys that kept `uri` from the most specific
+/// template it would otherwise match (see `uri_template::match_uri` for
+/// why such a key is not ignored).
+fn unknown_query_keys(dispatcher: &Dispatcher, uri: &str) -> Option<ErrorObject> {
+    let mut templates = dispatcher.registry.templates().iter();
+    let (entry, unknown, parts) = templates.find_map(|(entry, parts)| {
+        uri_template::unknown_query_keys(parts, uri).map(|unknown| (entry, unknown, parts))
+    })?;
+    let quoted = |names: Vec<&str>| {
+        let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+        quoted.join(", ")
+    };
+    let plural = if unknown.len() == 1 { "" } else { "s" };
+    let message = format!(
+        "Invalid resource URI {uri}: unknown query parameter{plural} {}; the template {} takes {}",
+        quoted(unknown.iter().map(String::as_str).collect()),
+        entry.uri,
+        quoted(uri_template::query_names(parts).collect()),
+    );
+    Some(ErrorObject::invalid_params(message).with_data(serde_json::json!({ "uri": uri })))
 }
 
 /// Starts the read; `None` when a template variable does not parse into its

@@ -585,6 +585,7 @@ fn stop_error(stop: Stop) -> ErrorObject {
             ErrorObject::invalid_params(format!("Invalid input response: {problem}"))
         }
         Stop::Missing(required) => ErrorObject::missing_capability(required),
+        Stop::Misused(problem) => super::mrtr::misused(&problem),
         Stop::Pending(_) | Stop::Ready => ErrorObject::internal_error(),
     }
 }

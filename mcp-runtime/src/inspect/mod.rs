@@ -10,6 +10,44 @@
 //! my-server call deploy '{"service": "api"}' --answers answers.json
 //! my-server discover --url http://127.0.0.1:8080/mcp
 //! ```
+//!
+//! # Answers files
+//!
+//! `--answers FILE` answers the server's questions (`input_required`)
+//! without a terminal, for scripts and CI. The file holds one JSON object:
+//! each member is an `inputRequests` key and the response to send under
+//! that key in `inputResponses`, shaped as the spec shapes the response to
+//! the question's method:
+//!
+//! ```json
+//! {
+//!   "answer": {"action": "accept", "content": {"confirm": true}},
+//!   "close": {"action": "decline"},
+//!   "login": {"action": "accept"},
+//!   "summary": {"role": "assistant", "content": {"type": "text", "text": "Short."},
+//!               "model": "by-hand", "stopReason": "endTurn"}
+//! }
+//! ```
+//!
+//! - `elicitation/create`, a form: `{"action": "accept", "content": {..}}`
+//!   with the form's fields, or `{"action": "decline"}`, `{"action":
+//!   "cancel"}`.
+//! - `elicitation/create`, a URL: `{"action": "accept"}` once the user is
+//!   done there (or decline, cancel).
+//! - `sampling/createMessage`: a `CreateMessageResult` (`role`, `content`,
+//!   `model`, `stopReason`).
+//! - `roots/list` is never read from the file: the roots are the `--root`
+//!   flags (default: the current directory).
+//!
+//! The keys are the parameter names of declared asks (`#[elicit]`,
+//! `#[elicit_url]`, `#[sample]`, `#[roots]`), the keys handlers give inline
+//! asks (`input.elicit_as("close", ..)`, `sample_as`, ...), and for inline
+//! asks without one, generated keys (`elicitation_1`, `sampling_2`, ...)
+//! that change when the handler's asks change order: name those asks to
+//! keep a file valid. Every round reads the same file, so one file answers
+//! a whole flow; members whose keys are not asked are not sent, and a
+//! question whose key the file lacks stops the command with an error
+//! naming the key.
 
 mod answer;
 mod connection;
@@ -124,6 +162,15 @@ pub(crate) struct AskOptions {
     /// Answer from this JSON file, mapping each `inputRequests` key to its
     /// response (for example `{"confirm": {"action": "accept", "content":
     /// {"ok": true}}}`). Without it, questions are asked on the terminal.
+    ///
+    /// Keys are the names of declared asks' parameters, the keys given to
+    /// inline asks (`elicit_as`, ...), or generated ones (`elicitation_1`,
+    /// ...) for inline asks without one. A response is what the spec
+    /// answers the question's method with: `{"action": "accept", "content":
+    /// {...}}`, `{"action": "decline"}` or `{"action": "cancel"}` for an
+    /// elicitation, a CreateMessageResult (`role`, `content`, `model`,
+    /// `stopReason`) for sampling; roots come from --root. A question whose
+    /// key the file lacks stops the command, naming the key.
     #[arg(long, value_name = "FILE")]
     answers: Option<std::path::PathBuf>,
     /// A root to offer when asked for roots (repeatable; default: the
@@ -176,7 +223,8 @@ pub(crate) fn run_on(
                 ExitCode::FAILURE
             }
             Err(Failure::Client(error)) => {
-                print::error(&error);
+                // Nothing to do if stderr cannot be written.
+                let _ = print::error(&mut std::io::stderr().lock(), &error);
                 ExitCode::FAILURE
             }
             // The reader went away (`list | head -1`): like any Unix tool,
@@ -437,9 +485,81 @@ impl Target {
 
 #[cfg(test)]
 mod tests {
+    use clap::Parser;
     use serde_json::json;
 
-    use super::{Failure, prompt_arguments};
+    use super::{Command, Failure, execute, print, prompt_arguments};
+    use crate::auth::{Authorization, TokenVerifier, VerifyError, VerifyFuture};
+    use crate::{HttpOptions, ServerBuilder};
+
+    /// The inspector's command line, as a server binary parses it.
+    #[derive(Parser)]
+    struct Cli {
+        #[command(subcommand)]
+        command: Command,
+    }
+
+    /// Accepts no token.
+    struct Nobody;
+
+    impl TokenVerifier for Nobody {
+        fn verify<'a>(&'a self, _token: &'a str) -> VerifyFuture<'a> {
+            Box::pin(async { Err(VerifyError::Signature) })
+        }
+    }
+
+    /// What the inspector prints on stderr for `args` against a server
+    /// behind authorization, over real HTTP on a loopback port.
+    async fn printed_error(args: &[&str]) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let server = ServerBuilder::new("protected", "1.0.0").build().unwrap();
+        let authorization = Authorization::new(url.clone())
+            .authorization_server("https://auth.example.com")
+            .verifier(Nobody);
+        let serving = server.clone();
+        // The HTTP server runs on a thread of its own (its tasks are local).
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                let options = HttpOptions::new().authorization(authorization);
+                let served = serving.serve_http(listener, options, std::future::pending());
+                served.await.unwrap();
+            });
+        });
+        let mut line = vec!["inspector"];
+        line.extend(args);
+        line.extend(["--url", &url]);
+        let command = Cli::try_parse_from(line).unwrap().command;
+        let Err(Failure::Client(error)) = execute(server, command, &mut Vec::new()).await else {
+            panic!("the request was not refused");
+        };
+        let mut printed = Vec::new();
+        print::error(&mut printed, &error).unwrap();
+        String::from_utf8(printed)
+            .unwrap()
+            .replace(&url.replace("/mcp", ""), "http://SERVER")
+    }
+
+    #[tokio::test]
+    async fn a_refusal_is_printed_with_its_challenge() {
+        assert_eq!(
+            printed_error(&["discover"]).await,
+            "error: the server refused the request: HTTP 401: a bearer token is needed; \
+             resource metadata at http://SERVER/.well-known/oauth-protected-resource/mcp\n  \
+             hint: send a token with --header \"Authorization: Bearer TOKEN\"\n"
+        );
+        assert_eq!(
+            printed_error(&["list", "--header", "Authorization: Bearer forged"]).await,
+            "error: the server refused the request: HTTP 401 invalid_token: the token's signature is invalid; \
+             resource metadata at http://SERVER/.well-known/oauth-protected-resource/mcp\n"
+        );
+    }
 
     #[test]
     fn prompt_arguments_are_sent_as_strings() {

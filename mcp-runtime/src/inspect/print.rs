@@ -21,16 +21,29 @@ fn json(out: &mut dyn Write, value: &impl Serialize) -> io::Result<()> {
     )
 }
 
-pub(super) fn error(error: &ClientError) {
+/// Why the command failed (to stderr, by the caller).
+pub(super) fn error(out: &mut dyn Write, error: &ClientError) -> io::Result<()> {
     match error {
         ClientError::Rpc(error) => {
-            eprintln!("error {}: {}", error.code, error.message);
+            writeln!(out, "error {}: {}", error.code, error.message)?;
             if let Some(data) = &error.data {
-                eprintln!("  data: {data}");
+                writeln!(out, "  data: {data}")?;
             }
         }
-        other => eprintln!("error: {other}"),
+        ClientError::Authorization(refusal) => {
+            writeln!(out, "error: {refusal}")?;
+            // No token was sent (OAuth, when compiled in, is off or gave
+            // up): say how to send one.
+            if refusal.status == 401 && refusal.error().is_none() {
+                writeln!(
+                    out,
+                    "  hint: send a token with --header \"Authorization: Bearer TOKEN\""
+                )?;
+            }
+        }
+        other => writeln!(out, "error: {other}")?,
     }
+    Ok(())
 }
 
 pub(super) fn notifications(notifications: &Notifications) {

@@ -114,6 +114,7 @@ fn check_form<A: FormAsk>() -> Result<(), String> {
 }
 
 fn consider<A: Answer>(input: &Input, key: &'static str, question: Question<'_>) {
+    input.declare(key, A::KIND);
     input.consider(key, A::KIND, question, |r| read_answer::<A>(r).map(|_| ()));
 }
 

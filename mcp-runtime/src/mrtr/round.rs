@@ -31,6 +31,8 @@ use serde_json::{Map, Value, json};
 /// answer is read from the text once, straight into its type.
 pub(crate) type Responses = BTreeMap<String, Box<RawValue>>;
 
+mod named;
+
 use super::answer::{Answer, AskKind, Response, fingerprint, read_answer};
 use super::form::Form;
 use crate::protocol::ClientCapabilities;
@@ -54,6 +56,14 @@ struct Round {
     missing: Option<Value>,
     /// An answer that does not fit its ask.
     invalid: Option<String>,
+    /// The handler misused an ask (a bad inline ask key): a bug in the
+    /// server, answered with an internal error.
+    misused: Option<String>,
+    /// Keys of the declared asks (`#[elicit]` parameters, ...) considered
+    /// so far, with their kinds: inline asks cannot take them.
+    declared: Vec<(&'static str, AskKind)>,
+    /// Named inline asks so far: key and the fingerprint of what it asks.
+    named: Vec<(String, String)>,
     /// Steps taken so far (asks and remembered values), for generated keys.
     steps: usize,
     suspended: bool,
@@ -134,6 +144,9 @@ impl Round {
             pending: Vec::new(),
             missing: None,
             invalid: None,
+            misused: None,
+            declared: Vec::new(),
+            named: Vec::new(),
             steps: 0,
             suspended: false,
             askable: true,
@@ -216,6 +229,8 @@ pub(crate) enum Stop {
     Missing(Value),
     /// An answer does not fit its ask.
     Invalid(String),
+    /// The handler misused an ask: a bug in the server (`-32603`).
+    Misused(String),
     /// Every declared ask has its answer: the handler's body may run (as a
     /// task).
     Ready,
@@ -289,10 +304,20 @@ impl Input {
         self.lock().capabilities.supports_roots()
     }
 
-    /// Asks the user to fill in the form `T`.
+    /// Asks the user to fill in the form `T`. Its `inputRequests` key is
+    /// generated (`elicitation_1`, ...); [`elicit_as`](Self::elicit_as)
+    /// names it.
     pub async fn elicit<T: super::ElicitForm>(
         &self,
         message: impl Into<String>,
+    ) -> super::Elicitation<T> {
+        self.elicit_keyed(None, message.into()).await
+    }
+
+    async fn elicit_keyed<T: super::ElicitForm>(
+        &self,
+        key: Option<&str>,
+        message: String,
     ) -> super::Elicitation<T> {
         let form = match super::form::form::<T>() {
             Ok(form) => form,
@@ -302,9 +327,8 @@ impl Input {
                 return self.fail(problem).await;
             }
         };
-        let message = message.into();
         self.ask(
-            None,
+            key,
             Question::Form {
                 form: &form,
                 message,
@@ -374,11 +398,15 @@ impl Input {
         format!("{prefix}_{}", round.steps)
     }
 
-    /// One ask: its answer if there is one; else the end of this round,
-    /// or in a task, a wait for the answer `tasks/update` brings.
+    /// One ask (under `key` when the handler names it): its answer if
+    /// there is one; else the end of this round, or in a task, a wait for
+    /// the answer `tasks/update` brings.
     pub(crate) async fn ask<A: Answer>(&self, key: Option<&str>, question: Question<'_>) -> A {
         let key = match key {
-            Some(key) => key.to_owned(),
+            Some(key) => match self.check_named(key, question.fingerprint(A::KIND)) {
+                Ok(()) => key.to_owned(),
+                Err(problem) => return self.misuse(problem).await,
+            },
             None => self.next_key(A::KIND.key_prefix()),
         };
         loop {
@@ -396,6 +424,21 @@ impl Input {
         }
     }
 
+    /// Notes a declared ask's key before it is considered.
+    pub(crate) fn declare(&self, key: &'static str, kind: AskKind) {
+        let mut round = self.lock();
+        if !round.declared.iter().any(|(k, _)| *k == key) {
+            round.declared.push((key, kind));
+        }
+    }
+
+    /// Ends the request with an internal error for the handler's misuse.
+    async fn misuse<T>(&self, problem: String) -> T {
+        tracing::error!(%problem, "an ask is misused");
+        self.lock().misused.get_or_insert(problem);
+        self.suspend().await
+    }
+
     /// Whether an unanswered `key` waits for its answer (a running task's
     /// ask, when nothing stopped the task's round) rather than ending the
     /// round.
@@ -404,6 +447,7 @@ impl Input {
         matches!(round.mode, Mode::Live(_))
             && round.invalid.is_none()
             && round.missing.is_none()
+            && round.misused.is_none()
             && !round.responses.contains_key(key)
     }
 
@@ -434,6 +478,13 @@ impl Input {
     ) -> bool {
         let fingerprint = question.fingerprint(kind);
         let mut round = self.lock();
+        // A named ask asked again in this round: answered the first time.
+        let answered = round.used.iter().any(|(k, step)| {
+            k == key && matches!(step, Step::Answer { fingerprint: f, .. } if f == fingerprint)
+        });
+        if answered {
+            return true;
+        }
         // An answer from an earlier round counts only for the same question:
         // after a redeploy that reorders asks, a stale answer is asked again
         // rather than misread.
@@ -546,6 +597,9 @@ impl Input {
         if !round.suspended {
             return None;
         }
+        if let Some(misused) = round.misused.take() {
+            return Some(Stop::Misused(misused));
+        }
         if let Some(invalid) = round.invalid.take() {
             return Some(Stop::Invalid(invalid));
         }
@@ -602,6 +656,7 @@ impl Input {
         round.suspended
             && round.invalid.is_none()
             && round.missing.is_none()
+            && round.misused.is_none()
             && matches!(round.mode, Mode::Probe { remaining: 0 })
     }
 

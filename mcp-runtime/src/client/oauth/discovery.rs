@@ -11,74 +11,12 @@ use serde_json::Value;
 use crate::client::transport::TransportError;
 use crate::client::web::{WebResponse, exchange, http_url};
 
-/// A `Bearer` challenge from `WWW-Authenticate` (RFC 6750 §3).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Challenge {
-    pub(crate) resource_metadata: Option<String>,
-    pub(crate) scope: Option<String>,
-    pub(crate) error: Option<String>,
-}
+/// The `Bearer` challenge, read by the client for every refusal.
+pub(crate) use crate::client::authorization::BearerChallenge as Challenge;
 
 /// The `Bearer` challenge among `header`'s challenges, if there is one.
 pub(crate) fn parse_challenge(header: &str) -> Option<Challenge> {
-    let mut rest = header.trim_start();
-    let mut challenge = None;
-    while !rest.is_empty() {
-        let (word, after) = split_token(rest);
-        rest = after.trim_start();
-        if rest.starts_with('=') {
-            // An auth-param of the current challenge.
-            let (value, after) = param_value(rest[1..].trim_start());
-            rest = after.trim_start().trim_start_matches(',').trim_start();
-            if let Some(challenge) = challenge.as_mut() {
-                set_param(challenge, word, value);
-            }
-        } else if word.is_empty() {
-            rest = rest.get(1..).unwrap_or("").trim_start();
-        } else if challenge.is_some() {
-            // The next challenge's scheme.
-            break;
-        } else if word.eq_ignore_ascii_case("bearer") {
-            challenge = Some(Challenge::default());
-        }
-    }
-    challenge
-}
-
-fn set_param(challenge: &mut Challenge, name: &str, value: String) {
-    let slot = match name.to_ascii_lowercase().as_str() {
-        "resource_metadata" => &mut challenge.resource_metadata,
-        "scope" => &mut challenge.scope,
-        "error" => &mut challenge.error,
-        _ => return,
-    };
-    *slot = Some(value);
-}
-
-/// A token (`tchar`s) at the start of `text`, and what follows it.
-fn split_token(text: &str) -> (&str, &str) {
-    let end = text
-        .find(|c: char| !(c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)))
-        .unwrap_or(text.len());
-    text.split_at(end)
-}
-
-/// A quoted string (with `\` escapes) or a token.
-fn param_value(text: &str) -> (String, &str) {
-    let Some(quoted) = text.strip_prefix('"') else {
-        let (token, rest) = split_token(text);
-        return (token.to_owned(), rest);
-    };
-    let mut value = String::new();
-    let mut chars = quoted.char_indices();
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '"' => return (value, &quoted[i + 1..]),
-            '\\' => value.extend(chars.next().map(|(_, c)| c)),
-            c => value.push(c),
-        }
-    }
-    (value, "")
+    Challenge::parse(header)
 }
 
 /// What the Protected Resource Metadata says.
@@ -106,10 +44,10 @@ pub(crate) async fn resource_metadata(
     let (url, document) = first_document(&candidates).await?;
     let text = |key: &str| document.get(key).and_then(Value::as_str).map(str::to_owned);
     let resource = text("resource").ok_or_else(|| {
-        TransportError(format!("the resource metadata at {url} has no `resource`"))
+        TransportError::new(format!("the resource metadata at {url} has no `resource`"))
     })?;
     if !covers(&resource, server) {
-        return Err(TransportError(format!(
+        return Err(TransportError::new(format!(
             "the resource metadata at {url} is for `{resource}`, not this server ({server}): not authorizing"
         )));
     }
@@ -118,7 +56,7 @@ pub(crate) async fn resource_metadata(
         .and_then(|servers| servers.first())
         .and_then(Value::as_str)
         .ok_or_else(|| {
-            TransportError(format!(
+            TransportError::new(format!(
                 "the resource metadata at {url} names no authorization server"
             ))
         })?
@@ -191,7 +129,7 @@ pub(crate) async fn server_metadata(issuer: &str) -> Result<ServerMetadata, Tran
         }
         return metadata_from(&url, &document);
     }
-    Err(TransportError(if refused.is_empty() {
+    Err(TransportError::new(if refused.is_empty() {
         format!("no authorization server metadata found for {issuer}")
     } else {
         format!(
@@ -205,14 +143,14 @@ fn metadata_from(url: &str, document: &Value) -> Result<ServerMetadata, Transpor
     let text = |key: &str| document[key].as_str().map(str::to_owned);
     let required = |key: &str| {
         text(key).ok_or_else(|| {
-            TransportError(format!(
+            TransportError::new(format!(
                 "the authorization server metadata at {url} has no `{key}`"
             ))
         })
     };
     let pkce = strings(&document["code_challenge_methods_supported"]).unwrap_or_default();
     if !pkce.iter().any(|m| m == "S256") {
-        return Err(TransportError(format!(
+        return Err(TransportError::new(format!(
             "the authorization server at {url} does not support PKCE with S256 (code_challenge_methods_supported): not authorizing"
         )));
     }
@@ -252,7 +190,7 @@ async fn first_document(urls: &[String]) -> Result<(String, Value), TransportErr
             return Ok((url.clone(), document));
         }
     }
-    Err(TransportError(format!(
+    Err(TransportError::new(format!(
         "no protected resource metadata at {}",
         urls.join(" or ")
     )))
@@ -281,31 +219,6 @@ fn strings(value: &Value) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bearer_challenges_are_read_among_others() {
-        let challenge = parse_challenge(
-            r#"Basic realm="x", Bearer error="insufficient_scope", scope="mcp:write mcp:basic", resource_metadata="http://h/.well-known/oauth-protected-resource/mcp", error_description="a \"quoted\" word", DPoP algs="ES256""#,
-        )
-        .unwrap();
-        assert_eq!(
-            challenge,
-            Challenge {
-                resource_metadata: Some("http://h/.well-known/oauth-protected-resource/mcp".into()),
-                scope: Some("mcp:write mcp:basic".into()),
-                error: Some("insufficient_scope".into()),
-            }
-        );
-        assert_eq!(parse_challenge("Bearer"), Some(Challenge::default()));
-        assert_eq!(parse_challenge(r#"Basic realm="x""#), None);
-        assert_eq!(
-            parse_challenge("bearer error=invalid_token")
-                .unwrap()
-                .error
-                .as_deref(),
-            Some("invalid_token")
-        );
-    }
 
     #[test]
     fn a_resource_covers_its_server_and_nothing_else() {

@@ -123,13 +123,13 @@ pub(crate) async fn register(
         .json_object()
         .filter(|_| matches!(response.status, 200 | 201))
         .ok_or_else(|| {
-            TransportError(format!(
+            TransportError::new(format!(
                 "client registration at {endpoint} failed: HTTP {}",
                 response.status
             ))
         })?;
     let client_id = document["client_id"].as_str().ok_or_else(|| {
-        TransportError(format!(
+        TransportError::new(format!(
             "client registration at {endpoint} returned no client_id"
         ))
     })?;
@@ -213,13 +213,13 @@ pub(crate) fn code_of(
 ) -> Result<String, TransportError> {
     match params.get("iss") {
         Some(iss) if *iss != metadata.issuer => {
-            return Err(TransportError(format!(
+            return Err(TransportError::new(format!(
                 "the authorization response comes from issuer `{iss}`, not `{}`: refused (RFC 9207)",
                 metadata.issuer
             )));
         }
         None if metadata.iss_parameter_supported => {
-            return Err(TransportError(format!(
+            return Err(TransportError::new(format!(
                 "the authorization response has no `iss`, which {} promises: refused (RFC 9207)",
                 metadata.issuer
             )));
@@ -227,7 +227,7 @@ pub(crate) fn code_of(
         _ => {}
     }
     if params.get("state").map(String::as_str) != Some(state) {
-        return Err(TransportError(
+        return Err(TransportError::new(
             "the authorization response's `state` is not this request's: refused".into(),
         ));
     }
@@ -236,14 +236,14 @@ pub(crate) fn code_of(
             .get("error_description")
             .map(|d| format!(": {d}"))
             .unwrap_or_default();
-        return Err(TransportError(format!(
+        return Err(TransportError::new(format!(
             "the authorization server refused: {error}{description}"
         )));
     }
     params
         .get("code")
         .cloned()
-        .ok_or_else(|| TransportError("the authorization response has no code".into()))
+        .ok_or_else(|| TransportError::new("the authorization response has no code".into()))
 }
 
 /// A token endpoint's answer.
@@ -301,7 +301,7 @@ pub(crate) async fn request_token(
         .filter(|_| response.status == 200)
     else {
         let error = document["error"].as_str().unwrap_or("no access_token");
-        return Err(TransportError(format!(
+        return Err(TransportError::new(format!(
             "the token request to {endpoint} failed: HTTP {}, {error}",
             response.status
         )));

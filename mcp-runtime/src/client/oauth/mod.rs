@@ -201,7 +201,7 @@ impl Session {
         wanted: Option<Vec<String>>,
     ) -> Result<(), TransportError> {
         if self.authorizations >= MAX_AUTHORIZATIONS {
-            return Err(TransportError(format!(
+            return Err(TransportError::new(format!(
                 "the server refused {MAX_AUTHORIZATIONS} authorizations in a row: giving up"
             )));
         }
@@ -258,7 +258,7 @@ impl Session {
         let issuer = &metadata.issuer;
         if let Some((id, secret, bound)) = &self.settings.client {
             return match bound {
-                Some(bound) if bound != issuer => Err(TransportError(format!(
+                Some(bound) if bound != issuer => Err(TransportError::new(format!(
                     "the client is pre-registered with {bound}, but the server's authorization server is now {issuer}"
                 ))),
                 _ => Ok(Registration::given(id.clone(), secret.clone(), metadata)),
@@ -274,7 +274,7 @@ impl Session {
             return Ok(known.clone());
         }
         let Some(endpoint) = &metadata.registration_endpoint else {
-            return Err(TransportError(format!(
+            return Err(TransportError::new(format!(
                 "{issuer} offers no registration: pass this client's credentials (--client-id)"
             )));
         };

@@ -29,13 +29,13 @@ pub(crate) struct Loopback {
 impl Loopback {
     pub(crate) async fn open() -> Result<Loopback, TransportError> {
         let listener = TcpListener::bind("127.0.0.1:0").await.map_err(|error| {
-            TransportError(format!(
+            TransportError::new(format!(
                 "cannot listen for the authorization response: {error}"
             ))
         })?;
         let port = listener
             .local_addr()
-            .map_err(|error| TransportError(error.to_string()))?
+            .map_err(|error| TransportError::new(error.to_string()))?
             .port();
         Ok(Loopback {
             listener,
@@ -48,13 +48,14 @@ impl Loopback {
     pub(crate) async fn wait(self, url: &str) -> Result<HashMap<String, String>, TransportError> {
         eprintln!("The server needs authorization. Open this URL in a browser:\n\n  {url}\n");
         let answer = tokio::time::timeout(BROWSER_WAIT, self.callback()).await;
-        answer.map_err(|_| TransportError("no authorization response within 5 minutes".into()))?
+        answer
+            .map_err(|_| TransportError::new("no authorization response within 5 minutes".into()))?
     }
 
     async fn callback(self) -> Result<HashMap<String, String>, TransportError> {
         loop {
             let (stream, _) = self.listener.accept().await.map_err(|error| {
-                TransportError(format!("the authorization response was lost: {error}"))
+                TransportError::new(format!("the authorization response was lost: {error}"))
             })?;
             let (sender, receiver) = tokio::sync::oneshot::channel();
             let sender = std::sync::Mutex::new(Some(sender));
@@ -88,7 +89,7 @@ pub(crate) async fn fetch(url: &str) -> Result<HashMap<String, String>, Transpor
     let response = exchange(Method::GET, &http_url(url)?, &[], Bytes::new()).await?;
     match (response.status, response.header("location")) {
         (300..=399, Some(location)) => Ok(query_params(location)),
-        (status, _) => Err(TransportError(format!(
+        (status, _) => Err(TransportError::new(format!(
             "the authorization endpoint answered HTTP {status} instead of redirecting: it wants a person, so authorize in a browser (without `--authorize fetch`)"
         ))),
     }

@@ -1,7 +1,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use mcp_runtime::{GetPromptResult, PromptMessage, prompt};
+use mcp_runtime::{GetPromptResult, PromptError, PromptMessage, prompt};
 
 #[derive(Debug)]
 struct MyError;
@@ -67,6 +67,21 @@ async fn fallible_custom() -> Result<Vec<PromptMessage>, MyError> {
 #[prompt]
 fn fallible_boxed() -> Result<GetPromptResult, Box<dyn std::error::Error>> {
     Ok(GetPromptResult::new([]))
+}
+
+/// Fallible with the prompt's own error: an invalid argument.
+#[prompt]
+fn fallible_argument(days: u32) -> Result<String, PromptError> {
+    if days == 0 {
+        return Err(PromptError::invalid_argument("days", "at least one day"));
+    }
+    Ok(format!("{days} days"))
+}
+
+/// Fallible with the prompt's own error, asynchronously, around messages.
+#[prompt]
+async fn fallible_prompt_error() -> Result<Vec<PromptMessage>, PromptError> {
+    Err(PromptError::failed("no messages"))
 }
 
 /// Through a type alias.
