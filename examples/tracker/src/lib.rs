@@ -19,8 +19,8 @@ use std::fmt;
 
 use mcp_runtime::security::Principal;
 use mcp_runtime::{
-    ElicitForm, Elicitation, Input, Json, PromptMessage, ReadError, ServerBuilder, State, prompt,
-    resource, tool,
+    ElicitForm, Elicitation, Input, Json, PromptError, PromptMessage, ReadError, ServerBuilder,
+    State, prompt, resource, tool,
 };
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{Connection as _, PgConnection, PgPool};
@@ -258,7 +258,10 @@ pub async fn close_issue(
         return Err(TrackerError::AlreadyClosed(id));
     }
     let question = format!("Close issue #{id} \u{201c}{}\u{201d}?", issue.title);
-    match input.elicit::<ConfirmClose>(question).await {
+    match input
+        .elicit_as::<ConfirmClose>("confirm_close", question)
+        .await
+    {
         Elicitation::Accepted(ConfirmClose { close: true }) => {}
         _ => {
             return Err(TrackerError::Invalid(format!(
@@ -287,6 +290,56 @@ pub async fn issue_resource(id: i64, #[ctx] db: State<PgPool>) -> Result<String,
         .ok_or(ReadError::NotFound)?;
     let comments = db::comments(&db, id).await.map_err(read_error)?;
     Ok(render(&issue, &comments))
+}
+
+/// Issues, newest first (at most 100), as a Markdown list; the query
+/// narrows them: `tracker://issues?state=open&label=bug`.
+#[resource(
+    "tracker://issues{?state,label}",
+    name = "issues",
+    mime_type = "text/markdown",
+    complete(state = issue_states)
+)]
+pub async fn issues_resource(
+    state: Option<String>,
+    label: Option<String>,
+    #[ctx] db: State<PgPool>,
+) -> Result<String, ReadError> {
+    let state = match state.as_deref() {
+        None => None,
+        Some("open") => Some(IssueState::Open),
+        Some("closed") => Some(IssueState::Closed),
+        Some(other) => {
+            return Err(ReadError::Invalid(format!(
+                "state is `open` or `closed`, not `{other}`"
+            )));
+        }
+    };
+    let issues = db::list(&db, state, label.as_deref(), 100)
+        .await
+        .map_err(read_error)?;
+    let mut text = String::from("# Issues\n");
+    for issue in &issues {
+        text.push_str(&format!(
+            "\n- #{} {} ({}{})",
+            issue.id,
+            issue.title,
+            issue.state,
+            issue
+                .labels
+                .iter()
+                .map(|l| format!(", {l}"))
+                .collect::<String>()
+        ));
+    }
+    if issues.is_empty() {
+        text.push_str("\nNo issues.");
+    }
+    Ok(text)
+}
+
+fn issue_states(_: &mcp_runtime::CompletionRequest) -> Vec<&'static str> {
+    vec!["open", "closed"]
 }
 
 fn read_error(error: sqlx::Error) -> ReadError {
@@ -319,11 +372,13 @@ pub async fn triage(
     /// The issue's number.
     id: i64,
     #[ctx] db: State<PgPool>,
-) -> Result<Vec<PromptMessage>, TrackerError> {
+) -> Result<Vec<PromptMessage>, PromptError> {
+    let failed = |error: sqlx::Error| PromptError::Failed(TrackerError::from(error).to_string());
     let issue = db::issue(&db, id)
-        .await?
-        .ok_or(TrackerError::NotFound(id))?;
-    let comments = db::comments(&db, id).await?;
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| PromptError::invalid_argument("id", format!("there is no issue #{id}")))?;
+    let comments = db::comments(&db, id).await.map_err(failed)?;
     Ok(vec![PromptMessage::user(format!(
         "Triage this issue: suggest labels, a severity (low, medium, high) and the next step, \
          in three short lines.\n\n{}",

@@ -149,6 +149,7 @@ async fn closing_asks_the_user_first_and_a_state_closes_once() {
     call(&server, "create_issue", json!({"title": "Flaky test"})).await;
     let arguments = json!({"id": 1, "reason": "fixed"});
     let (key, message, state) = ask_to_close(&server, &arguments).await;
+    assert_eq!(key, "confirm_close");
     assert_eq!(message, "Close issue #1 \u{201c}Flaky test\u{201d}?");
     // Still open until the user answers; a "no" leaves it open.
     let got = call(&server, "get_issue", json!({"id": 1})).await;
@@ -256,6 +257,45 @@ async fn the_issue_resource_and_the_triage_prompt_read_the_database() {
     let missing = parse(missing.response.as_deref().unwrap());
     assert_eq!(missing["error"]["code"], -32602, "{missing}");
 
+    call(&server, "create_issue", json!({"title": "Typo", "labels": ["docs"]})).await;
+    let list = |uri: &str| {
+        let message = request(1, "resources/read", json!({"uri": uri}));
+        let server = &server;
+        async move {
+            let read = parse(server.exchange(message).await.response.as_deref().unwrap());
+            assert_valid_response("ReadResourceResultResponse", &read);
+            read
+        }
+    };
+    let all = list("tracker://issues").await;
+    assert_eq!(
+        all["result"]["contents"][0]["text"],
+        "# Issues\n\n- #2 Typo (open, docs)\n- #1 Slow list (open, perf)"
+    );
+    let perf = list("tracker://issues?label=perf&state=open").await;
+    assert_eq!(
+        perf["result"]["contents"][0]["text"],
+        "# Issues\n\n- #1 Slow list (open, perf)"
+    );
+    let closed = list("tracker://issues?state=closed").await;
+    assert_eq!(closed["result"]["contents"][0]["text"], "# Issues\n\nNo issues.");
+    let bad = list("tracker://issues?state=done").await;
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    assert_eq!(
+        bad["error"]["message"],
+        "Invalid resource URI tracker://issues?state=done: state is `open` or `closed`, not `done`"
+    );
+
+    let missing = server
+        .exchange(request(
+            1,
+            "prompts/get",
+            json!({"name": "triage", "arguments": {"id": "9"}}),
+        ))
+        .await;
+    let missing = parse(missing.response.as_deref().unwrap());
+    assert_valid_response("GetPromptResultResponse", &missing);
+    assert_eq!(missing["error"]["code"], -32602, "{missing}");
     let prompt = server
         .exchange(request(
             1,
