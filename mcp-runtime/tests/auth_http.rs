@@ -9,6 +9,7 @@
 use std::net::SocketAddr;
 
 use mcp_runtime::auth::{Authorization, TokenVerifier, VerifyError, VerifyFuture};
+#[cfg(feature = "client")]
 use mcp_runtime::client::{AuthorizationError, Client, ClientError, Remote};
 use mcp_runtime::security::Principal;
 use mcp_runtime::{
@@ -574,6 +575,7 @@ async fn legacy_sessions_are_authorized_like_modern_requests() {
 }
 
 /// The refusal the built-in client reports for `token` calling `write`.
+#[cfg(feature = "client")]
 async fn client_refusal(address: SocketAddr, token: Option<&str>) -> AuthorizationError {
     let mut remote = Remote::new(&format!("http://{address}/mcp")).unwrap();
     if let Some(token) = token {
@@ -586,6 +588,7 @@ async fn client_refusal(address: SocketAddr, token: Option<&str>) -> Authorizati
     }
 }
 
+#[cfg(feature = "client")]
 #[tokio::test]
 async fn the_built_in_client_reports_refusals_with_their_challenge() {
     let address = serve(|a| HttpOptions::new().authorization(authorization(a)));
