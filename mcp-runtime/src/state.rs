@@ -57,7 +57,7 @@ impl<T> DerefMut for State<T> {
     }
 }
 
-/// A type of state a handler needs: what [`FromContext::REQUIRES`] lists,
+/// A type of state a handler needs: what [`FromContext::REQUIRES`](crate::FromContext::REQUIRES) lists,
 /// checked against the server's states when it is built.
 #[derive(Clone, Copy)]
 pub struct StateType {
