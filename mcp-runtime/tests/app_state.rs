@@ -303,22 +303,15 @@ async fn two_servers_with_their_own_items_and_states_on_one_router() {
             .await
             .json()
     };
-    let listed = post("/mcp", request(1, "tools/list", json!({}))).await;
-    let names: Vec<_> = listed["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].clone())
-        .collect();
-    assert_eq!(names, [json!("db_task"), json!("greet"), json!("which_db")]);
-    let listed = post("/admin/mcp", request(1, "tools/list", json!({}))).await;
-    let names: Vec<_> = listed["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].clone())
-        .collect();
-    assert_eq!(names, [json!("drop_table")]);
+    let names = |listed: Value| -> Vec<Value> {
+        assert_valid_response("ListToolsResultResponse", &listed);
+        let tools = listed["result"]["tools"].as_array().unwrap();
+        tools.iter().map(|t| t["name"].clone()).collect()
+    };
+    let public_tools = names(post("/mcp", request(1, "tools/list", json!({}))).await);
+    assert_eq!(public_tools, ["db_task", "greet", "which_db"]);
+    let admin_tools = names(post("/admin/mcp", request(1, "tools/list", json!({}))).await);
+    assert_eq!(admin_tools, ["drop_table"]);
     let public_db = post("/mcp", call_tool(2, "which_db", json!({}))).await;
     assert_eq!(public_db["result"]["content"][0]["text"], "main");
     let dropped = post(

@@ -12,7 +12,7 @@ use mcp_runtime::{Server, ServerBuilder, prompt, resource, tool};
 use serde_json::json;
 
 /// Ships a parcel.
-#[tool(annotations(destructive))]
+#[tool(group = "shipping", annotations(destructive))]
 fn ship(
     /// Where to.
     address: String,
@@ -62,6 +62,7 @@ async fn the_manifest_records_what_clients_see() {
             "tools": {"ship": {
                 "annotations": {"destructiveHint": true},
                 "description": "Ships a parcel.",
+                "group": "shipping",
                 "inputSchema": {
                     "type": "object",
                     "additionalProperties": false,

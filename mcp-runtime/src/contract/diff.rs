@@ -426,6 +426,16 @@ mod tests {
     }
 
     #[test]
+    fn a_new_group_is_noted_but_breaks_nobody() {
+        let old = json!({"tools": {"t": {}}, "prompts": {"p": {"group": "a"}}});
+        let new = json!({"tools": {"t": {"group": "admin"}}, "prompts": {"p": {"group": "a"}}});
+        assert_eq!(
+            described(&compare(&old, &new)),
+            ["additive  tool `t`: group changed"]
+        );
+    }
+
+    #[test]
     fn any_change_to_task_support_breaks() {
         let never = json!({"tools": {"t": {}}});
         let optional = json!({"tools": {"t": {"task": "optional"}}});

@@ -548,6 +548,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_refusal_is_printed_with_its_challenge() {
+        // With `oauth-client` (which the workspace's conformance fixture
+        // turns on), a request without a token starts the OAuth flow
+        // instead: its own tests cover that. A token of one's own turns
+        // the flow off, so the second case holds either way.
+        #[cfg(not(feature = "oauth-client"))]
         assert_eq!(
             printed_error(&["discover"]).await,
             "error: the server refused the request: HTTP 401: a bearer token is needed; \
