@@ -8,10 +8,14 @@
 # and 50-tool servers compared with each other in the `scale` profile (the
 # first build of the 10,000 tools takes about fifteen minutes and 4.5 GB), then
 # runs `bench` pinned to core 1 (servers are pinned to core 0).
+# The tracker stage needs PostgreSQL: tests/postgres.sh's ensure_postgres
+# uses the machine's at 127.0.0.1:5432 or starts one (installing Debian's
+# package if need be), and stops the one it started at the end.
 # BENCH_ROUNDS (default 7) and BENCH_SECONDS (default 3) shorten a run while
-# iterating; BENCH_ONLY=http, BENCH_ONLY=stdio or BENCH_ONLY=tasks runs that
-# stage alone (BENCH_WORKLOADS=echo,list picks HTTP workloads by name) and
-# prints its table (RESULTS.md is then left as it was).
+# iterating; BENCH_ONLY=http, BENCH_ONLY=stdio, BENCH_ONLY=tasks or
+# BENCH_ONLY=tracker runs that stage alone (BENCH_WORKLOADS=echo,list picks
+# HTTP workloads by name) and prints its table (RESULTS.md is then left as
+# it was; BENCH_ONLY=tracker builds only what that stage runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,18 +31,40 @@ if [ "$(nproc)" -lt 2 ]; then
 fi
 
 echo "==> building (release, then the scale profile)" >&2
-cargo build --release -q -p quickstart -p mcp-bench --bins
-# Alone, so that its runtime is built without the default features.
-cargo build --release -q -p stdio-only
-# The scale servers have their own workspace (benches/scale), pinned to
-# the main lock file's versions.
-cp Cargo.lock benches/scale/Cargo.lock
-cargo build --manifest-path benches/scale/Cargo.toml --profile scale -q --bin bench-scale --bin bench-tools
+# Without mcp-bench's default feature `tracker`: features are unified within
+# one cargo invocation, and the tracker's (mcp-runtime's `auth` among them)
+# must not reach the quickstart and the servers compared with the floors.
+if [ "${BENCH_ONLY:-}" = tracker ]; then
+    cargo build --release -q -p mcp-bench --no-default-features --bin bench
+else
+    cargo build --release -q -p quickstart -p mcp-bench --bins --no-default-features
+    # Alone, so that its runtime is built without the default features.
+    cargo build --release -q -p stdio-only
+    # The scale servers have their own workspace (benches/scale), pinned to
+    # the main lock file's versions.
+    cp Cargo.lock benches/scale/Cargo.lock
+    cargo build --manifest-path benches/scale/Cargo.toml --profile scale -q --bin bench-scale --bin bench-tools
+fi
+tracker_stage=
+if [ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = tracker ]; then tracker_stage=1; fi
+if [ -n "$tracker_stage" ]; then
+    # The tracker stage: the tracker alone, as its users build it, then its
+    # axum + sqlx floor and the seeding program.
+    cargo build --release -q -p tracker
+    cargo build --release -q -p mcp-bench --bin floor-tracker --bin bench-tracker-db
+fi
 target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+
+if [ -n "$tracker_stage" ]; then
+    # shellcheck source=tests/postgres.sh
+    source tests/postgres.sh
+    ensure_postgres
+    trap stop_postgres EXIT
+fi
 
 results=benches/results
 mkdir -p "$results"
-echo "==> running (about 13 minutes)" >&2
+echo "==> running (about 15 minutes)" >&2
 scale_target=$(cargo metadata --manifest-path benches/scale/Cargo.toml --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 taskset -c 1 "$target/release/bench" "$target/release" "$scale_target/scale" "$results"
 [ -z "${BENCH_ONLY:-}" ] || exit 0
@@ -54,6 +80,7 @@ taskset -c 1 "$target/release/bench" "$target/release" "$scale_target/scale" "$r
     echo "The floor is hyper 1.x + serde_json (\`benches/src/bin/floor-http.rs\`) or a bare stdio loop"
     echo "(\`floor-stdio.rs\`) answering the same bytes as our server, captured and checked before each run."
     echo "Rate limiting is off (\`--rate-limit 0\`) so that every request runs the tool."
+    echo "The tracker stage's floor is axum + sqlx on PostgreSQL (\`floor-tracker.rs\`); its notes follow its table."
     echo
     echo "Run on $(date -u +%Y-%m-%d), $(uname -sr), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))."
     echo

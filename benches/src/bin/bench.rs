@@ -8,7 +8,9 @@
 //! of a two-round MRTR call carrying a sealed `requestState`. Over stdio
 //! (pipelined at depth 1, 16 and 64): `tools/call echo`. Also: peak RSS
 //! under load, cold start, stripped binary size, and the 10,000-tool
-//! server's startup, throughput and list page size.
+//! server's startup, throughput and list page size. The tracker stage
+//! (`bench/tracker.rs`): `examples/tracker`'s `get_issue` on PostgreSQL
+//! against an axum + sqlx handler running the same query.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -22,6 +24,8 @@ use serde_json::{Value, json};
 
 #[path = "bench/tasks.rs"]
 mod tasks;
+#[path = "bench/tracker.rs"]
+mod tracker;
 
 /// Interleaved rounds per measurement (`BENCH_ROUNDS`); medians are
 /// reported. Seven by default: on a shared 2-core VM one round's ratio
@@ -111,6 +115,13 @@ fn main() {
         print!("{table}");
         return;
     }
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("tracker") {
+        // Only the tracker stage (while iterating on it): its table alone.
+        let table = tracker::stage(&paths);
+        std::fs::write(paths.results.join("tracker.md"), &table).expect("results");
+        print!("{table}");
+        return;
+    }
 
     let echo = request(
         "tools/call",
@@ -185,6 +196,9 @@ fn main() {
 
     eprintln!("== tasks");
     report.tasks = Some(tasks::stage(&paths));
+
+    eprintln!("== tracker (PostgreSQL)");
+    report.tracker = Some(tracker::stage(&paths));
 
     let markdown = report.markdown();
     std::fs::write(paths.results.join("RESULTS.md"), &markdown).expect("results");
@@ -847,6 +861,8 @@ struct Report {
     scale: Option<Scale>,
     /// The Tasks stage's table.
     tasks: Option<String>,
+    /// The tracker stage's table, target and notes.
+    tracker: Option<String>,
 }
 
 /// Ours against the floor, pair by pair (the runs of one round were back to
@@ -999,6 +1015,10 @@ impl Report {
         if let Some(tasks) = &self.tasks {
             out.push('\n');
             out.push_str(tasks);
+        }
+        if let Some(tracker) = &self.tracker {
+            out.push('\n');
+            out.push_str(tracker);
         }
         out
     }

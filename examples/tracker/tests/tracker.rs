@@ -257,7 +257,12 @@ async fn the_issue_resource_and_the_triage_prompt_read_the_database() {
     let missing = parse(missing.response.as_deref().unwrap());
     assert_eq!(missing["error"]["code"], -32602, "{missing}");
 
-    call(&server, "create_issue", json!({"title": "Typo", "labels": ["docs"]})).await;
+    call(
+        &server,
+        "create_issue",
+        json!({"title": "Typo", "labels": ["docs"]}),
+    )
+    .await;
     let list = |uri: &str| {
         let message = request(1, "resources/read", json!({"uri": uri}));
         let server = &server;
@@ -278,7 +283,10 @@ async fn the_issue_resource_and_the_triage_prompt_read_the_database() {
         "# Issues\n\n- #1 Slow list (open, perf)"
     );
     let closed = list("tracker://issues?state=closed").await;
-    assert_eq!(closed["result"]["contents"][0]["text"], "# Issues\n\nNo issues.");
+    assert_eq!(
+        closed["result"]["contents"][0]["text"],
+        "# Issues\n\nNo issues."
+    );
     let bad = list("tracker://issues?state=done").await;
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
     assert_eq!(
