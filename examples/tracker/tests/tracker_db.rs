@@ -326,7 +326,11 @@ async fn an_outage_is_a_clear_tool_error_and_no_secret_is_told_or_logged() {
     let (logs, _guard) = LogCapture::start();
     // Nothing listens on port 1; the password must appear nowhere.
     let url = "postgres://tracker:hunter2-secret@127.0.0.1:1/tracker";
-    let pool = tracker::db::lazy_pool(url.parse().unwrap());
+    // The pool's settings, with a shorter wait for a connection (3 s in
+    // the server) to keep the test short.
+    let pool = tracker::db::pool_options()
+        .acquire_timeout(std::time::Duration::from_millis(300))
+        .connect_lazy_with(url.parse().unwrap());
     let server = ServerBuilder::new("tracker", "0.1.0")
         .state(pool)
         .build()
