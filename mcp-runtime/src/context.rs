@@ -193,6 +193,12 @@ impl Context {
         }
     }
 
+    /// Cancels the request's token: its handler was dropped (a layer
+    /// timed it out, or refused it).
+    pub(crate) fn cancel(&self) {
+        self.inner.scope.cancellation.cancel();
+    }
+
     /// The request's input. Not public: only handlers of methods that can
     /// ask (`tools/call`, `resources/read`, `prompts/get`) receive an
     /// [`Input`], as a `#[ctx]` parameter, so no other code can ask.

@@ -30,6 +30,7 @@ mod inspect;
 #[cfg(feature = "legacy")]
 mod legacy;
 mod lifecycle;
+pub mod middleware;
 pub mod mrtr;
 mod prompt;
 pub mod protocol;
@@ -139,6 +140,15 @@ pub mod __private {
         assert_schema_validation,
     };
     pub use crate::uri_template::TemplatePart;
+
+    /// Boxes the layer of `#[tool(layer = ...)]`; a value that is not a
+    /// layer fails here, spanned at the attribute's expression.
+    pub fn item_layer<L: crate::middleware::IntoItemLayer>(
+        layer: L,
+    ) -> crate::middleware::ItemLayer {
+        layer.into_item_layer()
+    }
+    pub use crate::middleware::ItemLayer;
 
     /// The criterion micro-benchmarks' access to the request path's steps.
     #[cfg(feature = "bench-internals")]

@@ -80,6 +80,8 @@ pub struct ServerBuilder {
     catalog: Option<Arc<AttachCatalog>>,
     /// Which linked items it serves (default: all).
     items: Items,
+    /// Item layers, outermost first, with the items each wraps.
+    layers: Vec<crate::dispatch::layers::GivenLayer>,
     /// The application's states, for handlers' `State<T>` parameters.
     pub(crate) states: States,
     pub(crate) hooks: Hooks,
@@ -161,6 +163,7 @@ impl ServerBuilder {
             tasks: None,
             catalog: None,
             items: Items::all(),
+            layers: Vec::new(),
             states: States::new(),
             hooks: Hooks::default(),
             #[cfg(feature = "redis")]
@@ -188,6 +191,30 @@ impl ServerBuilder {
     /// so that two servers in one process can serve different items.
     pub fn items(mut self, items: Items) -> Self {
         self.items = items;
+        self
+    }
+
+    /// Wraps every item's invocation (tools, resources, prompts, extension
+    /// methods, runtime catalog items) in `layer`: any tower layer over
+    /// [`Next<Invocation>`](crate::middleware::Next) whose service answers
+    /// an [`Invocation`](crate::middleware::Invocation) with an
+    /// [`Output`](crate::middleware::Output), such as
+    /// `tower::timeout::TimeoutLayer`,
+    /// `tower::limit::ConcurrencyLimitLayer`, or an async function through
+    /// [`middleware::from_fn`](crate::middleware::from_fn). Layers given
+    /// first are outermost; an item's own (`#[tool(layer = ...)]`) is
+    /// inside them. See [`middleware`](crate::middleware).
+    pub fn layer(self, layer: impl crate::middleware::IntoItemLayer) -> Self {
+        self.layer_on(Items::all(), layer)
+    }
+
+    /// Wraps the invocations of `items` in `layer`: a group
+    /// (`Items::group("db")`), a module, named items, extension methods
+    /// (`Items::method("tasks/get")`), or any union or difference of them.
+    /// A selection that names nothing the server serves stops
+    /// [`build`](Self::build) with an error naming it.
+    pub fn layer_on(mut self, items: Items, layer: impl crate::middleware::IntoItemLayer) -> Self {
+        self.layers.push((items, layer.into_item_layer()));
         self
     }
 
@@ -566,15 +593,15 @@ impl ServerBuilder {
             }
             None => Runtime::default(),
         };
-        Dispatcher::new(
-            registry,
-            self.extensions.clone(),
-            &settings,
+        let parts = crate::dispatch::Parts {
+            extensions: self.extensions.clone(),
             app,
-            self.sealer(shared.replay)?,
+            sealer: self.sealer(shared.replay)?,
             tasks,
             runtime,
-        )
+            layers: self.layers.clone(),
+        };
+        Dispatcher::new(registry, &settings, parts)
     }
 
     /// The shared state's parts, when the server has shared state.

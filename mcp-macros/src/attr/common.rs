@@ -1,7 +1,7 @@
 //! Grammar shared by every attribute: string and flag values, icons,
 //! `crate = ...`, duplicate and unknown keys, and the options every handler
 //! takes (`name`, `title`, `description`, `icon(...)`, `meta`, `scopes`, `group`,
-//! `crate`).
+//! `layer`, `timeout_ms`, `crate`).
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
@@ -9,8 +9,8 @@ use syn::{LitBool, LitFloat, LitInt, LitStr, Path, Token};
 
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    CRATE, DESCRIPTION, GROUP, ICON, META, MIME_TYPE, NAME, SCOPES, SIZES, SRC, Symbol, THEME,
-    TITLE,
+    CRATE, DESCRIPTION, GROUP, ICON, LAYER, META, MIME_TYPE, NAME, SCOPES, SIZES, SRC, Symbol,
+    THEME, TIMEOUT_MS, TITLE,
 };
 
 /// Options every kind of handler accepts.
@@ -28,6 +28,11 @@ pub(crate) struct CommonAttr {
     /// `group = "admin"`: the group servers select the item by (checked
     /// in `check::group`).
     pub(crate) group: Option<LitStr>,
+    /// `layer = expr`: the item's own layer. Any expression; whether its
+    /// value is a layer is checked by the compiler, at the expression.
+    pub(crate) layer: Option<syn::Expr>,
+    /// `timeout_ms = 5000`: the item's time limit, at least 1.
+    pub(crate) timeout_ms: Option<u64>,
 }
 
 /// `scopes = [...]` as written.
@@ -57,11 +62,51 @@ impl CommonAttr {
         } else if meta.path == SCOPES {
             let value = parse_scopes(cx, meta)?;
             set_once(cx, meta, SCOPES, &mut self.scopes, value);
+        } else if meta.path == LAYER {
+            let layer: syn::Expr = meta.value()?.parse()?;
+            set_once(cx, meta, LAYER, &mut self.layer, layer);
+        } else if meta.path == TIMEOUT_MS {
+            if let Some(value) = parse_timeout_ms(cx, meta)? {
+                set_once(cx, meta, TIMEOUT_MS, &mut self.timeout_ms, value);
+            }
         } else {
             return Ok(false);
         }
         Ok(true)
     }
+}
+
+/// `timeout_ms = 5000`: a positive integer literal fitting `u64`, without
+/// a suffix other than `u64` (`5000ms` is a literal with the suffix `ms`).
+/// Anything else is reported (and skipped) here.
+fn parse_timeout_ms(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<u64>> {
+    const HELP: &str =
+        "`timeout_ms` is a positive number of milliseconds, e.g. `timeout_ms = 5000`";
+    let value: syn::Expr = meta
+        .value()?
+        .parse()
+        .map_err(|error| syn::Error::new(error.span(), HELP))?;
+    if let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(lit),
+        attrs,
+    }) = &value
+        && attrs.is_empty()
+        && matches!(lit.suffix(), "" | "u64")
+    {
+        match lit.base10_parse::<u64>() {
+            Ok(0) => {}
+            Ok(millis) => return Ok(Some(millis)),
+            Err(_) => {
+                cx.error_spanned_by(
+                    lit,
+                    format!("`timeout_ms` is at most {} milliseconds", u64::MAX),
+                );
+                return Ok(None);
+            }
+        }
+    }
+    cx.error_spanned_by(value, HELP);
+    Ok(None)
 }
 
 /// `scopes = ["a", "b"]`: an array of string literals. Their syntax is

@@ -337,3 +337,72 @@ fn a_missing_comma_after_the_uri_is_one_error() {
     assert_eq!(attr.uri.unwrap().value(), "memo://readme");
     assert!(attr.common.name.is_none());
 }
+
+#[test]
+fn layer_takes_any_expression_once() {
+    let (attr, errors) = tool_attr(quote!(
+        layer = (
+            tower::timeout::TimeoutLayer::new(Duration::from_secs(5)),
+            middleware::from_fn(guard)
+        ),
+        title = "T"
+    ));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(matches!(attr.common.layer, Some(syn::Expr::Tuple(_))));
+    assert_eq!(attr.common.title.unwrap().value(), "T");
+
+    let (attr, errors) = tool_attr(quote!(layer = a(), layer = b()));
+    assert_eq!(errors, ["duplicate `layer` option; give it once"]);
+    assert!(matches!(attr.common.layer, Some(syn::Expr::Call(_))));
+
+    // Commas between generic arguments do not split a resource's options.
+    let (attr, errors) = resource_attr(quote!(
+        "memo://x",
+        layer = Both::<A, B>::new(),
+        timeout_ms = 250
+    ));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(attr.common.layer.is_some());
+    assert_eq!(attr.common.timeout_ms, Some(250));
+}
+
+#[test]
+fn timeout_ms_is_a_positive_integer_literal_given_once() {
+    let (attr, errors) = tool_attr(quote!(timeout_ms = 5000));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(attr.common.timeout_ms, Some(5000));
+    let (attr, errors) = tool_attr(quote!(timeout_ms = 5_000u64));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(attr.common.timeout_ms, Some(5000));
+
+    let help = "`timeout_ms` is a positive number of milliseconds, e.g. `timeout_ms = 5000`";
+    for value in [
+        quote!(0),
+        quote!(-5),
+        quote!(2.5),
+        quote!("5s"),
+        quote!(5s),
+        quote!(FIVE_SECONDS),
+        quote!(5 * 1000),
+    ] {
+        let (attr, errors) = tool_attr(quote!(timeout_ms = #value, title = "T"));
+        assert_eq!(errors, [help], "{value}");
+        assert!(attr.common.timeout_ms.is_none());
+        // The keys after it are still read.
+        assert_eq!(attr.common.title.unwrap().value(), "T");
+    }
+
+    let (_, errors) = tool_attr(quote!(timeout_ms = 18446744073709551616));
+    assert_eq!(
+        errors,
+        ["`timeout_ms` is at most 18446744073709551615 milliseconds"]
+    );
+
+    let cx = Ctxt::new();
+    let attr = PromptAttr::parse(&cx, quote!(timeout_ms = 100, timeout_ms = 200));
+    assert_eq!(
+        messages(cx),
+        ["duplicate `timeout_ms` option; give it once"]
+    );
+    assert_eq!(attr.common.timeout_ms, Some(100));
+}

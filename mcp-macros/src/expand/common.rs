@@ -109,7 +109,8 @@ pub(super) fn option(value: Option<TokenStream>) -> TokenStream {
     }
 }
 
-/// `title`, `description`, `icons`, `meta` and `location` entry fields.
+/// `title`, `description`, `icons`, `meta`, `layer`, `timeout_ms` and
+/// `location` entry fields.
 pub(super) fn metadata_fields(
     handler: &HandlerFn<'_>,
     common: &CommonAttr,
@@ -123,6 +124,8 @@ pub(super) fn metadata_fields(
     let scopes = common.scopes.iter().flat_map(|s| &s.scopes);
     let group = option(common.group.as_ref().map(|g| quote!(#g)));
     let states = states(handler, private);
+    let layer = option(common.layer.as_ref().map(|layer| layer_fn(layer, private)));
+    let timeout_ms = option(common.timeout_ms.map(|millis| quote!(#millis)));
     quote! {
         scopes: &[#(#scopes),*],
         group: #group,
@@ -131,11 +134,32 @@ pub(super) fn metadata_fields(
         description: #description,
         icons: &[#(#icons),*],
         meta: #meta,
+        layer: #layer,
+        timeout_ms: #timeout_ms,
         location: #private::Location {
             file: ::core::file!(),
             line: #line,
             module: ::core::module_path!(),
         },
+    }
+}
+
+/// `layer = expr` as a function the server calls when it is built: a
+/// nested item, so `expr` sees the items in scope at the attribute but no
+/// locals. The call that boxes the layer is spanned at `expr`, so that a
+/// value that is not a layer is reported there, with `IntoItemLayer`'s
+/// message.
+fn layer_fn(layer: &syn::Expr, private: &TokenStream) -> TokenStream {
+    let span = layer.span();
+    let item_layer = respan(quote!(#private::item_layer), span);
+    let call = quote_spanned!(span=> #item_layer(#layer));
+    quote! {
+        {
+            fn __mcp_layer() -> #private::ItemLayer {
+                #call
+            }
+            __mcp_layer as fn() -> #private::ItemLayer
+        }
     }
 }
 

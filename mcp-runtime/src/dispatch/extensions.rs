@@ -9,12 +9,14 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::Dispatcher;
 use super::envelope::Request;
 use super::guard::Handler;
 use crate::context::{Context, Scope};
 use crate::extension::{
     self, Catalog, Extension, ExtensionMethod, LINKED_EXTENSIONS, MethodResult,
 };
+use crate::middleware::{Item, ItemKind};
 use crate::mrtr::Input;
 use crate::protocol::finite::Finite;
 use crate::protocol::method::{CLIENT_METHODS, Method, REMOVED};
@@ -252,10 +254,10 @@ fn check_method_name(name: &str) -> Result<(), String> {
 /// Calls an extension method: its params (without `_meta`) and a context
 /// like a tool's; its result with `resultType` and the server's identity.
 pub(super) async fn call(
-    served: &Served,
+    dispatcher: &Arc<Dispatcher>,
+    served: &Arc<Served>,
     request: &Request,
     scope: Scope,
-    server_info: Option<&RawValue>,
 ) -> Result<Bytes, ErrorObject> {
     let mut params = match request.params().map(serde_json::from_str::<Value>) {
         None | Some(Ok(Value::Null)) => Map::new(),
@@ -268,20 +270,33 @@ pub(super) async fn call(
     };
     params.remove("_meta");
     let name = served.method.name.as_str();
-    let handler = Handler {
-        kind: "extension method",
-        name,
-    };
     let context = Context::new(scope, Input::default());
-    let future = handler.start(|| (served.method.handler)(params, context))?;
-    let result = handler.finish(future).await??;
-    write_result(&result, server_info).ok_or_else(|| {
+    let layered = dispatcher.layered(ItemKind::Method, name, || Item::new(ItemKind::Method, name));
+    let result = match layered {
+        None => run_method(served, params, context).await?,
+        Some(layered) => Box::pin(layered.method(served, &params, context)).await?,
+    };
+    write_result(&result, dispatcher.server_info.as_deref()).ok_or_else(|| {
         tracing::error!(
             method = name,
             "an extension method's result members are not a JSON object"
         );
         ErrorObject::internal_error()
     })
+}
+
+/// Runs the method's handler with `params`.
+pub(super) async fn run_method(
+    served: &Served,
+    params: Map<String, Value>,
+    context: Context,
+) -> Result<MethodResult, ErrorObject> {
+    let handler = Handler {
+        kind: "extension method",
+        name: served.method.name.as_str(),
+    };
+    let future = handler.start(|| (served.method.handler)(params, context))?;
+    handler.finish(future).await?
 }
 
 /// `{"resultType": ..., members..., "_meta": {serverInfo, members' _meta}}`.

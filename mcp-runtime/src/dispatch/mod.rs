@@ -20,6 +20,7 @@ mod guard;
 mod head;
 mod invoke;
 mod key;
+pub(crate) mod layers;
 mod meta;
 mod mrtr;
 pub(crate) mod page;
@@ -53,6 +54,7 @@ pub(crate) use self::tools::Tools;
 use crate::changes::Changes;
 use crate::context::Outbox;
 use crate::extension::Extension;
+use crate::middleware::Layers;
 use crate::mrtr::state::StateSealer;
 use crate::protocol::jsonrpc::{Unframed, error_frame, result_frame};
 use crate::protocol::method::{Method, MethodName};
@@ -131,6 +133,13 @@ impl Reply {
             frame: Bytes::from(error_frame(id, error)),
             error_code: Some(error.code),
         }
+    }
+
+    /// The answer to a request that ran past the transport's time limit.
+    pub(crate) fn timed_out(id: &RequestId, limit: std::time::Duration) -> Reply {
+        let message = format!("The request did not finish within {} ms", limit.as_millis());
+        let error = ErrorObject::new(crate::protocol::error_code::REQUEST_TIMEOUT, message);
+        Reply::error(Some(id), &error)
     }
 }
 
@@ -301,22 +310,40 @@ pub(crate) struct Dispatcher {
     /// tasks.
     tasks: Option<Tasks>,
     runtime: Runtime,
+    /// Every item's stack of layers; empty (and never looked at) when the
+    /// server has none.
+    layers: Layers,
+}
+
+/// What the dispatcher is built from besides its registry.
+pub(crate) struct Parts {
+    pub(crate) extensions: Vec<Extension>,
+    pub(crate) app: App,
+    pub(crate) sealer: StateSealer,
+    pub(crate) tasks: Option<Tasks>,
+    pub(crate) runtime: Runtime,
+    pub(crate) layers: Vec<layers::GivenLayer>,
 }
 
 impl Dispatcher {
     pub(crate) fn new(
         registry: Registry,
-        mut extensions: Vec<Extension>,
         settings: &Settings,
-        app: App,
-        sealer: StateSealer,
-        tasks: Option<Tasks>,
-        runtime: Runtime,
+        parts: Parts,
     ) -> Result<Dispatcher, BuildError> {
+        let Parts {
+            mut extensions,
+            app,
+            sealer,
+            tasks,
+            runtime,
+            layers,
+        } = parts;
         if let Some(tasks) = &tasks {
             extensions.push(tasks.extension());
         }
         let extensions = Extensions::build(extensions, &registry)?;
+        let layers = layers::build(&registry, &extensions, &layers)?;
         let server_info = settings.server_info();
         let info = server_info.as_deref();
         let has = Offered {
@@ -353,6 +380,7 @@ impl Dispatcher {
             server_info,
             tasks,
             runtime,
+            layers,
         })
     }
 

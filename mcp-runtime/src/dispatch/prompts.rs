@@ -1,6 +1,7 @@
 //! `prompts/list` and `prompts/get`.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
@@ -11,12 +12,13 @@ use super::guard::Handler;
 use super::mrtr::{self, Rounds, Target};
 use super::page::Listing;
 use crate::context::{Context, Scope};
-use crate::mrtr::run_round;
+use crate::middleware::{Item, ItemKind};
 use crate::mrtr::state::StatePolicy;
+use crate::mrtr::{Input, run_round};
 use crate::prompt::{PromptError, PromptInvocation};
 use crate::protocol::finite::Finite;
 use crate::protocol::result::{COMPLETE, ResultMeta};
-use crate::protocol::{ErrorObject, PromptMessage};
+use crate::protocol::{ErrorObject, GetPromptResult, PromptMessage};
 use crate::registry::{PromptEntry, PromptRef};
 
 /// `prompts/list`.
@@ -68,7 +70,7 @@ pub(super) fn unknown_argument(prompt: &PromptRef, argument: &str) -> ErrorObjec
 }
 
 pub(super) async fn get(
-    dispatcher: &Dispatcher,
+    dispatcher: &Arc<Dispatcher>,
     params: &str,
     scope: Scope,
 ) -> Result<Bytes, ErrorObject> {
@@ -96,21 +98,19 @@ pub(super) async fn get(
         Err(claiming) => claiming.await?,
     };
     let server_info = dispatcher.server_info.as_deref();
-    let handler = Handler {
-        kind: "prompt",
-        name: prompt.name(),
+    let context = Context::new(scope, input.clone());
+    let layered = dispatcher.layered(ItemKind::Prompt, prompt.name(), || {
+        let mut item = Item::new(ItemKind::Prompt, prompt.name());
+        item.scopes = prompt.scopes().to_vec();
+        item
+    });
+    let result = match layered {
+        None => run_prompt(&prompt, &arguments, context, &input).await?,
+        Some(layered) => Box::pin(layered.prompt(dispatcher, &arguments_json, context)).await?,
     };
-    let invocation = PromptInvocation {
-        arguments: &arguments,
-        context: Context::new(scope, input.clone()),
-    };
-    let future = handler
-        .start(|| prompt.start(invocation))?
-        .map_err(|e| prompt_error(&prompt, e))?;
-    let Some(result) = run_round(&input, handler.finish(future)).await else {
+    let Some(result) = result else {
         return rounds.stopped(&input, server_info);
     };
-    let result = result?.map_err(|e| prompt_error(&prompt, e))?;
     let wire = GetResult {
         result_type: COMPLETE,
         description: result.description.as_deref(),
@@ -126,6 +126,27 @@ pub(super) async fn get(
             ErrorObject::internal_error()
         },
     )?))
+}
+
+/// Runs the prompt's handler; `None` if it suspended on an ask.
+pub(super) async fn run_prompt(
+    prompt: &PromptRef,
+    arguments: &BTreeMap<String, String>,
+    context: Context,
+    input: &Input,
+) -> Result<Option<GetPromptResult>, ErrorObject> {
+    let handler = Handler {
+        kind: "prompt",
+        name: prompt.name(),
+    };
+    let invocation = PromptInvocation { arguments, context };
+    let future = handler
+        .start(|| prompt.start(invocation))?
+        .map_err(|e| prompt_error(prompt, e))?;
+    let Some(result) = run_round(input, handler.finish(future)).await else {
+        return Ok(None);
+    };
+    result?.map_err(|e| prompt_error(prompt, e)).map(Some)
 }
 
 /// Arguments are strings on the wire; every required one must be present

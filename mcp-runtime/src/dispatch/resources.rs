@@ -1,5 +1,7 @@
 //! `resources/list`, `resources/templates/list` and `resources/read`.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
@@ -9,6 +11,7 @@ use super::guard::Handler;
 use super::mrtr::{self, Rounds, Target};
 use super::page::Listing;
 use crate::context::{Context, Scope};
+use crate::middleware::{Item, ItemKind};
 use crate::mrtr::state::StatePolicy;
 use crate::mrtr::{Input, run_round};
 use crate::protocol::CacheHint;
@@ -61,7 +64,7 @@ pub(crate) fn not_found(uri: &str) -> ErrorObject {
 }
 
 pub(super) async fn read(
-    dispatcher: &Dispatcher,
+    dispatcher: &Arc<Dispatcher>,
     params: &str,
     scope: Scope,
 ) -> Result<Bytes, ErrorObject> {
@@ -86,21 +89,25 @@ pub(super) async fn read(
     };
     let context = Context::new(scope, input.clone());
     let server_info = dispatcher.server_info.as_deref();
-    let Some((served, mut read)) = read_contents(dispatcher, &uri, context, &input).await? else {
+    let layered = match dispatcher.layers_any() {
+        false => None,
+        true => serving(dispatcher, &uri).and_then(|name| {
+            dispatcher.layered(ItemKind::Resource, name, || {
+                Item::new(ItemKind::Resource, name)
+            })
+        }),
+    };
+    let read = match layered {
+        None => read_resolved(dispatcher, &uri, context, &input).await?,
+        Some(layered) => Box::pin(layered.resource(dispatcher, &uri, context)).await?,
+    };
+    let Some(read) = read else {
         return rounds.stopped(&input, server_info);
     };
-    if read.contents.is_empty() {
-        return Err(not_found(&uri));
-    }
-    for item in &mut read.contents {
-        fill_mime_type(item, &uri, served.mime_type());
-    }
     let settings = &dispatcher.settings;
-    check_contents(served.name(), &read.contents, settings.max_resource_bytes)?;
     let result = ReadResult {
         contents: &read.contents,
-        // This read's own hints win over the resource's declared ones.
-        cache: read.cache_or(served.cache().unwrap_or(settings.read_cache)),
+        cache: read.cache_or(settings.read_cache),
         meta: ResultMeta {
             server_info,
             extra: read.meta.as_ref(),
@@ -117,6 +124,51 @@ pub(super) async fn read(
 /// What a read produced: what served it and the result, or `None` when
 /// the handler suspended on an unanswered ask.
 type Read = Option<(ResourceRef, ReadResourceResult)>;
+
+/// Reads `uri` and completes the result with what serves it: the declared
+/// MIME type and caching hints; `None` when the handler suspended.
+pub(super) async fn read_resolved(
+    dispatcher: &Dispatcher,
+    uri: &str,
+    context: Context,
+    input: &Input,
+) -> Result<Option<ReadResourceResult>, ErrorObject> {
+    let Some((served, mut read)) = read_contents(dispatcher, uri, context, input).await? else {
+        return Ok(None);
+    };
+    if read.contents.is_empty() {
+        return Err(not_found(uri));
+    }
+    for item in &mut read.contents {
+        fill_mime_type(item, uri, served.mime_type());
+    }
+    let settings = &dispatcher.settings;
+    check_contents(served.name(), &read.contents, settings.max_resource_bytes)?;
+    // This read's own hints win over the resource's declared ones.
+    if let Some(declared) = served.cache() {
+        read.ttl_ms.get_or_insert(declared.ttl_ms);
+        read.cache_scope.get_or_insert(declared.scope);
+    }
+    Ok(Some(read))
+}
+
+/// The URI or template of what serves `uri` first (what its layers are
+/// found by), if anything static does.
+fn serving<'a>(dispatcher: &'a Dispatcher, uri: &'a str) -> Option<&'a str> {
+    let registry = &dispatcher.registry;
+    if let Some(entry) = registry.resource(uri) {
+        return Some(entry.uri);
+    }
+    if let Some(runtime) = dispatcher.runtime.items.as_ref()
+        && runtime.resource(uri).is_some()
+    {
+        return Some(uri);
+    }
+    let mut templates = registry.templates().iter();
+    templates
+        .find(|(_, parts)| uri_template::match_uri(parts, uri).is_some())
+        .map(|(entry, _)| entry.uri)
+}
 
 /// Finds what serves `uri` (static resources first, then runtime ones, then
 /// templates from the most specific) and reads it.

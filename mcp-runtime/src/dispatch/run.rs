@@ -120,7 +120,7 @@ impl Dispatcher {
     /// Runs the user code a request names.
     #[allow(clippy::manual_async_fn, reason = "see `answer`")]
     fn run_handler<'a>(
-        &'a self,
+        self: &'a Arc<Self>,
         target: &'a Target,
         request: &'a Request,
         scope: Scope,
@@ -131,8 +131,7 @@ impl Dispatcher {
             let method = match target {
                 Target::Core(method) => *method,
                 Target::Extension(served) => {
-                    let info = self.server_info.as_deref();
-                    return extensions::call(served, request, scope, info)
+                    return extensions::call(self, served, request, scope)
                         .await
                         .map(Into::into);
                 }

@@ -1,6 +1,7 @@
 //! `tools/list` and `tools/call`.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
@@ -8,10 +9,12 @@ use serde_json::value::RawValue;
 use super::envelope::{Request, json_str};
 use super::extensions::require_extension;
 use super::invoke::{invoke, written_unframed};
+use super::layers::runtime_tool;
 use super::mrtr::{self, Rounds, Target};
 use super::page::Listing;
 use super::{Dispatcher, ResultJson};
 use crate::context::{Context, Scope};
+use crate::middleware::ItemKind;
 use crate::protocol::ErrorObject;
 use crate::registry::RegisteredTool;
 
@@ -49,7 +52,7 @@ pub(super) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de Raw
     reason = "an async fn would hold the scope twice"
 )]
 pub(super) fn call<'a>(
-    dispatcher: &'a Dispatcher,
+    dispatcher: &'a Arc<Dispatcher>,
     request: &'a Request,
     scope: Scope,
 ) -> impl Future<Output = Result<ResultJson, ErrorObject>> + 'a {
@@ -96,7 +99,13 @@ pub(super) fn call<'a>(
             };
         let context = Context::new(scope, input.clone());
         let server_info = dispatcher.server_info.as_deref();
-        let Some(result) = invoke(&tool, arguments, context, &input).await? else {
+        let layered = dispatcher.layered(ItemKind::Tool, tool.name(), || runtime_tool(&tool));
+        let result = match layered {
+            None => invoke(&tool, arguments, context, &input).await?,
+            // Boxed: only calls with layers pay for the stack's state.
+            Some(layered) => Box::pin(layered.tool(dispatcher, arguments, context)).await?,
+        };
+        let Some(result) = result else {
             return rounds.stopped(&input, server_info).map(Into::into);
         };
         written_unframed(&tool, &result, server_info).map(ResultJson::Unframed)

@@ -9,8 +9,8 @@ use crate::server::Server;
 #[derive(Debug)]
 pub(super) enum Connection {
     InProcess(Box<InProcess>),
-    Child(ChildProcess),
-    Remote(Remote),
+    Child(Box<ChildProcess>),
+    Remote(Box<Remote>),
 }
 
 impl Connection {
@@ -33,12 +33,11 @@ impl Connection {
                 })?;
                 remote = remote.header(name.trim(), value.trim());
             }
-            return Ok(Connection::Remote(remote));
+            return Ok(Connection::Remote(Box::new(remote)));
         }
         if let Some(command) = command {
-            return Ok(Connection::Child(ChildProcess::spawn_command_line(
-                command,
-            )?));
+            let child = ChildProcess::spawn_command_line(command)?;
+            return Ok(Connection::Child(Box::new(child)));
         }
         Ok(Connection::InProcess(Box::new(InProcess::new(server))))
     }

@@ -271,6 +271,11 @@ impl Input {
         }
     }
 
+    /// Whether the handler suspended on an unanswered ask.
+    pub(crate) fn is_suspended(&self) -> bool {
+        self.lock().suspended
+    }
+
     fn lock(&self) -> MutexGuard<'_, Round> {
         self.round
             .lock()

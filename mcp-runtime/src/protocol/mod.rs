@@ -12,6 +12,7 @@ pub(crate) mod json;
 pub(crate) mod jsonrpc;
 pub(crate) mod meta;
 pub(crate) mod method;
+pub(crate) mod method_result;
 mod prompts;
 mod resources;
 pub(crate) mod result;

@@ -32,7 +32,7 @@ pub(crate) use self::runtime::{
     RuntimeResourceEntry, ToolRef, intern,
 };
 pub use self::select::Items;
-use self::select::{ItemInfo, ItemKind};
+pub(crate) use self::select::{ItemInfo, ItemKind};
 pub use self::tool::{
     InputSchema, OutputSchema, StaticTaskSupport, StaticToolAnnotations, ToolEntry,
 };
@@ -352,7 +352,7 @@ fn check_states(
 }
 
 impl ToolEntry {
-    fn info(&self) -> ItemInfo<'static> {
+    pub(crate) fn info(&self) -> ItemInfo<'static> {
         ItemInfo {
             kind: ItemKind::Tool,
             name: self.name,
@@ -364,7 +364,7 @@ impl ToolEntry {
 }
 
 impl ResourceEntry {
-    fn info(&self) -> ItemInfo<'static> {
+    pub(crate) fn info(&self) -> ItemInfo<'static> {
         ItemInfo {
             kind: ItemKind::Resource,
             name: self.name,
@@ -376,7 +376,7 @@ impl ResourceEntry {
 }
 
 impl PromptEntry {
-    fn info(&self) -> ItemInfo<'static> {
+    pub(crate) fn info(&self) -> ItemInfo<'static> {
         ItemInfo {
             kind: ItemKind::Prompt,
             name: self.name,

@@ -51,6 +51,12 @@ pub struct PromptEntry {
     /// ([`FromContext::REQUIRES`](crate::FromContext::REQUIRES)), checked
     /// when the server is built.
     pub states: &'static [&'static [crate::state::StateType]],
+    /// `layer = ...`: the item's own layer, inside the server's
+    /// ([`middleware`](crate::middleware)).
+    pub layer: Option<fn() -> crate::middleware::ItemLayer>,
+    /// `timeout_ms = ...`: how long one invocation may run; past it the
+    /// handler is dropped and the request answered with `-31002`.
+    pub timeout_ms: Option<u64>,
     /// Definition site.
     pub location: Location,
 }

@@ -44,6 +44,8 @@ pub(crate) enum ItemKind {
     Tool,
     Resource,
     Prompt,
+    /// An extension's method (layers select them; `items` does not).
+    Method,
 }
 
 impl ItemKind {
@@ -52,6 +54,7 @@ impl ItemKind {
             ItemKind::Tool => "tool",
             ItemKind::Resource => "resource",
             ItemKind::Prompt => "prompt",
+            ItemKind::Method => "method",
         }
     }
 }
@@ -137,6 +140,14 @@ impl Items {
     /// The prompt named `name`.
     pub fn prompt(name: impl Into<String>) -> Items {
         Items(Rule::Named(ItemKind::Prompt, name.into()))
+    }
+
+    /// The extension method `name` (e.g. `tasks/get`): for
+    /// [`ServerBuilder::layer_on`](crate::ServerBuilder::layer_on), since
+    /// methods are the extensions' and a server serves all of its
+    /// extensions' methods.
+    pub fn method(name: impl Into<String>) -> Items {
+        Items(Rule::Named(ItemKind::Method, name.into()))
     }
 
     /// These items and `other`'s.

@@ -26,7 +26,7 @@ pub struct StaticToolAnnotations {
 }
 
 impl StaticToolAnnotations {
-    fn to_annotations(&self) -> Option<ToolAnnotations> {
+    pub(crate) fn to_annotations(&self) -> Option<ToolAnnotations> {
         let annotations = ToolAnnotations {
             title: self.title.map(str::to_owned),
             read_only_hint: self.read_only,
@@ -139,6 +139,12 @@ pub struct ToolEntry {
     /// ([`FromContext::REQUIRES`](crate::FromContext::REQUIRES)), checked
     /// when the server is built.
     pub states: &'static [&'static [crate::state::StateType]],
+    /// `layer = ...`: the item's own layer, inside the server's
+    /// ([`middleware`](crate::middleware)).
+    pub layer: Option<fn() -> crate::middleware::ItemLayer>,
+    /// `timeout_ms = ...`: how long one invocation may run; past it the
+    /// handler is dropped and the request answered with `-31002`.
+    pub timeout_ms: Option<u64>,
     /// Definition site.
     pub location: Location,
 }

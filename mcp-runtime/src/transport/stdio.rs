@@ -15,6 +15,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::FutureExt as _;
@@ -27,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 use crate::context::{Outbox, Sink};
 use crate::dispatch::envelope::{self, Incoming, Notification, Request};
 use crate::dispatch::{Dispatched, Dispatcher, Reply, Unconditional};
+use crate::protocol::method::{Method, MethodName};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::source::{RequestSource, TransportKind};
 
@@ -40,6 +42,8 @@ pub struct StdioOptions {
     pub(crate) max_backlog_bytes: usize,
     /// Requests running at once above which input is not read.
     pub(crate) max_in_flight: usize,
+    /// How long a request may run.
+    pub(crate) request_timeout: Duration,
 }
 
 impl Default for StdioOptions {
@@ -48,6 +52,7 @@ impl Default for StdioOptions {
             max_line_bytes: 4 * 1024 * 1024,
             max_backlog_bytes: 8 * 1024 * 1024,
             max_in_flight: 1024,
+            request_timeout: Duration::from_secs(120),
         }
     }
 }
@@ -65,6 +70,16 @@ impl StdioOptions {
     /// to the pace at which it reads, the way a pipe slows a writer.
     pub fn max_output_backlog(mut self, bytes: usize) -> Self {
         self.max_backlog_bytes = bytes.max(1);
+        self
+    }
+
+    /// How long a request may run (default 120 s, as over HTTP): past it,
+    /// its handler is dropped (its cancellation token fires) and the
+    /// request is answered with `-31002`. `subscriptions/listen` has no
+    /// limit; a task's work runs on after its request is answered, under
+    /// the task's own TTL.
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
         self
     }
 
@@ -206,6 +221,7 @@ where
         end_of_input: CancellationToken::new(),
         max_line_bytes: options.max_line_bytes,
         max_in_flight: options.max_in_flight,
+        request_timeout: options.request_timeout,
     };
     let lines = LineReader::new(input, options.max_line_bytes);
     LocalSet::new()
@@ -232,6 +248,7 @@ struct Connection {
     end_of_input: CancellationToken,
     max_line_bytes: usize,
     max_in_flight: usize,
+    request_timeout: Duration,
 }
 
 impl Connection {
@@ -317,6 +334,7 @@ impl Connection {
                 Started::Running(answer) => self.spawn(id, answer),
             };
         }
+        let listen = request.method == MethodName::Known(Method::SubscriptionsListen);
         let source = RequestSource::new(TransportKind::Stdio);
         let mut admission = Unconditional(&self.outbox);
         let dispatched =
@@ -336,7 +354,15 @@ impl Connection {
                 // did not keep.
                 match (&mut running).now_or_never() {
                     Some(reply) => self.send(reply),
-                    None => self.spawn(id, running),
+                    None if listen => self.spawn(id, running),
+                    None => {
+                        let limit = self.request_timeout;
+                        let timed = id.clone();
+                        let limited = tokio::time::timeout(limit, running).map(move |reply| {
+                            reply.unwrap_or_else(|_| Reply::timed_out(&timed, limit))
+                        });
+                        self.spawn(id, limited);
+                    }
                 }
             }
         }

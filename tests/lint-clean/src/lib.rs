@@ -7,7 +7,8 @@
 #![deny(unused_import_braces, unused_lifetimes, single_use_lifetimes)]
 #![deny(rust_2018_idioms, let_underscore_drop, non_ascii_idents)]
 
-use mcp_runtime::{CancellationToken, Context, Json, Logger, Progress, tool};
+use mcp_runtime::middleware::{self, BoxError, Invocation, Next, Output};
+use mcp_runtime::{CancellationToken, Context, Json, Logger, Progress, prompt, resource, tool};
 
 /// Structured output.
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
@@ -62,4 +63,30 @@ pub async fn with_context(
 #[must_use]
 pub fn nothing() -> &'static str {
     "nothing"
+}
+
+/// Passes every call on.
+async fn pass(call: Invocation, next: Next<Invocation>) -> Result<Output, BoxError> {
+    next.run(call).await
+}
+
+/// Has its own layer and time limit.
+#[tool(layer = middleware::from_fn(pass), timeout_ms = 250)]
+#[must_use]
+pub fn limited() -> &'static str {
+    "limited"
+}
+
+/// A resource with its own layer and time limit.
+#[resource("strict://limited", layer = middleware::from_fn(pass), timeout_ms = 250)]
+#[must_use]
+pub fn limited_resource() -> &'static str {
+    "limited"
+}
+
+/// A prompt with its own layer and time limit.
+#[prompt(layer = middleware::from_fn(pass), timeout_ms = 250)]
+#[must_use]
+pub fn limited_prompt() -> &'static str {
+    "limited"
 }

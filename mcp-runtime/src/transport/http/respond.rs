@@ -169,17 +169,6 @@ pub(crate) fn rate_limited(id: &RequestId, wait: Duration) -> HttpResponse {
     response
 }
 
-/// The answer to a request that ran past its time limit.
-pub(crate) fn timed_out(id: &RequestId, limit: Duration) -> Reply {
-    Reply::error(
-        Some(id),
-        &ErrorObject::new(
-            error_code::REQUEST_TIMEOUT,
-            format!("The request did not finish within {} ms", limit.as_millis()),
-        ),
-    )
-}
-
 /// A stream of events, as the task that runs the request sends them.
 pub(crate) fn sse(events: mpsc::Receiver<Bytes>) -> HttpResponse {
     sse_headers(Response::new(McpBody::stream(events)))

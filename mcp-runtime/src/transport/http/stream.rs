@@ -71,7 +71,7 @@ where
             note = queue.next(), if streaming.sse => note,
             () = sleep_until(deadline) => {
                 let limit = streaming.deadline.unwrap_or(Duration::MAX);
-                return respond::reply(respond::timed_out(&id, limit), streaming.statuses);
+                return respond::reply(Reply::timed_out(&id, limit), streaming.statuses);
             }
             // Stopped before anything was sent: nothing more will be.
             () = cancelled(streaming.cancelled.as_ref()) => return respond::empty(StatusCode::ACCEPTED),
@@ -146,7 +146,7 @@ impl Stream {
                 () = cancelled(streaming.cancelled.as_ref()) => break,
                 () = &mut deadline => {
                     let limit = streaming.deadline.unwrap_or(Duration::MAX);
-                    let _ = events.send(event(&respond::timed_out(&id, limit).frame)).await;
+                    let _ = events.send(event(&Reply::timed_out(&id, limit).frame)).await;
                     break;
                 }
                 _ = tick(&mut keep_alive) => {

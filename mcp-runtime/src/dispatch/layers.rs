@@ -1,0 +1,327 @@
+//! Building every item's stack of layers from what the builder was given
+//! (server-wide, per selection) and what each item declares (its own
+//! `layer` and `timeout_ms`); and what the request paths call them with.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::Dispatcher;
+use super::extensions::Extensions;
+use super::extensions::{Served, run_method};
+use super::invoke::invoke;
+use super::prompts::{find, run_prompt};
+use super::resources::read_resolved;
+use serde_json::{Map, Value};
+
+use crate::context::Context;
+use crate::extension::MethodResult;
+use crate::middleware::{
+    self, Invocation, Item, ItemKind, ItemLayer, Layers, Next, Output, Runner,
+};
+use crate::mrtr::Input;
+use crate::protocol::{CallToolResult, ErrorObject, GetPromptResult, ReadResourceResult};
+use crate::registry::RegisteredTool;
+use crate::registry::{self, BuildError, ItemInfo, Items, Location, Registry};
+
+/// A layer given to the builder, with the items it wraps.
+pub(crate) type GivenLayer = (Items, ItemLayer);
+
+/// Where an extension method is "defined", for selections (no module).
+const NOWHERE: Location = Location {
+    file: "",
+    line: 0,
+    module: "",
+};
+
+/// Every served item's stack: the given layers that select it, outermost
+/// first, then its own layer, with its `timeout_ms` innermost.
+pub(super) fn build(
+    registry: &Registry,
+    extensions: &Extensions,
+    given: &[GivenLayer],
+) -> Result<Layers, BuildError> {
+    let mut layers = Layers::default();
+    let everywhere: Vec<ItemLayer> = (given.iter())
+        .filter(|(items, _)| items.is_all())
+        .map(|(_, layer)| layer.clone())
+        .collect();
+    layers.set_all(&everywhere);
+    let mut served = Vec::new();
+    for tool in registry.tools() {
+        let Some(entry) = tool.entry() else { continue };
+        let mut item = Item::new(ItemKind::Tool, entry.name);
+        item.annotations = entry.annotations.to_annotations();
+        item.group = entry.group;
+        let own = (entry.layer, entry.timeout_ms);
+        served.push((entry.info(), item, entry.scopes.to_vec(), own));
+    }
+    let templates = registry.templates().iter().map(|(entry, _)| *entry);
+    for entry in registry.resources().iter().copied().chain(templates) {
+        let mut item = Item::new(ItemKind::Resource, entry.uri);
+        item.group = entry.group;
+        let own = (entry.layer, entry.timeout_ms);
+        served.push((entry.info(), item, entry.scopes.to_vec(), own));
+    }
+    for entry in registry.prompts() {
+        let mut item = Item::new(ItemKind::Prompt, entry.name);
+        item.group = entry.group;
+        let own = (entry.layer, entry.timeout_ms);
+        served.push((entry.info(), item, entry.scopes.to_vec(), own));
+    }
+    for served_method in extensions.methods() {
+        let name: &str = &served_method.name;
+        let item = Item::new(ItemKind::Method, name);
+        let info = method_info(name);
+        served.push((
+            info,
+            item,
+            served_method.method.scopes.clone(),
+            (None, None),
+        ));
+    }
+    check_selections(given, &served)?;
+    for (info, mut item, scopes, (own, timeout_ms)) in served {
+        item.scopes = scopes;
+        item.timeout = timeout_ms.map(Duration::from_millis);
+        let mut chosen: Vec<ItemLayer> = (given.iter())
+            .filter(|(items, _)| items.contains(&info))
+            .map(|(_, layer)| layer.clone())
+            .collect();
+        chosen.extend(own.map(|layer| layer()));
+        layers.insert(item, &chosen);
+    }
+    Ok(layers)
+}
+
+/// A method as selections see it.
+fn method_info(name: &str) -> ItemInfo<'_> {
+    ItemInfo {
+        kind: registry::ItemKind::Method,
+        name,
+        uri: None,
+        group: None,
+        location: NOWHERE,
+    }
+}
+
+type Candidate<'a> = (
+    ItemInfo<'a>,
+    Item,
+    Vec<&'static str>,
+    (Option<fn() -> ItemLayer>, Option<u64>),
+);
+
+/// A selection that names nothing the server serves is a mistake, named
+/// at startup.
+fn check_selections(given: &[GivenLayer], served: &[Candidate<'_>]) -> Result<(), BuildError> {
+    let infos: Vec<ItemInfo<'_>> = served.iter().map(|(info, ..)| *info).collect();
+    for (items, _) in given {
+        items.check(&infos).map_err(|error| match error {
+            BuildError::Items(problem) => {
+                BuildError::Items(format!("a layer's selection: {problem}"))
+            }
+            other => other,
+        })?;
+    }
+    Ok(())
+}
+
+/// An item's stack, found for one call.
+pub(super) struct Layered<'a> {
+    item: Arc<Item>,
+    stack: &'a Next<Invocation>,
+}
+
+impl Dispatcher {
+    /// Whether the server has any layer.
+    #[inline]
+    pub(super) fn layers_any(&self) -> bool {
+        self.layers.any()
+    }
+
+    /// The stack around the item `name` of `kind`, if the server has one
+    /// for it (`item` describes an item without its own: a catalog's).
+    #[inline]
+    pub(super) fn layered(
+        &self,
+        kind: ItemKind,
+        name: &str,
+        item: impl FnOnce() -> Item,
+    ) -> Option<Layered<'_>> {
+        let (item, stack) = self.layers.find(kind, name, item)?;
+        Some(Layered { item, stack })
+    }
+}
+
+impl Layered<'_> {
+    /// Runs `run` under the stack; `uri` for a resource read.
+    fn call(
+        self,
+        arguments: Arc<str>,
+        uri: Option<Arc<str>>,
+        context: Context,
+        run: Runner,
+    ) -> impl Future<Output = Result<Output, ErrorObject>> + 'static {
+        let invocation = Invocation {
+            item: self.item,
+            uri,
+            arguments,
+            context,
+            run,
+        };
+        let stack = self.stack.clone();
+        async move { middleware::invoke(&stack, invocation).await }
+    }
+
+    /// A tool's call under its stack; `None` if it suspended on an ask.
+    pub(super) fn tool(
+        self,
+        dispatcher: &Arc<Dispatcher>,
+        arguments: &str,
+        context: Context,
+    ) -> impl Future<Output = Result<Option<CallToolResult>, ErrorObject>> + 'static {
+        let this = dispatcher.clone();
+        let run: Runner = Arc::new(move |call: Invocation| {
+            let dispatcher = this.clone();
+            Box::pin(async move {
+                let Some(tool) = dispatcher.tool(call.name()) else {
+                    return Err(ErrorObject::internal_error());
+                };
+                let input = call.context.input().clone();
+                let result = invoke(&tool, &call.arguments, call.context, &input).await?;
+                Ok(result.map_or(Output::InputRequired, Output::Tool))
+            })
+        });
+        let input = context.input().clone();
+        let item = self.item.clone();
+        let answer = self.call(Arc::from(arguments), None, context, run);
+        async move {
+            match answer.await? {
+                Output::Tool(result) => Ok(Some(result)),
+                output => suspended(&item, output, &input),
+            }
+        }
+    }
+}
+
+impl Layered<'_> {
+    /// A prompt's get under its stack; `None` if it suspended on an ask.
+    pub(super) fn prompt(
+        self,
+        dispatcher: &Arc<Dispatcher>,
+        arguments: &str,
+        context: Context,
+    ) -> impl Future<Output = Result<Option<GetPromptResult>, ErrorObject>> + 'static {
+        let this = dispatcher.clone();
+        let run: Runner = Arc::new(move |call: Invocation| {
+            let dispatcher = this.clone();
+            Box::pin(async move {
+                let prompt = find(&dispatcher, call.name())?;
+                let arguments: BTreeMap<String, String> = serde_json::from_str(&call.arguments)
+                    .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
+                let input = call.context.input().clone();
+                let got = run_prompt(&prompt, &arguments, call.context, &input).await?;
+                Ok(got.map_or(Output::InputRequired, Output::Prompt))
+            })
+        });
+        let input = context.input().clone();
+        let item = self.item.clone();
+        let answer = self.call(Arc::from(arguments), None, context, run);
+        async move {
+            match answer.await? {
+                Output::Prompt(result) => Ok(Some(result)),
+                output => suspended(&item, output, &input),
+            }
+        }
+    }
+
+    /// A resource read under its stack; `None` if it suspended on an ask.
+    pub(super) fn resource(
+        self,
+        dispatcher: &Arc<Dispatcher>,
+        uri: &str,
+        context: Context,
+    ) -> impl Future<Output = Result<Option<ReadResourceResult>, ErrorObject>> + 'static {
+        let this = dispatcher.clone();
+        let run: Runner = Arc::new(move |call: Invocation| {
+            let dispatcher = this.clone();
+            Box::pin(async move {
+                let uri = call.uri.as_deref().unwrap_or_default();
+                let input = call.context.input().clone();
+                let read = read_resolved(&dispatcher, uri, call.context, &input).await?;
+                Ok(read.map_or(Output::InputRequired, Output::Resource))
+            })
+        });
+        let input = context.input().clone();
+        let item = self.item.clone();
+        let answer = self.call(Arc::from("{}"), Some(Arc::from(uri)), context, run);
+        async move {
+            match answer.await? {
+                Output::Resource(result) => Ok(Some(result)),
+                output => suspended(&item, output, &input),
+            }
+        }
+    }
+
+    /// An extension method's call under its stack.
+    pub(super) fn method(
+        self,
+        served: &Arc<Served>,
+        params: &Map<String, Value>,
+        context: Context,
+    ) -> impl Future<Output = Result<MethodResult, ErrorObject>> + 'static {
+        let arguments = Arc::from(serde_json::to_string(params).unwrap_or_default());
+        let served = served.clone();
+        let run: Runner = Arc::new(move |call: Invocation| {
+            let served = served.clone();
+            Box::pin(async move {
+                // Read again: a layer may pass on what it was given, or
+                // call the handler more than once.
+                let params = serde_json::from_str(&call.arguments).unwrap_or_default();
+                run_method(&served, params, call.context)
+                    .await
+                    .map(Output::Method)
+            })
+        });
+        let item = self.item.clone();
+        let answer = self.call(arguments, None, context, run);
+        async move {
+            match answer.await? {
+                Output::Method(result) => Ok(result),
+                output => Err(wrong_kind(&item, &output)),
+            }
+        }
+    }
+}
+
+/// `None` for a handler that suspended on an ask; for any other output
+/// a layer answered the item with something of the wrong kind, a bug
+/// reported as an internal error.
+fn suspended<T>(item: &Item, output: Output, input: &Input) -> Result<Option<T>, ErrorObject> {
+    if matches!(output, Output::InputRequired) && input.is_suspended() {
+        return Ok(None);
+    }
+    Err(wrong_kind(item, &output))
+}
+
+/// A layer answered the item with an output of another kind of item (or
+/// `input_required` for a handler that asked nothing): a bug in the layer,
+/// answered with an internal error.
+fn wrong_kind(item: &Item, output: &Output) -> ErrorObject {
+    tracing::error!(
+        kind = item.kind.as_str(),
+        name = &*item.name,
+        ?output,
+        "a layer answered with an output of another kind of item (or input_required for a handler that asked nothing)"
+    );
+    ErrorObject::internal_error()
+}
+
+/// A catalog's tool, as layers see it.
+pub(super) fn runtime_tool(tool: &RegisteredTool) -> Item {
+    let mut item = Item::new(ItemKind::Tool, tool.name());
+    item.scopes = tool.scopes().to_vec();
+    item.annotations = tool.descriptor().annotations.clone();
+    item
+}
