@@ -11,7 +11,8 @@ so two builds can be compared on a noisy machine.
     benches/instructions.py target/release [workload ...] [--n N] [--origin O]
 
 Workloads: echo, list, discover, mrtr (round 2 of `confirm_delete` with a
-sealed `requestState`), or all (the default). `--keep DIR` keeps the larger
+sealed `requestState`), layer-none, layer-noop, layer-timeout (echo under
+no item layer, a no-op one, tower's timeout), or all (the default). `--keep DIR` keeps the larger
 run's callgrind file of each workload there, for callgrind_annotate.
 `--floor` measures the floor server instead (`floor-http`, answering the
 bytes our server answers, captured first), for the gap between the two.
@@ -47,7 +48,15 @@ WORKLOADS = {
     "discover": ("quickstart", "server/discover", None, {}),
     "mrtr": ("bench-mrtr", "tools/call", "confirm_delete",
              {"name": "confirm_delete", "arguments": {"path": "/tmp/x"}}),
+    # The quickstart's echo in `bench-layers`, under no item layer (the
+    # control), a no-op layer, and tower's timeout layer (BENCH_LAYER).
+    "layer-none": ("bench-layers", "tools/call", "echo", {"name": "echo", "arguments": {"text": "hello"}}),
+    "layer-noop": ("bench-layers", "tools/call", "echo", {"name": "echo", "arguments": {"text": "hello"}}),
+    "layer-timeout": ("bench-layers", "tools/call", "echo", {"name": "echo", "arguments": {"text": "hello"}}),
 }
+
+# The layer each `bench-layers` workload runs under.
+LAYERS = {"layer-none": "none", "layer-noop": "noop", "layer-timeout": "timeout"}
 
 
 def request(port, method, name, payload, origin=None):
@@ -104,8 +113,10 @@ def connect(port):
             time.sleep(0.2)
 
 
-def server(command, port, answers=None):
+def server(command, port, answers=None, layer=None):
     env = dict(os.environ, MCP_STATE_KEY=STATE_KEY)
+    if layer:
+        env["BENCH_LAYER"] = layer
     if answers:
         # The floor: `floor-http ADDR ANSWERS.json`.
         command = command + [f"127.0.0.1:{port}", answers]
@@ -157,7 +168,7 @@ def instructions(release, workload, params, count, origin, keep, answers):
     # One core, as the benchmark pins it: the server then runs on one
     # thread, the path the benchmark measures.
     process = server(["taskset", "-c", "0", "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                      os.path.join(release, binary)], port, answers)
+                      os.path.join(release, binary)], port, answers, LAYERS.get(workload))
     conn = connect(port)
     message = request(port, method, name, body(method, params), origin)
     for _ in range(count):

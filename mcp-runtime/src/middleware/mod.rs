@@ -224,31 +224,26 @@ impl Service<Invocation> for Handler {
 
     fn call(&mut self, invocation: Invocation) -> Self::Future {
         let run = invocation.run.clone();
+        let Some(limit) = self.timeout else {
+            let future = run(invocation);
+            return Box::pin(async move { future.await.map_err(Into::into) });
+        };
+        // Made here, so that the layers above see the JSON-RPC error the
+        // request is answered with.
+        let (kind, name) = (invocation.item.kind.as_str(), invocation.item.name.clone());
         let future = run(invocation);
-        let timeout = self.timeout;
         Box::pin(async move {
-            let Some(limit) = timeout else {
-                return future.await.map_err(Into::into);
-            };
             match tokio::time::timeout(limit, future).await {
                 Ok(answer) => answer.map_err(Into::into),
-                Err(_) => Err(Box::new(TimedOut(limit)) as BoxError),
+                Err(_) => Err(timed_out(format!(
+                    "Request timed out: {kind} {name} ran longer than its limit of {} ms",
+                    limit.as_millis()
+                ))
+                .into()),
             }
         })
     }
 }
-
-/// An item ran past its `timeout_ms`.
-#[derive(Debug)]
-struct TimedOut(Duration);
-
-impl fmt::Display for TimedOut {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ran longer than its limit of {} ms", self.0.as_millis())
-    }
-}
-
-impl std::error::Error for TimedOut {}
 
 /// The JSON-RPC error a layer's `error` answers with.
 fn error_object(error: BoxError, item: &Item) -> ErrorObject {
@@ -257,12 +252,6 @@ fn error_object(error: BoxError, item: &Item) -> ErrorObject {
         Ok(error) => return *error,
         Err(error) => error,
     };
-    if let Some(TimedOut(limit)) = error.downcast_ref::<TimedOut>() {
-        return timed_out(format!(
-            "Request timed out: {kind} {name} ran longer than its limit of {} ms",
-            limit.as_millis()
-        ));
-    }
     if error.is::<tower::timeout::error::Elapsed>() {
         return timed_out(format!(
             "Request timed out: {kind} {name} ran longer than its time limit"
