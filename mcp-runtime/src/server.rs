@@ -82,6 +82,8 @@ pub struct ServerBuilder {
     items: Items,
     /// Item layers, outermost first, with the items each wraps.
     layers: Vec<crate::dispatch::layers::GivenLayer>,
+    /// Request layers, outermost first.
+    request_layers: Vec<crate::middleware::RequestLayer>,
     /// The application's states, for handlers' `State<T>` parameters.
     pub(crate) states: States,
     pub(crate) hooks: Hooks,
@@ -164,6 +166,7 @@ impl ServerBuilder {
             catalog: None,
             items: Items::all(),
             layers: Vec::new(),
+            request_layers: Vec::new(),
             states: States::new(),
             hooks: Hooks::default(),
             #[cfg(feature = "redis")]
@@ -215,6 +218,40 @@ impl ServerBuilder {
     /// [`build`](Self::build) with an error naming it.
     pub fn layer_on(mut self, items: Items, layer: impl crate::middleware::IntoItemLayer) -> Self {
         self.layers.push((items, layer.into_item_layer()));
+        self
+    }
+
+    /// Wraps every request of the dispatcher in `layer`, whatever its
+    /// method and transport: a tower layer over
+    /// [`Next<Request>`](crate::middleware::Next) whose service answers a
+    /// [`middleware::Request`](crate::middleware::Request) with a
+    /// [`middleware::Response`](crate::middleware::Response) (the result's
+    /// JSON), or an async function through
+    /// [`middleware::from_fn`](crate::middleware::from_fn). It sees the
+    /// method, id, params, `_meta`, the caller and the states, and may
+    /// answer with a JSON-RPC error itself. Requests whose envelope or
+    /// `_meta` is invalid are answered before it, and
+    /// `subscriptions/listen` does not pass through it. Layers given first
+    /// are outermost.
+    pub fn request_layer<L>(mut self, layer: L) -> Self
+    where
+        L: crate::middleware::Layer<crate::middleware::Next<crate::middleware::Request>>
+            + Send
+            + Sync
+            + 'static,
+        L::Service: crate::middleware::Service<
+                crate::middleware::Request,
+                Response = crate::middleware::Response,
+            > + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as crate::middleware::Service<crate::middleware::Request>>::Error:
+            Into<crate::middleware::BoxError>,
+        <L::Service as crate::middleware::Service<crate::middleware::Request>>::Future: 'static,
+    {
+        let layer = crate::middleware::RequestLayer::new(layer);
+        self.request_layers.push(layer);
         self
     }
 
@@ -600,6 +637,7 @@ impl ServerBuilder {
             tasks,
             runtime,
             layers: self.layers.clone(),
+            request_layers: self.request_layers.clone(),
         };
         Dispatcher::new(registry, &settings, parts)
     }
@@ -768,6 +806,7 @@ impl Server {
                     {
                         Dispatched::Answered(answer) => answer.into_reply(),
                         Dispatched::Running { future, .. } => future.await,
+                        Dispatched::Layered { future, .. } => future.await,
                         Dispatched::Refused(never) => match never {},
                     },
                 )

@@ -6,11 +6,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_runtime::middleware::{self, BoxError, Invocation, Next, Output};
+use mcp_runtime::middleware::{self, BoxError, Invocation, Next, Output, Request, Response};
 use mcp_runtime::testing::{Elicited, TestClient};
 use mcp_runtime::{
-    BuildError, CallToolResult, Elicitation, Items, Server, ServerBuilder, State, prompt, resource,
-    tool,
+    BuildError, CallToolResult, Elicitation, ErrorObject, Items, Server, ServerBuilder, State,
+    prompt, resource, tool,
 };
 use mcp_test_support::{assert_valid_response, parse, request};
 use serde_json::{Value, json};
@@ -280,4 +280,140 @@ fn a_selection_that_selects_nothing_stops_the_build() {
         .layer_on(Items::method("tasks/get"), middleware::from_fn(outer))
         .build();
     assert!(method.is_err(), "a server without tasks has no tasks/get");
+}
+
+/// Records every request and its outcome; closes `prompts/list`.
+async fn gate(request: Request, next: Next<Request>) -> Result<Response, BoxError> {
+    let seen = request.state::<Seen>().cloned().unwrap();
+    seen.push(format!("request {} {}", request.method(), request.id()));
+    if request.method() == "prompts/list" {
+        seen.push("request refused".to_owned());
+        return Err(ErrorObject::new(-31_500, "prompts are closed today").into());
+    }
+    let answer = next.run(request).await;
+    let outcome = match &answer {
+        Ok(response) if response.json().contains("\"isError\":true") => "tool_error".to_owned(),
+        Ok(_) => "ok".to_owned(),
+        Err(error) => format!("error {error}"),
+    };
+    seen.push(format!("request {outcome}"));
+    answer
+}
+
+fn gated() -> (Server, Seen) {
+    let seen = Seen::default();
+    let server = ServerBuilder::new("middleware", "0.1.0")
+        .without_server_info_in_results()
+        .state(seen.clone())
+        .state(Runs::default())
+        .request_layer(middleware::from_fn(gate))
+        .layer(middleware::from_fn(outer))
+        .build()
+        .unwrap();
+    (server, seen)
+}
+
+#[tokio::test]
+async fn a_request_layer_sees_every_request_and_wraps_the_item_layers() {
+    let (server, seen) = gated();
+    let call = mcp_test_support::call_tool(1, "counted", json!({}));
+    let response = answer(&server, call, "CallToolResultResponse").await;
+    assert_eq!(response["result"]["content"][0]["text"], "run 1");
+    let list = request(2, "tools/list", json!({}));
+    let listed = answer(&server, list, "ListToolsResultResponse").await;
+    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 2);
+    let unknown = request(3, "nope/nothing", json!({}));
+    let missing = answer(&server, unknown, "JSONRPCResultResponse").await;
+    assert_eq!(missing["error"]["code"], -32_601);
+    assert_eq!(
+        seen.take(),
+        [
+            "request tools/call 1",
+            "outer tool counted {}",
+            "outer ok",
+            "request ok",
+            "request tools/list 2",
+            "request ok",
+            "request nope/nothing 3",
+            "request error Method not found: nope/nothing (-32601)",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_request_layer_answers_early_with_its_error() {
+    let (server, seen) = gated();
+    let list = request(4, "prompts/list", json!({}));
+    let refused = answer(&server, list, "ListPromptsResultResponse").await;
+    assert_eq!(
+        refused,
+        json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -31_500, "message": "prompts are closed today"}})
+    );
+    assert_eq!(seen.take(), ["request prompts/list 4", "request refused"]);
+    // A request without `_meta` is answered before any layer sees it.
+    let bare = r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#;
+    let exchange = server.exchange(bare).await;
+    assert_eq!(parse(&exchange.response.unwrap())["error"]["code"], -32_602);
+    assert!(seen.take().is_empty());
+}
+
+#[tokio::test]
+async fn request_layers_answer_alike_over_http_and_stdio() {
+    let seen = Seen::default();
+    let shared = seen.clone();
+    let address = mcp_test_support::http::serve_in_thread(move |listener| async move {
+        let server = ServerBuilder::new("middleware", "0.1.0")
+            .without_server_info_in_results()
+            .state(shared)
+            .state(Runs::default())
+            .request_layer(middleware::from_fn(gate))
+            .build()
+            .unwrap();
+        let options = mcp_runtime::HttpOptions::new();
+        let _ = server
+            .serve_http(listener, options, std::future::pending())
+            .await;
+    });
+    let list = request(6, "prompts/list", json!({}));
+    let refused = mcp_test_support::http::post(address, &list).await;
+    assert_eq!(refused.status.as_u16(), 400);
+    let closed = json!({"jsonrpc": "2.0", "id": 6, "error": {"code": -31_500, "message": "prompts are closed today"}});
+    assert_eq!(refused.json(), closed);
+    let tools = request(7, "tools/list", json!({}));
+    let listed = mcp_test_support::http::post(address, &tools).await;
+    assert_eq!(listed.status.as_u16(), 200);
+    assert_valid_response("ListToolsResultResponse", &listed.json());
+    assert_eq!(
+        seen.take(),
+        [
+            "request prompts/list 6",
+            "request refused",
+            "request tools/list 7",
+            "request ok"
+        ]
+    );
+
+    // stdio, in process.
+    let (server, seen) = gated();
+    let (client, served) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(served);
+    let serving = server.serve_streams(mcp_runtime::StdioOptions::new(), read, write);
+    let talking = async move {
+        use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+        let (output, mut input) = tokio::io::split(client);
+        let mut lines = tokio::io::BufReader::new(output).lines();
+        let list = request(8, "prompts/list", json!({}));
+        input
+            .write_all(format!("{list}\n").as_bytes())
+            .await
+            .unwrap();
+        let line = lines.next_line().await.unwrap().unwrap();
+        drop(input);
+        parse(&line)
+    };
+    let (served, answer) = tokio::join!(serving, talking);
+    served.unwrap();
+    let closed = json!({"jsonrpc": "2.0", "id": 8, "error": {"code": -31_500, "message": "prompts are closed today"}});
+    assert_eq!(answer, closed);
+    assert_eq!(seen.take(), ["request prompts/list 8", "request refused"]);
 }

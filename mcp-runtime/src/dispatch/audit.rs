@@ -11,16 +11,19 @@
 //! otherwise their digest lets equal calls be matched without the log
 //! holding them.
 
+use std::task::{Context as TaskContext, Poll};
 use std::time::Instant;
 
+use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
-use super::envelope::{Request, json_str};
-use super::{Dispatcher, ResultJson};
-use crate::context::Scope;
-use crate::protocol::ErrorObject;
+use crate::middleware::{
+    BoxError, BoxFuture, Layer, Next, Request, RequestLayer, Response, Service,
+};
 use crate::protocol::method::Method;
-use crate::security::Principal;
+use crate::protocol::{ErrorObject, RequestId};
+use crate::security::{KeyRing, Principal};
 
 /// The `tracing` target of audit events.
 pub(crate) const TARGET: &str = "mcp::audit";
@@ -31,78 +34,153 @@ const SHOWN_ARGUMENTS: usize = 1024;
 /// How much of the client's self-reported name an event shows.
 const SHOWN_CLIENT: usize = 64;
 
+/// Whether `method`'s requests are audited now: tool calls, resource reads
+/// and prompt gets, while a subscriber listens to `mcp::audit`. The
+/// dispatcher asks before each such request, and passes only those through
+/// the stack with the audit layer: the others pay for one comparison.
+pub(crate) fn wanted(method: Method) -> bool {
+    matches!(
+        method,
+        Method::ToolsCall | Method::ResourcesRead | Method::PromptsGet
+    ) && tracing::enabled!(target: TARGET, tracing::Level::INFO)
+}
+
+/// The server's request layers with the audit layer innermost.
+pub(crate) fn stack(
+    mut layers: Vec<RequestLayer>,
+    keys: &KeyRing,
+    arguments: bool,
+) -> Next<Request> {
+    let audit = AuditLayer {
+        keys: keys.clone(),
+        arguments,
+    };
+    layers.push(RequestLayer::new(audit));
+    crate::middleware::request_stack(&layers).expect("holds the audit layer")
+}
+
+/// The audit events, as a request layer (innermost: it sees the answer the
+/// handler gave, before the server's own request layers).
+#[derive(Clone)]
+pub(crate) struct AuditLayer {
+    /// The key of the arguments' digest.
+    pub(crate) keys: KeyRing,
+    /// Events show the arguments themselves (`ServerBuilder::audit_arguments`).
+    pub(crate) arguments: bool,
+}
+
+impl<S> Layer<S> for AuditLayer {
+    type Service = Audited<S>;
+
+    fn layer(&self, inner: S) -> Audited<S> {
+        Audited {
+            inner,
+            layer: self.clone(),
+        }
+    }
+}
+
+/// The rest of the stack, audited.
+#[derive(Clone)]
+pub(crate) struct Audited<S> {
+    inner: S,
+    layer: AuditLayer,
+}
+
+impl<S> Service<Request> for Audited<S>
+where
+    S: Service<Request, Response = Response, Error = BoxError, Future = BoxFuture<Response>>,
+{
+    type Response = Response;
+    type Error = BoxError;
+    type Future = BoxFuture<Response>;
+
+    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let mut audit = Audit::start(&self.layer, &request);
+        let answer = self.inner.call(request);
+        Box::pin(async move {
+            let answer = answer.await;
+            audit.finish(&answer);
+            answer
+        })
+    }
+}
+
+/// The members of the params an event shows.
+#[derive(Deserialize)]
+struct Named<'a> {
+    #[serde(borrow, default)]
+    name: Option<&'a str>,
+    #[serde(borrow, default)]
+    uri: Option<&'a str>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
 /// One audited request, from its start; the event is written when it is
 /// finished, or when it is dropped unfinished (the client cancelled).
-pub(super) struct Audit<'a> {
-    dispatcher: &'a Dispatcher,
-    method: Method,
+struct Audit {
+    layer: AuditLayer,
+    method: String,
     name: Option<String>,
-    arguments: Option<&'a str>,
+    arguments: Option<String>,
+    request_id: RequestId,
     principal: Option<Principal>,
     client: Option<String>,
     transport: &'static str,
-    request: &'a Request,
     started: Instant,
     finished: bool,
 }
 
-impl<'a> Audit<'a> {
-    /// Starts auditing `request` if it is a tool call, a resource read or
-    /// a prompt get and a subscriber listens to `mcp::audit`. Out of line:
-    /// most requests only pay for the check.
-    pub(super) fn start(
-        dispatcher: &'a Dispatcher,
-        method: Method,
-        request: &'a Request,
-        scope: &Scope,
-    ) -> Option<Box<Audit<'a>>> {
-        if !matches!(
-            method,
-            Method::ToolsCall | Method::ResourcesRead | Method::PromptsGet
-        ) || !tracing::enabled!(target: TARGET, tracing::Level::INFO)
-        {
-            return None;
-        }
-        Audit::started(dispatcher, method, request, scope)
-    }
-
-    #[inline(never)]
-    fn started(
-        dispatcher: &'a Dispatcher,
-        method: Method,
-        request: &'a Request,
-        scope: &Scope,
-    ) -> Option<Box<Audit<'a>>> {
-        let head = request.head();
-        let name = match method {
-            Method::ResourcesRead => &head.uri,
-            _ => &head.name,
+impl Audit {
+    fn start(layer: &AuditLayer, request: &Request) -> Audit {
+        let named = request
+            .params()
+            .and_then(|params| serde_json::from_str::<Named<'_>>(params).ok());
+        let (name, arguments) = match named {
+            Some(Named {
+                name,
+                uri,
+                arguments,
+            }) => (
+                uri.or(name).map(Into::into),
+                arguments.map(|a| a.get().to_owned()),
+            ),
+            None => (None, None),
         };
-        Some(Box::new(Audit {
-            dispatcher,
-            method,
-            name: request.member(name).and_then(json_str).map(Into::into),
-            arguments: request.member(&head.arguments),
-            principal: scope.source.principal().cloned(),
-            client: scope.meta.client_info.as_ref().map(|c| c.name.clone()),
-            transport: transport_name(scope),
-            request,
+        Audit {
+            layer: layer.clone(),
+            method: request.method().to_owned(),
+            name,
+            arguments,
+            request_id: request.id().clone(),
+            principal: request.source().principal().cloned(),
+            client: request.meta().client_info.as_ref().map(|c| c.name.clone()),
+            transport: transport_name(request.source()),
             started: Instant::now(),
             finished: false,
-        }))
+        }
     }
 
     /// Writes the event for the request's answer.
-    #[inline(never)]
-    pub(super) fn finish(&mut self, answer: &Result<ResultJson, ErrorObject>) {
+    fn finish(&mut self, answer: &Result<Response, BoxError>) {
         self.finished = true;
-        let answer = answer.as_ref().map(ResultJson::json);
         let (outcome, code) = match answer {
-            Err(error) => ("error", Some(error.code)),
-            Ok(result) if result.starts_with(br#"{"resultType":"input_required""#) => {
+            Err(error) => ("error", error.downcast_ref::<ErrorObject>().map(|e| e.code)),
+            Ok(result)
+                if result
+                    .json()
+                    .starts_with(r#"{"resultType":"input_required""#) =>
+            {
                 ("input_required", None)
             }
-            Ok(result) if self.method == Method::ToolsCall && is_tool_error(result) => {
+            Ok(result)
+                if self.method == "tools/call" && is_tool_error(result.json().as_bytes()) =>
+            {
                 ("tool_error", None)
             }
             Ok(_) => ("ok", None),
@@ -111,20 +189,20 @@ impl<'a> Audit<'a> {
     }
 
     fn emit(&self, outcome: &str, error_code: Option<i32>) {
-        let digest = self.arguments.map(|arguments| self.digest(arguments));
+        let arguments = self.arguments.as_deref();
+        let digest = arguments.map(|arguments| self.digest(arguments));
         let logged = self
-            .dispatcher
-            .settings
-            .audit_arguments
-            .then_some(self.arguments)
+            .layer
+            .arguments
+            .then_some(arguments)
             .flatten()
             .map(shown);
         let principal = self.principal.as_ref();
         tracing::info!(
             target: TARGET,
-            method = self.method.name(),
+            method = self.method.as_str(),
             name = shown(self.name.as_deref().unwrap_or("")),
-            request_id = %self.request.id,
+            request_id = %self.request_id,
             principal = principal.map(Principal::id),
             oauth_client = principal.and_then(Principal::client_id),
             client = self.client.as_deref().map(client_name),
@@ -144,12 +222,12 @@ impl<'a> Audit<'a> {
     fn digest(&self, arguments: &str) -> String {
         let value: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
         let canonical = crate::mrtr::state::canonical_json(&value);
-        let digest = self.dispatcher.sealer.keys.audit_digest(&canonical);
+        let digest = self.layer.keys.audit_digest(&canonical);
         digest[..16].iter().map(|b| format!("{b:02x}")).collect()
     }
 }
 
-impl Drop for Audit<'_> {
+impl Drop for Audit {
     fn drop(&mut self) {
         if !self.finished {
             self.emit("cancelled", None);
@@ -157,8 +235,8 @@ impl Drop for Audit<'_> {
     }
 }
 
-fn transport_name(scope: &Scope) -> &'static str {
-    match scope.source.transport() {
+fn transport_name(source: &crate::RequestSource) -> &'static str {
+    match source.transport() {
         crate::TransportKind::Stdio => "stdio",
         crate::TransportKind::Http => "http",
         _ => "in-process",

@@ -39,6 +39,12 @@ impl Request {
         self.params_range().map(|range| &self.body[range])
     }
 
+    /// The params' text, shared with the message's buffer.
+    pub(crate) fn params_bytes(&self) -> Option<bytes::Bytes> {
+        let range = self.params_range()?;
+        Some(self.body.as_bytes().slice(range))
+    }
+
     fn params_range(&self) -> Option<Range<usize>> {
         self.params
             .get_or_init(|| {

@@ -6,21 +6,34 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::Dispatcher;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+
+use bytes::Bytes;
+use futures_util::FutureExt as _;
+
+use super::envelope::Request;
 use super::extensions::Extensions;
 use super::extensions::{Served, run_method};
 use super::invoke::invoke;
 use super::prompts::{find, run_prompt};
 use super::resources::read_resolved;
+use super::{Admission, Dispatched, Dispatcher, Prepared, Reply, ResultJson};
+use crate::protocol::RequestMeta;
+use crate::source::RequestSource;
 use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::extension::MethodResult;
 use crate::middleware::{
-    self, Invocation, Item, ItemKind, ItemLayer, Layers, Next, Output, Runner,
+    self, Invocation, Item, ItemKind, ItemLayer, Layers, Next, Output,
+    Request as MiddlewareRequest, Response, Runner,
 };
 use crate::mrtr::Input;
-use crate::protocol::{CallToolResult, ErrorObject, GetPromptResult, ReadResourceResult};
+use crate::protocol::{
+    CallToolResult, ErrorObject, GetPromptResult, ReadResourceResult, RequestId,
+};
 use crate::registry::RegisteredTool;
 use crate::registry::{self, BuildError, ItemInfo, Items, Location, Registry};
 
@@ -324,4 +337,83 @@ pub(super) fn runtime_tool(tool: &RegisteredTool) -> Item {
     item.scopes = tool.scopes().to_vec();
     item.annotations = tool.descriptor().annotations.clone();
     item
+}
+
+impl Dispatcher {
+    /// The request as request layers see it (what answers it is added by
+    /// the caller).
+    pub(super) fn request_view(
+        &self,
+        request: &Request,
+        meta: &Arc<RequestMeta>,
+        source: &RequestSource,
+    ) -> MiddlewareRequest {
+        MiddlewareRequest {
+            method: request.method.as_str().into(),
+            id: request.id.clone(),
+            params: request.params_bytes(),
+            meta: meta.clone(),
+            source: source.clone(),
+            app: self.app.clone(),
+            rest: None,
+        }
+    }
+
+    /// An answer known at once, passed through the request layers.
+    pub(super) fn answered_through<F, A: Admission>(
+        &self,
+        stack: &Next<MiddlewareRequest>,
+        prepared: Prepared,
+        answer: Result<Bytes, ErrorObject>,
+    ) -> Dispatched<F, A> {
+        let mut view = self.request_view(&prepared.request, &prepared.meta, &prepared.source);
+        let answer = answer.map(|json| Response { json });
+        view.rest = Some(Box::pin(std::future::ready(answer)));
+        let (stack, id) = (stack.clone(), prepared.request.id);
+        let replied = id.clone();
+        let future = async move {
+            match middleware::answer_request(&stack, view).await {
+                Ok(response) => Reply::result(&replied, &response.json),
+                Err(error) => Reply::error(Some(&replied), &error),
+            }
+        };
+        Dispatched::Layered {
+            future: Box::pin(unwinding(id.clone(), future)),
+            id,
+        }
+    }
+}
+
+/// A handler's answer passed through the request layers.
+pub(super) fn through_request_layers(
+    stack: Next<MiddlewareRequest>,
+    mut view: MiddlewareRequest,
+    answer: impl Future<Output = Result<ResultJson, ErrorObject>> + 'static,
+) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>>>> {
+    let rest = async move {
+        let json = match answer.await? {
+            ResultJson::Shared(json) => json,
+            ResultJson::Unframed(json) => Bytes::copy_from_slice(json.json()),
+        };
+        Ok(Response { json })
+    };
+    view.rest = Some(Box::pin(rest));
+    Box::pin(async move {
+        let response = middleware::answer_request(&stack, view).await?;
+        Ok(ResultJson::Shared(response.json))
+    })
+}
+
+/// `future`, with a panic (in a layer) costing only this request.
+async fn unwinding(id: RequestId, future: impl Future<Output = Reply>) -> Reply {
+    match AssertUnwindSafe(future).catch_unwind().await {
+        Ok(reply) => reply,
+        Err(panic) => {
+            tracing::error!(
+                panic = super::panic_message(&*panic),
+                "a request layer panicked"
+            );
+            Reply::error(Some(&id), &ErrorObject::internal_error())
+        }
+    }
 }

@@ -54,7 +54,7 @@ pub(crate) use self::tools::Tools;
 use crate::changes::Changes;
 use crate::context::Outbox;
 use crate::extension::Extension;
-use crate::middleware::Layers;
+use crate::middleware::{self, Layers, Next, Request as MiddlewareRequest, RequestLayer};
 use crate::mrtr::state::StateSealer;
 use crate::protocol::jsonrpc::{Unframed, error_frame, result_frame};
 use crate::protocol::method::{Method, MethodName};
@@ -166,15 +166,6 @@ pub(crate) enum ResultJson {
     Unframed(Unframed),
 }
 
-impl ResultJson {
-    pub(crate) fn json(&self) -> &[u8] {
-        match self {
-            ResultJson::Shared(json) => json,
-            ResultJson::Unframed(json) => json.json(),
-        }
-    }
-}
-
 impl From<Bytes> for ResultJson {
     fn from(json: Bytes) -> ResultJson {
         ResultJson::Shared(json)
@@ -278,6 +269,13 @@ pub(crate) enum Dispatched<F, A: Admission> {
     Answered(Answer),
     /// The transport did not admit it.
     Refused(A::Refusal),
+    /// Known at once, but passed through the server's request layers:
+    /// `future` answers it. Needs no admission (as an answer known at once
+    /// does not).
+    Layered {
+        id: RequestId,
+        future: Pin<Box<dyn Future<Output = Reply>>>,
+    },
     /// Running: `future` answers it, and the transport holds `admitted`
     /// until it does. Boxed where it is made: it is the largest state of a
     /// request, and moved by value it would be copied at every step.
@@ -313,6 +311,11 @@ pub(crate) struct Dispatcher {
     /// Every item's stack of layers; empty (and never looked at) when the
     /// server has none.
     layers: Layers,
+    /// The request layers' stack, if the server has request layers.
+    request_layers: Option<Next<MiddlewareRequest>>,
+    /// Those layers with the built-in audit layer innermost, for the
+    /// requests audited while `mcp::audit` is listened to.
+    audited: Next<MiddlewareRequest>,
 }
 
 /// What the dispatcher is built from besides its registry.
@@ -323,6 +326,7 @@ pub(crate) struct Parts {
     pub(crate) tasks: Option<Tasks>,
     pub(crate) runtime: Runtime,
     pub(crate) layers: Vec<layers::GivenLayer>,
+    pub(crate) request_layers: Vec<RequestLayer>,
 }
 
 impl Dispatcher {
@@ -338,12 +342,15 @@ impl Dispatcher {
             tasks,
             runtime,
             layers,
+            request_layers,
         } = parts;
         if let Some(tasks) = &tasks {
             extensions.push(tasks.extension());
         }
         let extensions = Extensions::build(extensions, &registry)?;
         let layers = layers::build(&registry, &extensions, &layers)?;
+        let users_requests = middleware::request_stack(&request_layers);
+        let audited = audit::stack(request_layers, &sealer.keys, settings.audit_arguments);
         let server_info = settings.server_info();
         let info = server_info.as_deref();
         let has = Offered {
@@ -381,6 +388,8 @@ impl Dispatcher {
             tasks,
             runtime,
             layers,
+            request_layers: users_requests,
+            audited,
         })
     }
 
@@ -471,9 +480,10 @@ impl Dispatcher {
         }
         let target = match self.triage(&prepared) {
             Triage::Run(target) => target,
-            Triage::Answered(answer) => {
-                return Dispatched::Answered(answered(prepared.request.id, answer));
-            }
+            Triage::Answered(answer) => match &self.request_layers {
+                None => return Dispatched::Answered(answered(prepared.request.id, answer)),
+                Some(stack) => return self.answered_through(stack, prepared, answer),
+            },
         };
         match admission.admit(&mut prepared, &target) {
             Err(refusal) => Dispatched::Refused(refusal),

@@ -10,12 +10,14 @@ use futures_util::FutureExt as _;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use super::audit::Audit;
+use super::audit;
 use super::envelope::Request;
+use super::layers::through_request_layers;
 use super::{Dispatcher, Prepared, Reply, ResultJson, Target};
 use super::{completion, extensions, prompts, resources};
 use super::{request_span, subscriptions, tools};
 use crate::context::{Cancellation, MethodLabel, Outbox, Scope};
+use crate::middleware::{Next, Request as MiddlewareRequest};
 use crate::protocol::ErrorObject;
 use crate::protocol::method::Method;
 
@@ -100,6 +102,9 @@ impl Dispatcher {
             // Dropping this request before it finishes (the client cancelled
             // or went away) cancels the token handlers watch.
             let cancel_on_drop = cancellation.clone().drop_guard();
+            let layered = self
+                .request_stack(&target)
+                .map(|stack| (stack.clone(), self.request_view(&request, &meta, &source)));
             let scope = Scope {
                 request_id: request.id.clone(),
                 method: target.label(),
@@ -111,9 +116,27 @@ impl Dispatcher {
             };
             // Boxed so that this future stays small: it is moved into the
             // transport's task, and each handler's state is large.
-            let result = Box::pin(self.run_handler(&target, &request, scope)).await;
+            let result = match layered {
+                None => Box::pin(self.run_handler(&target, &request, scope)).await,
+                Some((stack, view)) => {
+                    let this = self.clone();
+                    let rest =
+                        async move { Box::pin(this.run_handler(&target, &request, scope)).await };
+                    through_request_layers(stack, view, rest).await
+                }
+            };
             cancel_on_drop.disarm();
             result
+        }
+    }
+
+    /// The request layers' stack `target` runs under, if any: tool calls,
+    /// reads and gets go through the audit layer too while `mcp::audit` is
+    /// listened to.
+    fn request_stack(&self, target: &Target) -> Option<&Next<MiddlewareRequest>> {
+        match target {
+            Target::Core(method) if audit::wanted(*method) => Some(&self.audited),
+            _ => self.request_layers.as_ref(),
         }
     }
 
@@ -136,10 +159,7 @@ impl Dispatcher {
                         .map(Into::into);
                 }
             };
-            // Boxed, and only when `mcp::audit` is listened to: this future
-            // holds it across every handler's.
-            let audit = Audit::start(self, method, request, &scope);
-            let answer = match method {
+            match method {
                 Method::ToolsCall => tools::call(self, request, scope).await,
                 Method::ResourcesRead => {
                     resources::read(self, params(), scope).await.map(Into::into)
@@ -149,11 +169,7 @@ impl Dispatcher {
                     .await
                     .map(Into::into),
                 other => Err(ErrorObject::method_not_found(other.name())),
-            };
-            if let Some(mut audit) = audit {
-                audit.finish(&answer);
             }
-            answer
         }
     }
 }

@@ -241,6 +241,7 @@ impl Call<'_> {
             Dispatched::Answered(answer) => answer.into_reply(),
             Dispatched::Refused(never) => match never {},
             Dispatched::Running { future, .. } => future.await,
+            Dispatched::Layered { future, .. } => future.await,
         }
     }
 }

@@ -1,4 +1,12 @@
-//! Middleware: tower layers around each item's invocation.
+//! Middleware: tower layers around every request, and around each item's
+//! invocation.
+//!
+//! A request layer
+//! ([`ServerBuilder::request_layer`](crate::ServerBuilder::request_layer))
+//! wraps every request of the dispatcher, whatever its method and
+//! transport: a tower [`Layer`] over [`Next<Request>`] whose service
+//! answers a [`Request`] (method, id, params, `_meta`, the caller, the
+//! states) with a [`Response`] (the result's JSON), or a JSON-RPC error.
 //!
 //! An item layer wraps the invocation of a tool, a resource read, a prompt
 //! or an extension method. It is a tower [`Layer`] over [`Next<Invocation>`]
@@ -27,6 +35,7 @@
 mod from_fn;
 mod invocation;
 mod next;
+mod request;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -41,32 +50,55 @@ pub use self::from_fn::{FromFn, FromFnLayer, from_fn};
 pub use self::invocation::{Invocation, ItemKind, Output};
 pub(crate) use self::invocation::{Item, Runner};
 pub use self::next::{BoxFuture, Level, Next};
+pub use self::request::{Request, Response};
 use crate::protocol::{ErrorObject, error_code};
 
 /// The error a layer's service may fail with, as tower's layers do.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// A layer, boxed: what [`ServerBuilder::layer`](crate::ServerBuilder::layer)
-/// and `#[tool(layer = ...)]` keep. Any tower [`Layer`] over
-/// [`Next<Invocation>`] whose service answers with an [`Output`] and can be
-/// cloned and shared across threads (tower's own layers can).
-#[derive(Clone)]
-pub struct ItemLayer {
-    wrap: Arc<dyn Fn(Next<Invocation>) -> Next<Invocation> + Send + Sync>,
+/// A layer, boxed: any tower [`Layer`] over [`Next<R>`] whose service
+/// answers `R` with its level's response and can be cloned and shared
+/// across threads (tower's own layers can).
+pub struct BoxedLayer<R: Level> {
+    wrap: Arc<dyn Fn(Next<R>) -> Next<R> + Send + Sync>,
 }
 
-impl ItemLayer {
+/// An item layer, boxed: what
+/// [`ServerBuilder::layer`](crate::ServerBuilder::layer) and
+/// `#[tool(layer = ...)]` keep.
+pub type ItemLayer = BoxedLayer<Invocation>;
+
+/// A request layer, boxed: what
+/// [`ServerBuilder::request_layer`](crate::ServerBuilder::request_layer)
+/// keeps.
+pub type RequestLayer = BoxedLayer<Request>;
+
+impl<R: Level> BoxedLayer<R> {
     /// Boxes `layer`.
-    pub fn new<L>(layer: L) -> ItemLayer
+    pub fn new<L>(layer: L) -> BoxedLayer<R>
     where
-        L: Layer<Next<Invocation>> + Send + Sync + 'static,
-        L::Service: Service<Invocation, Response = Output> + Clone + Send + Sync + 'static,
-        <L::Service as Service<Invocation>>::Error: Into<BoxError>,
-        <L::Service as Service<Invocation>>::Future: 'static,
+        L: Layer<Next<R>> + Send + Sync + 'static,
+        L::Service: Service<R, Response = R::Response> + Clone + Send + Sync + 'static,
+        <L::Service as Service<R>>::Error: Into<BoxError>,
+        <L::Service as Service<R>>::Future: 'static,
     {
-        ItemLayer {
+        BoxedLayer {
             wrap: Arc::new(move |next| Next::new(layer.layer(next))),
         }
+    }
+}
+
+impl<R: Level> Clone for BoxedLayer<R> {
+    fn clone(&self) -> Self {
+        BoxedLayer {
+            wrap: self.wrap.clone(),
+        }
+    }
+}
+
+impl<R: Level> fmt::Debug for BoxedLayer<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BoxedLayer").finish_non_exhaustive()
     }
 }
 
@@ -98,12 +130,6 @@ where
 {
     fn into_item_layer(self) -> ItemLayer {
         ItemLayer::new(self)
-    }
-}
-
-impl fmt::Debug for ItemLayer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ItemLayer").finish_non_exhaustive()
     }
 }
 
@@ -180,6 +206,57 @@ impl Layers {
     }
 }
 
+/// The request layers' stack, around what answers the request.
+pub(crate) fn request_stack(layers: &[RequestLayer]) -> Option<Next<Request>> {
+    let pass_on = Next::new(PassOn);
+    (!layers.is_empty()).then(|| {
+        layers
+            .iter()
+            .rev()
+            .fold(pass_on, |next, layer| (layer.wrap)(next))
+    })
+}
+
+/// Runs `request` through `stack`.
+pub(crate) async fn answer_request(
+    stack: &Next<Request>,
+    request: Request,
+) -> Result<Response, ErrorObject> {
+    let method = request.method.clone();
+    let answer = stack.clone().run(request).await;
+    answer.map_err(|error| error_object(error, "request", &method))
+}
+
+/// The bottom of the request stack: the rest of the request's work.
+#[derive(Clone, Copy)]
+struct PassOn;
+
+impl Service<Request> for PassOn {
+    type Response = Response;
+    type Error = BoxError;
+    type Future = BoxFuture<Response>;
+
+    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        let rest = request.rest.take();
+        Box::pin(async move {
+            match rest {
+                Some(rest) => rest.await.map_err(Into::into),
+                None => {
+                    tracing::error!(
+                        method = &*request.method,
+                        "a request layer passed a request on twice"
+                    );
+                    Err(ErrorObject::internal_error().into())
+                }
+            }
+        })
+    }
+}
+
 /// `layers` (outermost first) around the handler, with `timeout` innermost.
 fn stack(layers: &[ItemLayer], timeout: Option<Duration>) -> Next<Invocation> {
     let handler = Next::new(Handler { timeout });
@@ -202,7 +279,7 @@ pub(crate) async fn invoke(
         Ok(output) => Ok(output),
         Err(error) => {
             context.cancel();
-            Err(error_object(error, &item))
+            Err(error_object(error, item.kind.as_str(), &item.name))
         }
     }
 }
@@ -246,8 +323,7 @@ impl Service<Invocation> for Handler {
 }
 
 /// The JSON-RPC error a layer's `error` answers with.
-fn error_object(error: BoxError, item: &Item) -> ErrorObject {
-    let (kind, name) = (item.kind.as_str(), &item.name);
+fn error_object(error: BoxError, kind: &str, name: &str) -> ErrorObject {
     let error = match error.downcast::<ErrorObject>() {
         Ok(error) => return *error,
         Err(error) => error,

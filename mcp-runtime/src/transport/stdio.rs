@@ -343,27 +343,30 @@ impl Connection {
         match dispatched {
             Dispatched::Answered(answer) => self.send(answer.into_reply()),
             Dispatched::Refused(never) => match never {},
-            Dispatched::Running {
-                id,
-                future: mut running,
-                ..
-            } => {
-                // Most handlers finish on their first poll: those are
-                // answered without a task. A pending one moves into a
-                // task, whose first poll registers the wakers this one
-                // did not keep.
-                match (&mut running).now_or_never() {
-                    Some(reply) => self.send(reply),
-                    None if listen => self.spawn(id, running),
-                    None => {
-                        let limit = self.request_timeout;
-                        let timed = id.clone();
-                        let limited = tokio::time::timeout(limit, running).map(move |reply| {
-                            reply.unwrap_or_else(|_| Reply::timed_out(&timed, limit))
-                        });
-                        self.spawn(id, limited);
-                    }
-                }
+            Dispatched::Running { id, future, .. } => self.run(id, future, listen),
+            Dispatched::Layered { id, future } => self.run(id, future, false),
+        }
+    }
+
+    /// Answers a running request: at once if it finishes on its first
+    /// poll (most handlers do: those are answered without a task), or in
+    /// a task, under the request timeout unless it is a subscription. The
+    /// task's first poll registers the wakers this one did not keep.
+    fn run(
+        &mut self,
+        id: RequestId,
+        mut running: Pin<Box<impl Future<Output = Reply> + ?Sized + 'static>>,
+        listen: bool,
+    ) {
+        match (&mut running).now_or_never() {
+            Some(reply) => self.send(reply),
+            None if listen => self.spawn(id, running),
+            None => {
+                let limit = self.request_timeout;
+                let timed = id.clone();
+                let limited = tokio::time::timeout(limit, running)
+                    .map(move |reply| reply.unwrap_or_else(|_| Reply::timed_out(&timed, limit)));
+                self.spawn(id, limited);
             }
         }
     }

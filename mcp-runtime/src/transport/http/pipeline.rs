@@ -713,6 +713,15 @@ fn dispatch(
         }
         Dispatched::Answered(Answer::Reply(reply)) => return Dispatching::Answered(modern(reply)),
         Dispatched::Refused(response) => return Dispatching::Answered(response),
+        Dispatched::Layered { id, future } => {
+            // An answer known at once, through the request layers: under
+            // the request timeout, as a handler is.
+            let limit = endpoint.options.request_timeout;
+            return Dispatching::Later(Box::pin(async move {
+                let reply = tokio::time::timeout(limit, future).await;
+                modern(reply.unwrap_or_else(|_| Reply::timed_out(&id, limit)))
+            }));
+        }
         Dispatched::Running {
             id,
             future,
