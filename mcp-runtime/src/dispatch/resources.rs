@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Dispatcher;
 use super::guard::Handler;
+use super::layers::Layered;
 use super::mrtr::{self, Rounds, Target};
 use super::page::Listing;
 use crate::context::{Context, Scope};
@@ -88,21 +89,43 @@ pub(super) async fn read(
         Err(claiming) => claiming.await?,
     };
     let context = Context::new(scope, input.clone());
+    if let Some(layered) = layered_read(dispatcher, &uri) {
+        // Boxed, tail and all: this future's state stays as it is without
+        // layers (it is boxed for every read).
+        let read = layered.resource(dispatcher, &uri, context);
+        let uri = &uri;
+        return Box::pin(async move { answer(dispatcher, uri, rounds, &input, read.await?) }).await;
+    }
+    let Some((served, read)) = read_contents(dispatcher, &uri, context, &input).await? else {
+        return rounds.stopped(&input, dispatcher.server_info.as_deref());
+    };
+    let read = resolved(dispatcher, &uri, &served, read)?;
+    answer(dispatcher, &uri, rounds, &input, Some(read))
+}
+
+/// The stack of what serves `uri` first, if the server has one for it.
+fn layered_read<'a>(dispatcher: &'a Dispatcher, uri: &str) -> Option<Layered<'a>> {
+    if !dispatcher.layers_any() {
+        return None;
+    }
+    let name = serving(dispatcher, uri)?;
+    dispatcher.layered(ItemKind::Resource, name, || {
+        Item::new(ItemKind::Resource, name)
+    })
+}
+
+/// The read's answer: `read`, or the next round's questions when the
+/// handler suspended (`None`).
+fn answer(
+    dispatcher: &Dispatcher,
+    uri: &str,
+    rounds: Rounds<'_>,
+    input: &Input,
+    read: Option<ReadResourceResult>,
+) -> Result<Bytes, ErrorObject> {
     let server_info = dispatcher.server_info.as_deref();
-    let layered = match dispatcher.layers_any() {
-        false => None,
-        true => serving(dispatcher, &uri).and_then(|name| {
-            dispatcher.layered(ItemKind::Resource, name, || {
-                Item::new(ItemKind::Resource, name)
-            })
-        }),
-    };
-    let read = match layered {
-        None => read_resolved(dispatcher, &uri, context, &input).await?,
-        Some(layered) => Box::pin(layered.resource(dispatcher, &uri, context)).await?,
-    };
     let Some(read) = read else {
-        return rounds.stopped(&input, server_info);
+        return rounds.stopped(input, server_info);
     };
     let settings = &dispatcher.settings;
     let result = ReadResult {
@@ -133,9 +156,20 @@ pub(super) async fn read_resolved(
     context: Context,
     input: &Input,
 ) -> Result<Option<ReadResourceResult>, ErrorObject> {
-    let Some((served, mut read)) = read_contents(dispatcher, uri, context, input).await? else {
-        return Ok(None);
-    };
+    match read_contents(dispatcher, uri, context, input).await? {
+        None => Ok(None),
+        Some((served, read)) => resolved(dispatcher, uri, &served, read).map(Some),
+    }
+}
+
+/// `read` completed with what serves it: the declared MIME type and
+/// caching hints, checked for size.
+fn resolved(
+    dispatcher: &Dispatcher,
+    uri: &str,
+    served: &ResourceRef,
+    mut read: ReadResourceResult,
+) -> Result<ReadResourceResult, ErrorObject> {
     if read.contents.is_empty() {
         return Err(not_found(uri));
     }
@@ -149,7 +183,7 @@ pub(super) async fn read_resolved(
         read.ttl_ms.get_or_insert(declared.ttl_ms);
         read.cache_scope.get_or_insert(declared.scope);
     }
-    Ok(Some(read))
+    Ok(read)
 }
 
 /// The URI or template of what serves `uri` first (what its layers are

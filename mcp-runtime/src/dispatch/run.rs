@@ -3,6 +3,7 @@
 //! panic costing that one request, never the server.
 
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -102,9 +103,6 @@ impl Dispatcher {
             // Dropping this request before it finishes (the client cancelled
             // or went away) cancels the token handlers watch.
             let cancel_on_drop = cancellation.clone().drop_guard();
-            let layered = self
-                .request_stack(&target)
-                .map(|stack| (stack.clone(), self.request_view(&request, &meta, &source)));
             let scope = Scope {
                 request_id: request.id.clone(),
                 method: target.label(),
@@ -116,13 +114,13 @@ impl Dispatcher {
             };
             // Boxed so that this future stays small: it is moved into the
             // transport's task, and each handler's state is large.
-            let result = match layered {
+            let result = match self.request_stack(&target) {
                 None => Box::pin(self.run_handler(&target, &request, scope)).await,
-                Some((stack, view)) => {
-                    let this = self.clone();
-                    let rest =
-                        async move { Box::pin(this.run_handler(&target, &request, scope)).await };
-                    through_request_layers(stack, view, rest).await
+                Some(stack) => {
+                    let stack = stack.clone();
+                    self.clone()
+                        .layered_handler(stack, target, request, scope)
+                        .await
                 }
             };
             cancel_on_drop.disarm();
@@ -138,6 +136,20 @@ impl Dispatcher {
             Target::Core(method) if audit::wanted(*method) => Some(&self.audited),
             _ => self.request_layers.as_ref(),
         }
+    }
+
+    /// [`run_handler`](Self::run_handler) through the request layers, all
+    /// of it boxed: the request's own future holds only the box.
+    fn layered_handler(
+        self: Arc<Self>,
+        stack: Next<MiddlewareRequest>,
+        target: Target,
+        request: Request,
+        scope: Scope,
+    ) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>>>> {
+        let view = self.request_view(&request, &scope.meta, &scope.source);
+        let rest = async move { Box::pin(self.run_handler(&target, &request, scope)).await };
+        through_request_layers(stack, view, rest)
     }
 
     /// Runs the user code a request names.

@@ -1,6 +1,7 @@
 //! `tools/list` and `tools/call`.
 
 use std::borrow::Cow;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -9,14 +10,16 @@ use serde_json::value::RawValue;
 use super::envelope::{Request, json_str};
 use super::extensions::require_extension;
 use super::invoke::{invoke, written_unframed};
-use super::layers::runtime_tool;
+use super::layers::{Layered, runtime_tool};
 use super::mrtr::{self, Rounds, Target};
 use super::page::Listing;
 use super::{Dispatcher, ResultJson};
 use crate::context::{Context, Scope};
 use crate::middleware::ItemKind;
+use crate::mrtr::Input;
 use crate::protocol::ErrorObject;
 use crate::registry::RegisteredTool;
+use crate::registry::ToolRef;
 
 /// `tools/list`.
 pub(crate) struct Tools;
@@ -98,18 +101,43 @@ pub(super) fn call<'a>(
                 Err(claiming) => claiming.await?,
             };
         let context = Context::new(scope, input.clone());
+        if let Some(layered) =
+            dispatcher.layered(ItemKind::Tool, tool.name(), || runtime_tool(&tool))
+        {
+            // Boxed, tail and all: this future's state stays as it is
+            // without layers (it is boxed for every call).
+            return layered_call(
+                dispatcher, layered, &tool, arguments, rounds, input, context,
+            )
+            .await;
+        }
         let server_info = dispatcher.server_info.as_deref();
-        let layered = dispatcher.layered(ItemKind::Tool, tool.name(), || runtime_tool(&tool));
-        let result = match layered {
-            None => invoke(&tool, arguments, context, &input).await?,
-            // Boxed: only calls with layers pay for the stack's state.
-            Some(layered) => Box::pin(layered.tool(dispatcher, arguments, context)).await?,
-        };
+        let result = invoke(&tool, arguments, context, &input).await?;
         let Some(result) = result else {
             return rounds.stopped(&input, server_info).map(Into::into);
         };
         written_unframed(&tool, &result, server_info).map(ResultJson::Unframed)
     }
+}
+
+/// The rest of a call whose tool has layers.
+fn layered_call<'a>(
+    dispatcher: &'a Arc<Dispatcher>,
+    layered: Layered<'a>,
+    tool: &'a ToolRef<'a>,
+    arguments: &'a str,
+    rounds: Rounds<'a>,
+    input: Input,
+    context: Context,
+) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>> + 'a>> {
+    let called = layered.tool(dispatcher, arguments, context);
+    Box::pin(async move {
+        let server_info = dispatcher.server_info.as_deref();
+        let Some(result) = called.await? else {
+            return rounds.stopped(&input, server_info).map(Into::into);
+        };
+        written_unframed(tool, &result, server_info).map(ResultJson::Unframed)
+    })
 }
 
 /// The arguments object to parse: `{}` when absent and nothing is required.
