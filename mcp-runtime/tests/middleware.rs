@@ -3,6 +3,8 @@
 //! the levels, a retry, a layer answering the wrong kind, and selections
 //! that select nothing.
 
+#![cfg(all(feature = "http", feature = "client"))]
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

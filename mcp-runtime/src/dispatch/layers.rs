@@ -55,6 +55,10 @@ pub(super) fn build(
     given: &[GivenLayer],
 ) -> Result<Layers, BuildError> {
     let mut layers = Layers::default();
+    if given.is_empty() && !declares_layers(registry) {
+        // Nothing to build: startup pays nothing for middleware either.
+        return Ok(layers);
+    }
     let everywhere: Vec<ItemLayer> = (given.iter())
         .filter(|(items, _)| items.is_all())
         .map(|(_, layer)| layer.clone())
@@ -105,6 +109,22 @@ pub(super) fn build(
         layers.insert(item, &chosen);
     }
     Ok(layers)
+}
+
+/// Whether a linked item declares its own `layer` or `timeout_ms`.
+fn declares_layers(registry: &Registry) -> bool {
+    let own = |layer: Option<fn() -> ItemLayer>, timeout: Option<u64>| {
+        layer.is_some() || timeout.is_some()
+    };
+    let mut tools = registry.tools().iter().filter_map(|tool| tool.entry());
+    let templates = registry.templates().iter().map(|(entry, _)| *entry);
+    tools.any(|e| own(e.layer, e.timeout_ms))
+        || (registry.resources().iter().copied().chain(templates))
+            .any(|e| own(e.layer, e.timeout_ms))
+        || registry
+            .prompts()
+            .iter()
+            .any(|e| own(e.layer, e.timeout_ms))
 }
 
 /// A method as selections see it.
