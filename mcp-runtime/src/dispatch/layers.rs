@@ -18,7 +18,7 @@ use super::extensions::Extensions;
 use super::extensions::{Served, run_method};
 use super::invoke::invoke;
 use super::prompts::{find, run_prompt};
-use super::resources::read_resolved;
+use super::resources::{read_resolved, serving};
 use super::{Admission, Dispatched, Dispatcher, Prepared, Reply, ResultJson};
 use crate::protocol::RequestMeta;
 use crate::source::RequestSource;
@@ -171,6 +171,17 @@ impl Dispatcher {
     #[inline]
     pub(super) fn layers_any(&self) -> bool {
         self.layers.any()
+    }
+
+    /// The stack of what serves `uri` first, if the server has one for it.
+    pub(super) fn layered_resource(&self, uri: &str) -> Option<Layered<'_>> {
+        if !self.layers_any() {
+            return None;
+        }
+        let name = serving(self, uri)?;
+        self.layered(ItemKind::Resource, name, || {
+            Item::new(ItemKind::Resource, name)
+        })
     }
 
     /// The stack around the item `name` of `kind`, if the server has one

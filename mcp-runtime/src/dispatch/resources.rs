@@ -8,11 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::Dispatcher;
 use super::guard::Handler;
-use super::layers::Layered;
 use super::mrtr::{self, Rounds, Target};
 use super::page::Listing;
 use crate::context::{Context, Scope};
-use crate::middleware::{Item, ItemKind};
 use crate::mrtr::state::StatePolicy;
 use crate::mrtr::{Input, run_round};
 use crate::protocol::CacheHint;
@@ -89,7 +87,7 @@ pub(super) async fn read(
         Err(claiming) => claiming.await?,
     };
     let context = Context::new(scope, input.clone());
-    if let Some(layered) = layered_read(dispatcher, &uri) {
+    if let Some(layered) = dispatcher.layered_resource(&uri) {
         // Boxed, tail and all: this future's state stays as it is without
         // layers (it is boxed for every read).
         let read = layered.resource(dispatcher, &uri, context);
@@ -101,17 +99,6 @@ pub(super) async fn read(
     };
     let read = resolved(dispatcher, &uri, &served, read)?;
     answer(dispatcher, &uri, rounds, &input, Some(read))
-}
-
-/// The stack of what serves `uri` first, if the server has one for it.
-fn layered_read<'a>(dispatcher: &'a Dispatcher, uri: &str) -> Option<Layered<'a>> {
-    if !dispatcher.layers_any() {
-        return None;
-    }
-    let name = serving(dispatcher, uri)?;
-    dispatcher.layered(ItemKind::Resource, name, || {
-        Item::new(ItemKind::Resource, name)
-    })
 }
 
 /// The read's answer: `read`, or the next round's questions when the
@@ -188,7 +175,7 @@ fn resolved(
 
 /// The URI or template of what serves `uri` first (what its layers are
 /// found by), if anything static does.
-fn serving<'a>(dispatcher: &'a Dispatcher, uri: &'a str) -> Option<&'a str> {
+pub(super) fn serving<'a>(dispatcher: &'a Dispatcher, uri: &'a str) -> Option<&'a str> {
     let registry = &dispatcher.registry;
     if let Some(entry) = registry.resource(uri) {
         return Some(entry.uri);
