@@ -99,6 +99,11 @@ test("a page from an origin that is not allowed is refused", async () => {
   // 403), and the server logged the refusal.
   assert.ok(console_.some((text) => /blocked by CORS policy/.test(text)), console_.join("\n"));
   const refusal = `refused a request from an origin that is not allowed origin="http://evil.test:${pagePort}"`;
+  // The server's log reaches its stderr through a background writer: the
+  // line may arrive a moment after the browser saw the refusal.
+  for (let waited = 0; waited < 5000 && !server.log().includes(refusal); waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   assert.ok(server.log().includes(refusal), server.log());
   await page.close();
 });
