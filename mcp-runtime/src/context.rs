@@ -193,6 +193,12 @@ impl Context {
         }
     }
 
+    /// The request's scope: what a task's worker carries over into the
+    /// context it runs the handler with.
+    pub(crate) fn scope(&self) -> &Scope {
+        &self.inner.scope
+    }
+
     /// Cancels the request's token: its handler was dropped (a layer
     /// timed it out, or refused it).
     pub(crate) fn cancel(&self) {

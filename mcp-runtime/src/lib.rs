@@ -157,7 +157,7 @@ pub mod __private {
     }
 
     /// The Tasks engine, named by what `#[tool(task)]` generates.
-    pub use crate::dispatch::TASK_ENGINE;
+    pub use crate::tasks::{TASK_ENGINE, TASK_ENGINES, TaskEngine};
 
     /// The handler's [`Input`], for declared asks.
     pub fn context_input(context: &crate::Context) -> &Input {

@@ -70,10 +70,7 @@ pub struct ServerBuilder {
     extensions: Vec<Extension>,
     /// How tasks run, with the Tasks engine; `None` until set (a server
     /// with task tools then uses the defaults and their engine).
-    tasks: Option<(
-        crate::tasks::TaskOptions,
-        &'static (dyn std::any::Any + Send + Sync),
-    )>,
+    tasks: Option<(crate::tasks::TaskOptions, &'static crate::tasks::TaskEngine)>,
     /// Attaches the catalog given to [`catalog`](Self::catalog). A
     /// function made there, so that a server without a catalog links none
     /// of the catalog's code.
@@ -409,7 +406,7 @@ impl ServerBuilder {
     /// ([`TaskOptions::new`](crate::tasks::TaskOptions::new)) without this;
     /// with it, the extension is offered even without task tools.
     pub fn tasks(mut self, options: crate::tasks::TaskOptions) -> Self {
-        self.tasks = Some((options, crate::dispatch::TASK_ENGINE));
+        self.tasks = Some((options, crate::tasks::TASK_ENGINE));
         self
     }
 
@@ -609,17 +606,14 @@ impl ServerBuilder {
         let app = App::new(changes.clone(), self.states.clone());
         // The engine comes from a task tool or from `tasks`: without
         // either, nothing of it is linked.
-        let task_engine = registry
-            .tools()
-            .iter()
-            .find_map(|tool| Some(tool.entry()?.task?.engine));
+        let task_engine = crate::tasks::TASK_ENGINES.first().copied();
         let clock = self.state.clock.clone();
         let store = shared.tasks;
         let tasks = match (&self.tasks, task_engine) {
             (Some((options, engine)), _) => {
-                Tasks::new(*engine, Some(options.clone()), store, clock)
+                Some(Tasks::new(engine, Some(options.clone()), store, clock))
             }
-            (None, Some(engine)) => Tasks::new(engine, None, store, clock),
+            (None, Some(engine)) => Some(Tasks::new(engine, None, store, clock)),
             (None, None) => None,
         };
         let mut settings = self.settings.clone();

@@ -232,3 +232,50 @@ async fn stdio_answers_a_request_past_its_timeout_with_minus_31002() {
         error(1, -31_002, "The request did not finish within 200 ms")
     );
 }
+
+#[tokio::test]
+async fn stdio_times_out_an_older_clients_request_too() {
+    let server = server();
+    let (client, served) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(served);
+    let options = StdioOptions::new().request_timeout(Duration::from_millis(200));
+    let serving = server.serve_streams(options, read, write);
+    let talking = async move {
+        let (output, mut input) = tokio::io::split(client);
+        let mut lines = BufReader::new(output).lines();
+        let initialize = json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "older", "version": "1.0.0"}
+            }
+        });
+        let render = json!({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "render", "arguments": {"ms": 5000}}
+        });
+        let started = Instant::now();
+        for message in [initialize, render] {
+            input
+                .write_all(format!("{message}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+        let initialized = parse(&lines.next_line().await.unwrap().unwrap());
+        assert_eq!(initialized["result"]["protocolVersion"], "2025-11-25");
+        let line = lines.next_line().await.unwrap().unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "not the handler's 5 s"
+        );
+        drop(input);
+        parse(&line)
+    };
+    let (served, answer) = tokio::join!(serving, talking);
+    served.unwrap();
+    assert_eq!(
+        answer,
+        error(1, -31_002, "The request did not finish within 200 ms")
+    );
+}

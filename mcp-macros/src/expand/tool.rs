@@ -247,6 +247,14 @@ fn entry(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenS
     let extensions = &attr.extensions;
     let replayable_state = attr.replayable_state();
     let task = task(attr, private);
+    // A task tool links the Tasks engine; nothing else names it.
+    let engine = attr.task.as_ref().map(|_| {
+        quote! {
+            #[#private::linkme::distributed_slice(#private::TASK_ENGINES)]
+            #[linkme(crate = #private::linkme)]
+            static __MCP_TASK_ENGINE: &'static #private::TaskEngine = #private::TASK_ENGINE;
+        }
+    });
     let input_schema = match &attr.input_schema {
         // Spanned at the path, so a function of the wrong type is reported
         // there, as not coercing to `fn() -> Value`.
@@ -277,6 +285,7 @@ fn entry(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenS
             replayable_state: #replayable_state,
             task: #task,
         };
+        #engine
     }
 }
 
@@ -305,7 +314,6 @@ fn task(attr: &ToolAttr, private: &TokenStream) -> TokenStream {
             answer_within_ms: #answer_within,
             ttl_ms: #ttl,
             poll_interval_ms: #poll,
-            engine: #private::TASK_ENGINE,
         })
     }
 }

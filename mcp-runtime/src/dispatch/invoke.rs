@@ -1,7 +1,6 @@
 //! Running a tool's handler and writing its result: shared by ordinary
 //! calls (`tools`) and calls that become tasks (`tasks`).
 
-use bytes::Bytes;
 use serde_json::value::RawValue;
 
 use super::guard::Handler;
@@ -19,18 +18,8 @@ use crate::tool::ToolInvocation;
 const WRITTEN_CAPACITY: usize = 256;
 
 /// The result's bytes, as `tools/call` answers (checked against the
-/// tool's output schema in debug builds with `debug-checks`).
-pub(super) fn written(
-    tool: &RegisteredTool,
-    result: &CallToolResult,
-    server_info: Option<&RawValue>,
-) -> Result<Bytes, ErrorObject> {
-    let mut out = Vec::with_capacity(written_capacity(server_info));
-    write_result(&mut out, tool, result, server_info)?;
-    Ok(Bytes::from(out))
-}
-
-/// [`written`], behind room for the answer's frame.
+/// tool's output schema in debug builds with `debug-checks`), behind room
+/// for the answer's frame.
 pub(super) fn written_unframed(
     tool: &RegisteredTool,
     result: &CallToolResult,

@@ -19,6 +19,7 @@ use super::extensions::{Served, run_method};
 use super::invoke::invoke;
 use super::prompts::{find, run_prompt};
 use super::resources::{read_resolved, serving};
+use super::tasks::Tasks;
 use super::{Admission, Dispatched, Dispatcher, Prepared, Reply, ResultJson};
 use crate::protocol::RequestMeta;
 use crate::source::RequestSource;
@@ -28,7 +29,7 @@ use crate::context::Context;
 use crate::extension::MethodResult;
 use crate::middleware::{
     self, Invocation, Item, ItemKind, ItemLayer, Layers, Next, Output,
-    Request as MiddlewareRequest, Response, Runner,
+    Request as MiddlewareRequest, Response, Runner, TaskHandle,
 };
 use crate::mrtr::Input;
 use crate::protocol::{
@@ -47,15 +48,18 @@ const NOWHERE: Location = Location {
     module: "",
 };
 
-/// Every served item's stack: the given layers that select it, outermost
-/// first, then its own layer, with its `timeout_ms` innermost.
+/// Every served item's stack: the built-in scope check, the given layers
+/// that select it, outermost first, then its own layer, the Tasks engine
+/// (a task tool's), with its `timeout_ms` innermost.
 pub(super) fn build(
     registry: &Registry,
     extensions: &Extensions,
+    tasks: Option<&Tasks>,
     given: &[GivenLayer],
 ) -> Result<Layers, BuildError> {
     let mut layers = Layers::default();
-    if given.is_empty() && !declares_layers(registry) {
+    let builtin = declares_scopes(extensions) || tasks.is_some();
+    if given.is_empty() && !builtin && !declares_layers(registry) {
         // Nothing to build: startup pays nothing for middleware either.
         return Ok(layers);
     }
@@ -65,6 +69,7 @@ pub(super) fn build(
         .collect();
     layers.set_all(&everywhere);
     let mut served = Vec::new();
+    let mut engines = BTreeMap::new();
     for tool in registry.tools() {
         let Some(entry) = tool.entry() else { continue };
         let mut item = Item::new(ItemKind::Tool, entry.name);
@@ -72,6 +77,9 @@ pub(super) fn build(
         item.group = entry.group;
         let own = (entry.layer, entry.timeout_ms);
         served.push((entry.info(), item, entry.scopes.to_vec(), own));
+        if let Some(layer) = tasks.and_then(|tasks| tasks.layer(entry)) {
+            engines.insert(entry.name, layer);
+        }
     }
     let templates = registry.templates().iter().map(|(entry, _)| *entry);
     for entry in registry.resources().iter().copied().chain(templates) {
@@ -101,30 +109,47 @@ pub(super) fn build(
     for (info, mut item, scopes, (own, timeout_ms)) in served {
         item.scopes = scopes;
         item.timeout = timeout_ms.map(Duration::from_millis);
-        let mut chosen: Vec<ItemLayer> = (given.iter())
-            .filter(|(items, _)| items.contains(&info))
-            .map(|(_, layer)| layer.clone())
-            .collect();
+        // The scope check first: a caller without the scopes reaches no
+        // layer of the user's (a cache must not answer them).
+        let check = (!item.scopes.is_empty()).then(middleware::scope_layer);
+        let mut chosen: Vec<ItemLayer> = check.into_iter().collect();
+        chosen.extend(
+            (given.iter())
+                .filter(|(items, _)| items.contains(&info))
+                .map(|(_, layer)| layer.clone()),
+        );
         chosen.extend(own.map(|layer| layer()));
+        if item.kind == ItemKind::Tool {
+            chosen.extend(engines.remove(&*item.name));
+        }
         layers.insert(item, &chosen);
     }
     Ok(layers)
 }
 
-/// Whether a linked item declares its own `layer` or `timeout_ms`.
+/// Whether a linked item declares its own `layer`, `timeout_ms` or
+/// scopes (checked by a built-in layer).
 fn declares_layers(registry: &Registry) -> bool {
-    let own = |layer: Option<fn() -> ItemLayer>, timeout: Option<u64>| {
-        layer.is_some() || timeout.is_some()
+    let own = |layer: Option<fn() -> ItemLayer>, timeout: Option<u64>, scopes: &[&str]| {
+        layer.is_some() || timeout.is_some() || !scopes.is_empty()
     };
     let mut tools = registry.tools().iter().filter_map(|tool| tool.entry());
     let templates = registry.templates().iter().map(|(entry, _)| *entry);
-    tools.any(|e| own(e.layer, e.timeout_ms))
+    tools.any(|e| own(e.layer, e.timeout_ms, e.scopes))
         || (registry.resources().iter().copied().chain(templates))
-            .any(|e| own(e.layer, e.timeout_ms))
+            .any(|e| own(e.layer, e.timeout_ms, e.scopes))
         || registry
             .prompts()
             .iter()
-            .any(|e| own(e.layer, e.timeout_ms))
+            .any(|e| own(e.layer, e.timeout_ms, e.scopes))
+}
+
+/// Whether an extension method declares scopes.
+fn declares_scopes(extensions: &Extensions) -> bool {
+    extensions
+        .methods()
+        .iter()
+        .any(|served| !served.method.scopes.is_empty())
 }
 
 /// A method as selections see it.
@@ -218,13 +243,13 @@ impl Layered<'_> {
         async move { middleware::invoke(&stack, invocation).await }
     }
 
-    /// A tool's call under its stack; `None` if it suspended on an ask.
+    /// A tool's call under its stack.
     pub(super) fn tool(
         self,
         dispatcher: &Arc<Dispatcher>,
         arguments: &str,
         context: Context,
-    ) -> impl Future<Output = Result<Option<CallToolResult>, ErrorObject>> + 'static {
+    ) -> impl Future<Output = Result<Called, ErrorObject>> + 'static {
         let this = dispatcher.clone();
         let run: Runner = Arc::new(move |call: Invocation| {
             let dispatcher = this.clone();
@@ -242,11 +267,23 @@ impl Layered<'_> {
         let answer = self.call(Arc::from(arguments), None, context, run);
         async move {
             match answer.await? {
-                Output::Tool(result) => Ok(Some(result)),
-                output => suspended(&item, output, &input),
+                Output::Tool(result) => Ok(Called::Result(result)),
+                Output::Task(handle) => Ok(Called::Task(handle)),
+                output => {
+                    Ok(suspended(&item, output, &input)?.map_or(Called::Suspended, Called::Result))
+                }
             }
         }
     }
+}
+
+/// How a tool's call under its stack ended.
+pub(super) enum Called {
+    Result(CallToolResult),
+    /// It became a task (the Tasks engine, its innermost layer).
+    Task(TaskHandle),
+    /// It suspended on an ask.
+    Suspended,
 }
 
 impl Layered<'_> {

@@ -30,7 +30,6 @@ mod run;
 pub(crate) mod subscriptions;
 mod tasks;
 
-pub use self::tasks::TASK_ENGINE;
 pub(crate) use self::tasks::Tasks;
 mod tools;
 
@@ -348,7 +347,7 @@ impl Dispatcher {
             extensions.push(tasks.extension());
         }
         let extensions = Extensions::build(extensions, &registry)?;
-        let layers = layers::build(&registry, &extensions, &layers)?;
+        let layers = layers::build(&registry, &extensions, tasks.as_ref(), &layers)?;
         let users_requests = middleware::request_stack(&request_layers);
         let audited = audit::stack(request_layers, &sealer.keys, settings.audit_arguments);
         let server_info = settings.server_info();

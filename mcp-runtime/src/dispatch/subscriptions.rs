@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Dispatcher;
 use super::envelope::Request;
-use super::tasks::{Followed, Tasks};
+use super::tasks::Tasks;
 use crate::changes::Change;
 use crate::context::Outbox;
 use crate::protocol::jsonrpc::notification_frame;
@@ -23,6 +23,7 @@ use crate::protocol::result::COMPLETE;
 use crate::protocol::{ErrorObject, RequestId};
 use crate::registry::Registry;
 use crate::security::Principal;
+use crate::tasks::Followed;
 use crate::uri_template::TemplatePart;
 
 /// What this server can notify about.

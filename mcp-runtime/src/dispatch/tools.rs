@@ -4,20 +4,21 @@ use std::borrow::Cow;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use bytes::Bytes;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
 use super::envelope::{Request, json_str};
 use super::extensions::require_extension;
 use super::invoke::{invoke, written_unframed};
-use super::layers::{Layered, runtime_tool};
+use super::layers::{Called, Layered, runtime_tool};
 use super::mrtr::{self, Rounds, Target};
 use super::page::Listing;
 use super::{Dispatcher, ResultJson};
 use crate::context::{Context, Scope};
 use crate::middleware::ItemKind;
 use crate::mrtr::Input;
-use crate::protocol::ErrorObject;
+use crate::protocol::{CallToolResult, ErrorObject};
 use crate::registry::RegisteredTool;
 use crate::registry::ToolRef;
 
@@ -81,14 +82,16 @@ pub(super) fn call<'a>(
             request.member(&head.input_responses),
             request.member(&head.request_state),
         )?;
-        if let Some(entry) = tool.entry().filter(|entry| entry.task.is_some())
-            && let Some(tasks) = super::tasks::route(dispatcher, entry, &scope.meta)?
+        if tool.entry().is_some_and(|entry| entry.task.is_some())
+            && let Err(error) = tool.check_input(arguments)
         {
-            // Boxed by the engine: a task's start is rare, and inline its
-            // state would grow every call's future.
-            return super::tasks::start(dispatcher, tasks, &tool, entry, arguments, retry, scope)
-                .await
-                .map(Into::into);
+            // A hand-written schema, checked before a task is made of
+            // the call: a task's worker starts the handler from its entry.
+            let name = tool.name();
+            let result =
+                CallToolResult::error(format!("Invalid arguments for tool {name}: {error}"));
+            return written_unframed(&tool, &result, dispatcher.server_info.as_deref())
+                .map(ResultJson::Unframed);
         }
         let target = Target {
             method: "tools/call",
@@ -133,10 +136,13 @@ fn layered_call<'a>(
     let called = layered.tool(dispatcher, arguments, context);
     Box::pin(async move {
         let server_info = dispatcher.server_info.as_deref();
-        let Some(result) = called.await? else {
-            return rounds.stopped(&input, server_info).map(Into::into);
-        };
-        written_unframed(tool, &result, server_info).map(ResultJson::Unframed)
+        match called.await? {
+            Called::Result(result) => {
+                written_unframed(tool, &result, server_info).map(ResultJson::Unframed)
+            }
+            Called::Task(handle) => Ok(Bytes::from(handle.written(server_info)).into()),
+            Called::Suspended => rounds.stopped(&input, server_info).map(Into::into),
+        }
     })
 }
 

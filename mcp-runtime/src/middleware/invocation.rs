@@ -2,6 +2,8 @@
 //! prompt or an extension method, and what it answers with.
 
 use std::fmt;
+
+use serde_json::value::RawValue;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -182,6 +184,51 @@ pub enum Output {
     /// request): the request answers `input_required`, and the handler
     /// runs again, from the top, when the client retries with the answers.
     InputRequired,
+    /// The call became a task (the Tasks extension): the request answers
+    /// with its handle (`resultType: "task"`), and the tool runs on.
+    Task(TaskHandle),
+}
+
+/// A task a call created: what the Tasks engine, the innermost layer of a
+/// `#[tool(task)]` tool, answers a client that declared the extension with.
+#[derive(Clone)]
+pub struct TaskHandle {
+    id: Arc<str>,
+    /// The handle's JSON, with the server's info when it is sent.
+    written: Arc<WriteHandle>,
+}
+
+/// Writes a task handle's JSON, given the server's info.
+type WriteHandle = dyn Fn(Option<&RawValue>) -> Vec<u8> + Send + Sync;
+
+impl TaskHandle {
+    pub(crate) fn new(
+        id: impl Into<Arc<str>>,
+        written: impl Fn(Option<&RawValue>) -> Vec<u8> + Send + Sync + 'static,
+    ) -> TaskHandle {
+        TaskHandle {
+            id: id.into(),
+            written: Arc::new(written),
+        }
+    }
+
+    /// The task's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The `CreateTaskResult` JSON.
+    pub(crate) fn written(&self, server_info: Option<&RawValue>) -> Vec<u8> {
+        (self.written)(server_info)
+    }
+}
+
+impl fmt::Debug for TaskHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskHandle")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Output {

@@ -24,6 +24,13 @@
 //! The first given is the outermost; an item's own layer is inside the
 //! server's, and its `timeout_ms` is innermost, right around the handler.
 //!
+//! Two built-ins are item layers on this seam: the scope check, outermost
+//! on every item that declares `scopes = [...]` (a principal without them
+//! gets `-31003`, HTTP 403), and the Tasks engine, innermost on a
+//! `#[tool(task)]` tool, just outside its `timeout_ms` (a client that
+//! negotiated Tasks gets [`Output::Task`], and the rest of the stack runs
+//! on a task worker). The audit events are a request layer.
+//!
 //! A layer's error becomes the request's JSON-RPC error: an
 //! [`ErrorObject`] as it is; tower's timeout (`Elapsed`) as `-31002`
 //! (HTTP 504); tower's load shedding (`Overloaded`) as `-31001` (HTTP 503);
@@ -36,6 +43,7 @@ mod from_fn;
 mod invocation;
 mod next;
 mod request;
+mod scopes;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -47,10 +55,11 @@ pub use tower_layer::Layer;
 pub use tower_service::Service;
 
 pub use self::from_fn::{FromFn, FromFnLayer, from_fn};
-pub use self::invocation::{Invocation, ItemKind, Output};
+pub use self::invocation::{Invocation, ItemKind, Output, TaskHandle};
 pub(crate) use self::invocation::{Item, Runner};
 pub use self::next::{BoxFuture, Level, Next};
 pub use self::request::{Request, Response};
+pub(crate) use self::scopes::scope_layer;
 use crate::protocol::{ErrorObject, error_code};
 
 /// The error a layer's service may fail with, as tower's layers do.
@@ -323,7 +332,7 @@ impl Service<Invocation> for Handler {
 }
 
 /// The JSON-RPC error a layer's `error` answers with.
-fn error_object(error: BoxError, kind: &str, name: &str) -> ErrorObject {
+pub(crate) fn error_object(error: BoxError, kind: &str, name: &str) -> ErrorObject {
     let error = match error.downcast::<ErrorObject>() {
         Ok(error) => return *error,
         Err(error) => error,

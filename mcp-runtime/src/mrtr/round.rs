@@ -665,12 +665,6 @@ impl Input {
             && matches!(round.mode, Mode::Probe { remaining: 0 })
     }
 
-    /// Whether the handler stopped for good (a task's answer did not fit,
-    /// or its client lacks a capability an ask needs).
-    pub(crate) fn is_stopped(&self) -> bool {
-        self.lock().suspended
-    }
-
     /// Whether asks wait to be published.
     pub(crate) fn has_pending(&self) -> bool {
         !self.lock().pending.is_empty()

@@ -37,6 +37,9 @@ pub mod error_code {
     pub const SERVER_BUSY: i32 = -31_001;
     /// This runtime's own code: the request ran past its time limit.
     pub const REQUEST_TIMEOUT: i32 = -31_002;
+    /// This runtime's own code: the caller lacks a scope the request needs
+    /// (HTTP 403), found by the built-in scope layer.
+    pub const FORBIDDEN: i32 = -31_003;
 }
 
 /// A JSON-RPC request id: a string or an integer, never `null`.

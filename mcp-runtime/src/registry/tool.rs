@@ -52,7 +52,7 @@ impl StaticToolAnnotations {
 /// `#[tool(task(...))]`: how a tool runs as a task (the Tasks extension).
 ///
 /// Built only by generated code; not a stable API.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct StaticTaskSupport {
     /// `task(required)`: a client that did not negotiate the extension gets
     /// `-32021` instead of a synchronous call.
@@ -64,21 +64,6 @@ pub struct StaticTaskSupport {
     pub ttl_ms: Option<u64>,
     /// `task(poll_interval_ms = N)`: how often clients should poll.
     pub poll_interval_ms: Option<u64>,
-    /// The Tasks engine (`__private::TASK_ENGINE`). Named here by the code
-    /// `#[tool(task)]` generates, so that a server without task tools links
-    /// none of it.
-    pub engine: &'static (dyn std::any::Any + Send + Sync),
-}
-
-impl std::fmt::Debug for StaticTaskSupport {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StaticTaskSupport")
-            .field("required", &self.required)
-            .field("answer_within_ms", &self.answer_within_ms)
-            .field("ttl_ms", &self.ttl_ms)
-            .field("poll_interval_ms", &self.poll_interval_ms)
-            .finish_non_exhaustive()
-    }
 }
 
 /// The rule of [`StaticToolAnnotations::repeat_has_effects`], for any

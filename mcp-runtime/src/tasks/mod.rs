@@ -13,6 +13,11 @@
 //! gets the ordinary result, synchronously; `#[tool(task(required))]`
 //! answers it with `-32021` instead.
 //!
+//! The engine is the tool's innermost item layer (see
+//! [`middleware`](crate::middleware)): layers around it see the call and
+//! the task it made ([`Output::Task`](crate::middleware::Output::Task)),
+//! and the tool's `timeout_ms` bounds the task's work.
+//!
 //! ```no_run
 //! use mcp_runtime::{Progress, tool};
 //!
@@ -35,6 +40,8 @@
 //! `tasks/update` or `tasks/cancel` gets exactly the error an unknown id
 //! gets.
 
+mod driver;
+mod engine;
 mod memory;
 mod methods;
 mod record;
@@ -47,6 +54,9 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+pub(crate) use self::driver::TaskPlan;
+pub(crate) use self::engine::Followed;
+pub use self::engine::{TASK_ENGINE, TASK_ENGINES, TaskEngine};
 pub use self::memory::InMemoryTaskStore;
 pub(crate) use self::methods::announce;
 pub use self::record::{

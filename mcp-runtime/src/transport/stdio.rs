@@ -331,7 +331,8 @@ impl Connection {
             let id = request.id.clone();
             return match hook.start(request, &self.end_of_input) {
                 Started::Answered(reply) => self.send(reply),
-                Started::Running(answer) => self.spawn(id, answer),
+                // Under the request timeout as a modern request is.
+                Started::Running(answer) => self.run(id, answer, false),
             };
         }
         let listen = request.method == MethodName::Known(Method::SubscriptionsListen);

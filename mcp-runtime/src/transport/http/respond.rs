@@ -44,6 +44,7 @@ fn modern_status(code: i32) -> StatusCode {
         error_code::RATE_LIMITED => StatusCode::TOO_MANY_REQUESTS,
         error_code::SERVER_BUSY => StatusCode::SERVICE_UNAVAILABLE,
         error_code::REQUEST_TIMEOUT => StatusCode::GATEWAY_TIMEOUT,
+        error_code::FORBIDDEN => StatusCode::FORBIDDEN,
         _ => StatusCode::BAD_REQUEST,
     }
 }
