@@ -6,6 +6,7 @@
 
 use std::any::Any;
 use std::fmt;
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use crate::security::Principal;
@@ -39,9 +40,11 @@ pub struct RequestSource {
     details: Option<SharedDetails>,
 }
 
-/// The caller and what the transport attached (`()` when nothing).
+/// The caller, its network address and what the transport attached
+/// (`()` when nothing).
 struct Details<T: ?Sized> {
     principal: Option<Principal>,
+    client: Option<IpAddr>,
     attachment: T,
 }
 
@@ -77,6 +80,7 @@ impl RequestSource {
             None if principal.is_none() => None,
             None => Some(Arc::new(Details {
                 principal,
+                client: None,
                 attachment: (),
             })),
             Some(details) => Some(Self::rebuilt(principal, details)),
@@ -99,10 +103,37 @@ impl RequestSource {
     #[must_use]
     pub fn with_attachment<T: Any + Send + Sync>(mut self, attachment: T) -> Self {
         let principal = self.principal().cloned();
+        let client = self.client_address();
         self.details = Some(Arc::new(Details {
             principal,
+            client,
             attachment,
         }));
+        self
+    }
+
+    /// The network address the request came from (on HTTP, the peer of
+    /// the connection; behind a reverse proxy, the proxy's). Tasks of
+    /// callers without a principal are counted per address.
+    #[must_use]
+    pub fn with_client_address(mut self, client: Option<IpAddr>) -> Self {
+        if let Some(details) = self.details.as_mut().and_then(Arc::get_mut) {
+            details.client = client;
+            return self;
+        }
+        let principal = self.principal().cloned();
+        self.details = Some(match self.details.take() {
+            None => Arc::new(Details {
+                principal,
+                client,
+                attachment: (),
+            }),
+            Some(shared) => Arc::new(Details {
+                principal,
+                client,
+                attachment: Inherited(shared),
+            }),
+        });
         self
     }
 
@@ -114,8 +145,10 @@ impl RequestSource {
             unique.principal = principal;
             return details;
         }
+        let client = details.client;
         Arc::new(Details {
             principal,
+            client,
             attachment: Inherited(details),
         })
     }
@@ -128,6 +161,12 @@ impl RequestSource {
     /// The authenticated caller, if there is one.
     pub fn principal(&self) -> Option<&Principal> {
         self.details.as_ref()?.principal.as_ref()
+    }
+
+    /// The network address the request came from, where the transport
+    /// knows it.
+    pub fn client_address(&self) -> Option<IpAddr> {
+        self.details.as_ref()?.client
     }
 
     /// The caller whose lists hide what it may not use, when the server
@@ -186,6 +225,32 @@ mod tests {
                 .with_principal(None)
                 .details
                 .is_none()
+        );
+    }
+
+    #[test]
+    fn the_client_address_stays_with_the_caller_and_the_attachment() {
+        let here: IpAddr = "127.0.0.2".parse().unwrap();
+        let alice = Principal::new("alice");
+        let source = RequestSource::new(TransportKind::Http)
+            .with_principal(Some(alice.clone()))
+            .with_attachment(7_u32)
+            .with_client_address(Some(here));
+        assert_eq!(source.client_address(), Some(here));
+        assert_eq!(source.attachment::<u32>(), Some(&7));
+        let shared = source.clone();
+        let moved = shared.with_client_address(None).with_attachment("x");
+        assert_eq!(moved.client_address(), None);
+        assert_eq!(moved.principal(), Some(&alice));
+        assert_eq!(
+            source.client_address(),
+            Some(here),
+            "the other holder is untouched"
+        );
+        let bob = Principal::new("bob");
+        assert_eq!(
+            source.with_principal(Some(bob)).client_address(),
+            Some(here)
         );
     }
 }

@@ -102,12 +102,19 @@ fn yes(state: &Value) -> Value {
 async fn a_single_use_state_opens_once_across_instances() {
     let prefix = unique_prefix("replay");
     let (a, b) = (instance(config(&prefix)), instance(config(&prefix)));
+    // A new deployment's memory of used states begins when its first
+    // instance starts; what is issued within 2 s of that (3 s: a state's
+    // time is kept in whole seconds) is refused.
+    tokio::time::sleep(Duration::from_millis(3_100)).await;
     let first = answer(&a, delete("/tmp/x", json!({}))).await;
     assert_eq!(first["result"]["resultType"], "input_required", "{first}");
     let state = &first["result"]["requestState"];
     // Answered on another instance: it runs there.
     let done = answer(&b, delete("/tmp/x", yes(state))).await;
-    assert_eq!(done["result"]["content"][0]["text"], "deleted /tmp/x");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "deleted /tmp/x",
+        "{done}"
+    );
     // Replayed on the first: refused, as a replay on one instance is.
     let replay = a
         .exchange(delete("/tmp/x", yes(state)))
@@ -118,10 +125,11 @@ async fn a_single_use_state_opens_once_across_instances() {
         replay,
         r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid requestState: it is malformed, expired, or does not belong to this request; retry without it"}}"#
     );
-    // Another prefix is another deployment: its guard has not seen it.
+    // Another prefix is another deployment, whose memory began after the
+    // state was issued: it cannot know, and refuses it too.
     let other = instance(config(&unique_prefix("replay-other")));
-    let done = answer(&other, delete("/tmp/x", yes(state))).await;
-    assert_eq!(done["result"]["content"][0]["text"], "deleted /tmp/x");
+    let refused = answer(&other, delete("/tmp/x", yes(state))).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
 }
 
 #[tokio::test]
@@ -347,4 +355,108 @@ async fn the_store_keeps_each_owner_to_its_quota() {
     // An id is never reused.
     let again = record("q4", "modest", now, 60_000);
     assert!(store.create(again).await.is_err());
+}
+
+/// A task leased to worker `w`.
+fn leased(id: &str, owner: &str, now_ms: u64) -> mcp_runtime::tasks::TaskRecord {
+    let mut record = record(id, owner, now_ms, 60_000);
+    record.lease = Some(Lease {
+        worker: "w".into(),
+        expires_at_ms: now_ms + 60_000,
+    });
+    record
+}
+
+/// Ends task `id`, run by worker `w`.
+async fn finish(store: &RedisTaskStore, id: &str, now_ms: u64) {
+    let mut update = mcp_runtime::tasks::TaskUpdate::default();
+    update.outcome = Some(mcp_runtime::tasks::TaskOutcome::Cancelled);
+    let ended = store.update(id, "w", update, now_ms).await.unwrap();
+    assert_eq!(ended.status, TaskStatus::Cancelled);
+}
+
+#[tokio::test]
+async fn finished_tasks_make_room_and_have_their_own_bound() {
+    let redis = Redis::connect(&config(&unique_prefix("finished"))).unwrap();
+    let store = RedisTaskStore::new(&redis)
+        .max_per_owner(1)
+        .max_finished_per_owner(2);
+    let now = now_ms();
+    for id in ["f1", "f2", "f3"] {
+        store.create(leased(id, "busy", now)).await.unwrap();
+        let refused = store.create(leased("extra", "busy", now)).await;
+        assert!(
+            matches!(&refused, Err(mcp_runtime::tasks::StoreError::Quota(why)) if why.contains("1 running tasks")),
+            "{refused:?}"
+        );
+        finish(&store, id, now).await;
+    }
+    // The oldest finished one made room for the newest.
+    assert_eq!(store.get("f1", "busy", now).await.unwrap(), None);
+    for id in ["f2", "f3"] {
+        let kept = store.get(id, "busy", now).await.unwrap().unwrap();
+        assert_eq!(kept.status, TaskStatus::Cancelled);
+    }
+    store.create(leased("f4", "busy", now)).await.unwrap();
+}
+
+/// A Redis database of this test's own, so that its data can be lost
+/// (`FLUSHDB`) without touching the other tests'.
+const LOSSY_DB: u8 = 13;
+
+/// Runs `args` on the test's own database, as an operator would.
+async fn redis_command(args: &[&str]) {
+    let url = format!("{}/{LOSSY_DB}", url().trim_end_matches('/'));
+    let client = ::redis::Client::open(url).unwrap();
+    let mut connection = client.get_multiplexed_async_connection().await.unwrap();
+    let mut command = ::redis::cmd(args[0]);
+    for arg in &args[1..] {
+        command.arg(*arg);
+    }
+    let _: ::redis::Value = command.query_async(&mut connection).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_used_state_stays_used_after_redis_loses_its_data() {
+    let url = format!("{}/{LOSSY_DB}", url().trim_end_matches('/'));
+    let prefix = unique_prefix("lossy");
+    let redis = Redis::connect(&RedisConfig::new(url).key_prefix(&prefix)).unwrap();
+    let guard = RedisReplayGuard::new(&redis);
+    // The guard's memory begins when it is made: a state must be issued
+    // more than 2 s after that (the instances' clocks are not Redis's).
+    let warm = SystemTime::now();
+    let state = StateUse::new("warm-up", warm, warm + Duration::from_secs(60));
+    ReplayGuard::first_use(&guard, state, warm).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(2_100)).await;
+    let issued = SystemTime::now();
+    let state = || StateUse::new("nonce-1", issued, issued + Duration::from_secs(60));
+    assert!(
+        ReplayGuard::first_use(&guard, state(), issued)
+            .await
+            .unwrap(),
+        "first use"
+    );
+    assert!(
+        !ReplayGuard::first_use(&guard, state(), issued)
+            .await
+            .unwrap(),
+        "replay"
+    );
+    // Redis loses everything, and goes on running.
+    redis_command(&["FLUSHDB"]).await;
+    assert!(
+        !ReplayGuard::first_use(&guard, state(), SystemTime::now())
+            .await
+            .unwrap(),
+        "a replay after the data loss is still refused"
+    );
+    // A failover: the marker names another Redis process.
+    let marker = format!("{prefix}replay-memory");
+    redis_command(&["SET", &marker, "1:another-run-id"]).await;
+    let later = SystemTime::now();
+    let fresh = StateUse::new("nonce-2", later, later + Duration::from_secs(60));
+    assert!(
+        !ReplayGuard::first_use(&guard, fresh, later).await.unwrap(),
+        "a state issued before the memory began again is refused"
+    );
 }

@@ -325,12 +325,13 @@ async fn lifecycle(client: &mut Client<'_>) {
 }
 
 /// A task is kept for its TTL, then forgotten; the store refuses a caller's
-/// fourth live task, and room comes back as tasks expire.
+/// fourth running task, and room comes back as soon as one finishes
+/// (finished tasks do not block new work).
 async fn ttl_and_limits(fixture: &Fixture, client: &mut Client<'_>) {
     let ids = [
-        client.create("wait_for", json!({"ms": 1})).await,
-        client.create("wait_for", json!({"ms": 1})).await,
-        client.create("wait_for", json!({"ms": 1})).await,
+        client.create("wait_for", json!({"ms": 60_000})).await,
+        client.create("wait_for", json!({"ms": 60_000})).await,
+        client.create("wait_for", json!({"ms": 60_000})).await,
     ];
     let refused = client
         .rpc(
@@ -343,24 +344,31 @@ async fn ttl_and_limits(fixture: &Fixture, client: &mut Client<'_>) {
         refused["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("this caller has 3 tasks"),
+            .contains("this caller has 3 running tasks"),
         "{refused}"
     );
-    client.until(&ids[0], "completed").await;
-    fixture.advance(Duration::from_millis(TTL_MS - 1));
-    assert_eq!(client.get(&ids[0]).await["result"]["status"], "completed");
-    fixture.advance(Duration::from_millis(1));
-    assert_not_found(&client.get(&ids[0]).await);
-    let again = client.create("wait_for", json!({"ms": 1})).await;
+    client.rpc("tasks/cancel", json!({"taskId": ids[0]})).await;
     assert_eq!(
-        client.until(&again, "completed").await["status"],
+        client.until(&ids[0], "cancelled").await["status"],
+        "cancelled"
+    );
+    let quick = client.create("wait_for", json!({"ms": 1})).await;
+    assert_eq!(
+        client.until(&quick, "completed").await["status"],
         "completed"
     );
+    // Finished, it makes room at once.
+    let again = client.create("wait_for", json!({"ms": 1})).await;
+    fixture.advance(Duration::from_millis(TTL_MS - 1));
+    assert_eq!(client.get(&quick).await["result"]["status"], "completed");
+    fixture.advance(Duration::from_millis(1));
+    assert_not_found(&client.get(&quick).await);
+    assert_not_found(&client.get(&again).await);
+    for id in &ids[1..] {
+        client.rpc("tasks/cancel", json!({"taskId": id})).await;
+    }
     fixture.advance(Duration::from_millis(TTL_MS));
 }
-
-// ---------------------------------------------------------------------------
-// Tests
 
 #[tokio::test]
 async fn stdio_runs_the_whole_lifecycle() {

@@ -249,8 +249,9 @@ pub(crate) struct Claim {
 pub trait ReplayGuard: Send + Sync + 'static {
     /// Records the state's nonce: `Ok(true)` the first time, `Ok(false)`
     /// if it was seen, or if the store cannot vouch for the time the state
-    /// was issued (it lost what it recorded since: a restarted Redis that
-    /// keeps nothing on disk). `now` is the sealer's clock, for forgetting
+    /// was issued (it lost what it recorded since: a Redis that restarted
+    /// without persistence, was flushed, or failed over). `now` is the
+    /// sealer's clock, for forgetting
     /// expired nonces. `Err` when the store cannot tell (it is
     /// unreachable): the state is then refused with a retryable error, so
     /// that a replay is never accepted because a store was down.

@@ -249,8 +249,8 @@ impl Redis {
         format!("{}{name}", self.inner.prefix)
     }
 
-    /// When Redis's memory of this server's single-use states begins (when
-    /// it started, from its uptime).
+    /// When Redis's memory of this server's single-use states begins, and
+    /// for which Redis process (`<ms>:<run_id>`).
     pub(crate) fn memory_key(&self) -> String {
         self.key("replay-memory")
     }
@@ -297,6 +297,11 @@ impl Redis {
             invocation.invoke_async(&mut connection).await
         })
         .await
+    }
+
+    /// Runs `work` on the Redis thread, in the background.
+    pub(crate) fn spawn(&self, work: impl Future<Output = ()> + Send + 'static) {
+        drop(self.inner.io.spawn(work));
     }
 
     fn connection(&self) -> ConnectionManager {

@@ -1,5 +1,6 @@
 //! The single-use `requestState` guard, shared by every instance.
 
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use super::Redis;
@@ -9,20 +10,88 @@ use crate::mrtr::{GuardFuture, GuardUnavailable, ReplayGuard, StateUse};
 /// with an atomic `SET NX`, expiring with the state, so a state replayed on
 /// any instance is refused. When Redis cannot be reached the state is
 /// refused with a retryable error: a replay is never accepted because the
-/// guard could not look. States issued before this Redis started are
-/// refused as used: after a restart without persistence it cannot know
-/// whether they were, and the client starts its call again.
+/// guard could not look.
+///
+/// The guard's memory begins with a marker it keeps beside the nonces:
+/// when they were first recorded (Redis's own clock) and by which Redis
+/// process (its `run_id`). A marker that is gone (`FLUSHALL`, eviction, a
+/// restart without persistence) or names another process (a restart, a
+/// failover to a replica that may lack the latest nonces) means the nonces
+/// may be lost: the memory begins again *now*, and every state issued
+/// before is refused as used (the client starts its call again). That
+/// holds only while the marker outlives the nonces: run Redis with
+/// `maxmemory-policy noeviction` (or no `maxmemory`), since any evicting
+/// policy may drop a nonce and keep the marker; the guard warns at its
+/// first use when the policy is another.
 #[derive(Debug, Clone)]
 pub struct RedisReplayGuard {
     redis: Redis,
+    /// The `run_id` of the Redis process the memory is trusted for, as
+    /// last read.
+    run_id: Arc<Mutex<String>>,
 }
 
 impl RedisReplayGuard {
-    /// A guard over `redis`.
+    /// A guard over `redis`. Its memory is looked at (and begun, for a
+    /// Redis that has none) at once, in the background: a state issued
+    /// within 2 s of the memory's beginning (3 s: a state's time is kept
+    /// in whole seconds) is refused.
     pub fn new(redis: &Redis) -> Self {
-        RedisReplayGuard {
+        let guard = RedisReplayGuard {
             redis: redis.clone(),
+            run_id: Arc::default(),
+        };
+        let early = guard.clone();
+        redis.spawn(async move {
+            if let Err(error) = early.renew().await {
+                tracing::debug!(%error, "the replay guard will look at Redis on first use");
+            }
+        });
+        guard
+    }
+
+    fn run_id(&self) -> String {
+        self.run_id
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Reads the Redis process's `run_id` again, and begins the memory
+    /// anew unless it begins for that process already.
+    async fn renew(&self) -> Result<(), super::RedisUnavailable> {
+        let info = server_info(&self.redis).await?;
+        let run_id = info_field(&info, "run_id")?.to_owned();
+        if let Ok(policy) = eviction_policy(&self.redis).await {
+            warn_if_evicting(&policy);
         }
+        let rebuilt = self
+            .redis
+            .script::<i64>(&BEGIN, vec![self.redis.memory_key()], vec![run_id.clone()])
+            .await?;
+        if rebuilt == 1 {
+            tracing::warn!(
+                "Redis had no memory of this server's single-use requestStates for its current \
+                 process (a first start, or its data was lost: FLUSHALL, eviction, a restart \
+                 without persistence, a failover): every state issued before now is refused \
+                 as used, and clients start those calls again"
+            );
+        }
+        *self
+            .run_id
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = run_id;
+        Ok(())
+    }
+
+    async fn check(
+        &self,
+        keys: &[String],
+        args: &[String],
+    ) -> Result<i64, super::RedisUnavailable> {
+        let mut args = args.to_vec();
+        args.push(self.run_id());
+        self.redis.script(&FIRST_USE, keys.to_vec(), args).await
     }
 }
 
@@ -41,26 +110,18 @@ impl ReplayGuard for RedisReplayGuard {
         let args = vec![unix_ms(state.issued).to_string(), millis.to_string()];
         Box::pin(async move {
             let unavailable = |error: super::RedisUnavailable| GuardUnavailable(error.0);
-            let mut verdict: i64 = self
-                .redis
-                .script(&FIRST_USE, keys.clone(), args.clone())
-                .await
-                .map_err(unavailable)?;
+            let mut verdict = self.check(&keys, &args).await.map_err(unavailable)?;
             if verdict == NO_MEMORY {
-                start_memory(&self.redis).await.map_err(unavailable)?;
-                verdict = self
-                    .redis
-                    .script(&FIRST_USE, keys, args)
-                    .await
-                    .map_err(unavailable)?;
+                self.renew().await.map_err(unavailable)?;
+                verdict = self.check(&keys, &args).await.map_err(unavailable)?;
             }
             if verdict == FORGOTTEN {
                 FORGOT.note(|suppressed| {
                     tracing::warn!(
                         suppressed,
-                        "a single-use requestState was issued before this Redis started (it \
-                         restarted, and what it recorded before may be lost): the state is \
-                         refused, and the client starts the call again"
+                        "a single-use requestState was issued before Redis's memory of used \
+                         states begins (it lost its data, restarted or failed over): the state \
+                         is refused, and the client starts the call again"
                     );
                 });
             }
@@ -71,23 +132,29 @@ impl ReplayGuard for RedisReplayGuard {
 
 /// [`FIRST_USE`]'s answer for a state issued before Redis's memory begins.
 const FORGOTTEN: i64 = -1;
-/// [`FIRST_USE`]'s answer when Redis has no memory key (yet, or any more).
+/// [`FIRST_USE`]'s answer when the memory is gone, or is another Redis
+/// process's (or this guard has not read the `run_id` yet).
 const NO_MEMORY: i64 = -2;
 
 static FORGOT: crate::diagnostics::Throttle = crate::diagnostics::Throttle::new();
 
 /// Records a nonce once, unless the state was issued before Redis's memory
-/// of this server's states begins. KEYS[1]: the memory key (when this
-/// Redis started, in its own clock's ms); KEYS[2]: the nonce's key.
-/// ARGV[1]: when the state was issued (ms); ARGV[2]: how long to keep the
-/// nonce (ms). Answers 1 (first use), 0 (seen), -1 (issued before the
+/// of this server's states begins. KEYS[1]: the marker (`<ms>:<run_id>`:
+/// when the memory began, by Redis's clock, and for which Redis process);
+/// KEYS[2]: the nonce's key. ARGV[1]: when the state was issued (ms);
+/// ARGV[2]: how long to keep the nonce (ms); ARGV[3]: the `run_id` the
+/// caller read. Answers 1 (first use), 0 (seen), -1 (issued before the
 /// memory, or within 2 s of its start: the instances' clocks are not
-/// Redis's) or -2 (no memory key).
+/// Redis's) or -2 (no marker, or another process's).
 static FIRST_USE: std::sync::LazyLock<::redis::Script> = std::sync::LazyLock::new(|| {
     ::redis::Script::new(
         r"
-        local since = redis.call('GET', KEYS[1])
-        if not since then
+        local marker = redis.call('GET', KEYS[1])
+        if not marker then
+            return -2
+        end
+        local since, run_id = string.match(marker, '^(%d+):(.*)$')
+        if not since or run_id ~= ARGV[3] then
             return -2
         end
         if tonumber(ARGV[1]) < tonumber(since) + 2000 then
@@ -101,32 +168,73 @@ static FIRST_USE: std::sync::LazyLock<::redis::Script> = std::sync::LazyLock::ne
     )
 });
 
-/// Records when this Redis started (from its uptime, rounded up) as the
-/// beginning of its memory, unless one is recorded: a Redis that restarted
-/// without persistence lost every nonce it had, and lost the memory key
-/// with them, so states issued before it started are refused from then on.
-async fn start_memory(redis: &super::Redis) -> Result<(), super::RedisUnavailable> {
-    static START: std::sync::LazyLock<::redis::Script> = std::sync::LazyLock::new(|| {
-        ::redis::Script::new(
-            r"
-            local t = redis.call('TIME')
-            redis.call('SET', KEYS[1], (t[1] - ARGV[1] + 1) * 1000, 'NX')
-            return 1
-            ",
-        )
-    });
+/// Begins the memory now for Redis process ARGV[1], unless it already
+/// begins for that process (another instance renewed it first). Answers 1
+/// when it began it. KEYS[1]: the marker.
+static BEGIN: std::sync::LazyLock<::redis::Script> = std::sync::LazyLock::new(|| {
+    ::redis::Script::new(
+        r"
+        local marker = redis.call('GET', KEYS[1])
+        if marker and string.match(marker, '^%d+:(.*)$') == ARGV[1] then
+            return 0
+        end
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        redis.call('SET', KEYS[1], string.format('%d:%s', now, ARGV[1]))
+        return 1
+        ",
+    )
+});
+
+/// `INFO server`.
+async fn server_info(redis: &super::Redis) -> Result<String, super::RedisUnavailable> {
     let mut info = ::redis::cmd("INFO");
     info.arg("server");
-    let info: String = redis.query(info).await?;
-    let uptime = info
-        .lines()
-        .find_map(|line| line.strip_prefix("uptime_in_seconds:"))
-        .and_then(|value| value.trim().parse::<u64>().ok())
-        .ok_or_else(|| super::RedisUnavailable("INFO server has no uptime_in_seconds".into()))?;
-    redis
-        .script::<i64>(&START, vec![redis.memory_key()], vec![uptime.to_string()])
-        .await
-        .map(drop)
+    redis.query(info).await
+}
+
+/// The value of `field` in an `INFO` answer.
+fn info_field<'a>(info: &'a str, field: &str) -> Result<&'a str, super::RedisUnavailable> {
+    let prefix = format!("{field}:");
+    info.lines()
+        .find_map(|line| line.strip_prefix(prefix.as_str()))
+        .map(str::trim)
+        .filter(|value| !value.is_empty())
+        .ok_or_else(|| super::RedisUnavailable(format!("INFO server has no {field}")))
+}
+
+/// Redis's `maxmemory-policy` (and `maxmemory`), where `CONFIG GET` is
+/// allowed (managed services may refuse it).
+async fn eviction_policy(redis: &super::Redis) -> Result<(String, u64), super::RedisUnavailable> {
+    let mut command = ::redis::cmd("CONFIG");
+    command.arg("GET").arg("maxmemory*");
+    let pairs: Vec<String> = redis.query(command).await?;
+    let value = |name: &str| {
+        pairs
+            .chunks(2)
+            .find(|pair| pair.first().map(String::as_str) == Some(name))
+            .and_then(|pair| pair.get(1).cloned())
+            .unwrap_or_default()
+    };
+    let limit = value("maxmemory").parse().unwrap_or(0);
+    Ok((value("maxmemory-policy"), limit))
+}
+
+/// Warns when Redis may evict a nonce and keep the marker: a replay of
+/// that state would be accepted.
+fn warn_if_evicting((policy, limit): &(String, u64)) {
+    if *limit > 0 && policy != "noeviction" {
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        WARNED.call_once(|| {
+            tracing::warn!(
+                policy,
+                limit,
+                "Redis may evict keys (maxmemory-policy is not noeviction): an evicted \
+                 single-use requestState nonce could be replayed; use noeviction, or a Redis \
+                 of its own for this server's state"
+            );
+        });
+    }
 }
 
 fn unix_ms(time: SystemTime) -> u64 {

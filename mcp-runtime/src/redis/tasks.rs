@@ -9,9 +9,9 @@ use sha2::{Digest, Sha256};
 use super::{Redis, RedisUnavailable};
 use crate::tasks::{Signals, StoreError, StoreFuture, TaskRecord, TaskStore, TaskUpdate};
 
-/// Creates a task: refused when its owner has `quota` live tasks (those
-/// whose expiry has passed are dropped from the count first) or the id is
-/// taken. KEYS: the task, the owner's index. ARGV: the record, its expiry
+/// Creates a task: refused when its owner has `quota` running tasks
+/// (those whose expiry has passed are dropped from the count first) or the
+/// id is taken. KEYS: the task, the owner's index. ARGV: the record, its expiry
 /// (ms since the epoch), now (ms), the quota, the task id.
 const CREATE: &str = r"
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
@@ -23,6 +23,25 @@ redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
 local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
 redis.call('PEXPIREAT', KEYS[2], last[2])
 return 'ok'
+";
+
+/// Moves a task that has ended from its owner's running tasks to the
+/// finished ones (once: a second call finds it gone), and pops the
+/// finished ones past the bound, soonest to expire first, for the caller
+/// to delete. KEYS: the owner's running index, its finished index. ARGV:
+/// the task id, its expiry, now (ms), the bound.
+const SETTLE: &str = r"
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return {} end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[2], last[2])
+local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
+if over <= 0 then return {} end
+local popped = redis.call('ZPOPMIN', KEYS[2], over)
+local ids = {}
+for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
+return ids
 ";
 
 /// Replaces a task's record if it is still at version ARGV[1] (a write
@@ -54,25 +73,36 @@ const RETRIES: usize = 16;
 pub struct RedisTaskStore {
     redis: Redis,
     per_owner: usize,
+    finished_per_owner: usize,
     max_bytes: usize,
 }
 
 impl RedisTaskStore {
-    /// A store over `redis`: at most 1,000 live tasks per owner, records of
-    /// at most 4 MiB.
+    /// A store over `redis`: at most 1,000 running and 2,000 finished
+    /// tasks per owner, records of at most 4 MiB.
     pub fn new(redis: &Redis) -> Self {
         RedisTaskStore {
             redis: redis.clone(),
             per_owner: 1_000,
+            finished_per_owner: 2_000,
             max_bytes: 4 * 1024 * 1024,
         }
     }
 
-    /// The most tasks one owner may have before they expire (default
-    /// 1,000).
+    /// The most running tasks one owner may have (default 1,000); a new
+    /// one past it is refused (`-31000`, HTTP 429) until some finish.
     #[must_use]
     pub fn max_per_owner(mut self, tasks: usize) -> Self {
         self.per_owner = tasks.max(1);
+        self
+    }
+
+    /// The most finished tasks (with their results) kept for one owner
+    /// (default 2,000); past it, the owner's finished task closest to
+    /// expiry is deleted, and reads as unknown.
+    #[must_use]
+    pub fn max_finished_per_owner(mut self, tasks: usize) -> Self {
+        self.finished_per_owner = tasks.max(1);
         self
     }
 
@@ -94,6 +124,49 @@ impl RedisTaskStore {
         let digest = Sha256::digest(owner.as_bytes());
         let hex = crate::security::seal::hex(&digest);
         self.redis.key(&format!("owner:{hex}"))
+    }
+
+    /// The owner's index of finished tasks.
+    fn finished_key(&self, owner: &str) -> String {
+        format!("{}:done", self.owner_key(owner))
+    }
+
+    /// Counts `record`, once it has ended, among its owner's finished
+    /// tasks rather than its running ones, and deletes the finished ones
+    /// past the bound. A failure only delays it: the task leaves the
+    /// running count when it expires.
+    async fn settle(&self, record: &TaskRecord, now_ms: u64) {
+        if !record.status.is_terminal() {
+            return;
+        }
+        static SCRIPT: std::sync::OnceLock<::redis::Script> = std::sync::OnceLock::new();
+        let script = SCRIPT.get_or_init(|| ::redis::Script::new(SETTLE));
+        let keys = vec![
+            self.owner_key(&record.owner),
+            self.finished_key(&record.owner),
+        ];
+        let args = vec![
+            record.id.clone(),
+            record.expires_at_ms().to_string(),
+            now_ms.to_string(),
+            self.finished_per_owner.to_string(),
+        ];
+        let popped: Result<Vec<String>, _> = self.redis.script(script, keys, args).await;
+        let dropped = match popped {
+            Ok(ids) if ids.is_empty() => return,
+            Ok(ids) => ids,
+            Err(error) => {
+                tracing::warn!(%error, task = %record.id, "a finished task stays counted as running until it expires");
+                return;
+            }
+        };
+        let mut command = ::redis::cmd("DEL");
+        for id in &dropped {
+            command.arg(self.task_key(id));
+        }
+        if let Err(error) = self.redis.query::<i64>(command).await {
+            tracing::warn!(%error, "finished tasks past the bound stay until they expire");
+        }
     }
 
     /// The record of task `id` and its version, if it exists.
@@ -187,13 +260,13 @@ impl RedisTaskStore {
         now_ms: u64,
         mut change: impl FnMut(&mut TaskRecord) -> bool,
     ) -> Result<Option<TaskRecord>, StoreError> {
-        let mut woke = false;
+        let (mut woke, mut orphaned) = (false, false);
         let found = self
             .modify(id, |record| {
                 if record.owner != owner {
                     return Err(StoreError::LeaseLost);
                 }
-                let orphaned = record.is_orphaned(now_ms);
+                orphaned = record.is_orphaned(now_ms);
                 if orphaned {
                     record.orphan(now_ms);
                 }
@@ -209,7 +282,12 @@ impl RedisTaskStore {
         if woke {
             self.wake(id).await;
         }
-        Ok(found.map(|(record, ())| record))
+        let found = found.map(|(record, ())| record);
+        if let Some(record) = found.as_ref().filter(|_| orphaned) {
+            // Failed just now: its worker is gone.
+            self.settle(record, now_ms).await;
+        }
+        Ok(found)
     }
 
     /// The signals of task `id` for `worker`, taken out of its record.
@@ -260,7 +338,7 @@ impl TaskStore for RedisTaskStore {
             match verdict.as_str() {
                 "ok" => Ok(()),
                 "quota" => Err(StoreError::Quota(format!(
-                    "this caller has {} tasks, the most one caller may have until some expire",
+                    "this caller has {} running tasks, the most one caller may have until some finish",
                     self.per_owner
                 ))),
                 _ => Err(StoreError::Unavailable("task id collision".into())),
@@ -294,9 +372,11 @@ impl TaskStore for RedisTaskStore {
                     Ok(Some(()))
                 })
                 .await?;
-            written
+            let record = written
                 .map(|(record, ())| record)
-                .ok_or(StoreError::LeaseLost)
+                .ok_or(StoreError::LeaseLost)?;
+            self.settle(&record, now_ms).await;
+            Ok(record)
         })
     }
 

@@ -108,7 +108,7 @@ impl Clients {
 }
 
 /// The key a client counts under: its address, or its /64 for IPv6.
-fn client_of(ip: IpAddr) -> IpAddr {
+pub(crate) fn client_of(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V4(_) => ip,
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {

@@ -1,7 +1,7 @@
 //! The default task store: this process's memory, bounded.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -17,8 +17,10 @@ use super::store::{StoreError, StoreFuture, TaskStore};
 ///
 /// Bounded: at most [`max_tasks`](Self::max_tasks) tasks and
 /// [`max_bytes`](Self::max_bytes) of results, messages and requests in all,
-/// and [`max_per_owner`](Self::max_per_owner) live tasks per owner; a task
-/// is dropped once its `ttlMs` has passed.
+/// [`max_per_owner`](Self::max_per_owner) running tasks per owner, and
+/// [`max_finished_per_owner`](Self::max_finished_per_owner) finished ones
+/// (past it, the owner's oldest finished task makes room: finished work
+/// never blocks new work); a task is dropped once its `ttlMs` has passed.
 #[derive(Debug)]
 pub struct InMemoryTaskStore {
     inner: Mutex<Inner>,
@@ -30,6 +32,7 @@ struct Limits {
     tasks: usize,
     bytes: usize,
     per_owner: usize,
+    finished_per_owner: usize,
 }
 
 #[derive(Debug, Default)]
@@ -37,8 +40,10 @@ struct Inner {
     tasks: HashMap<String, Entry>,
     /// Sum of the entries' sizes.
     bytes: usize,
-    /// Live tasks by owner.
+    /// Running (not yet finished) tasks by owner.
     owners: HashMap<String, usize>,
+    /// Finished tasks by owner, oldest first.
+    finished: HashMap<String, VecDeque<String>>,
     /// Expiry times, soonest first (an entry may be gone already).
     expiry: BinaryHeap<Reverse<(u64, String)>>,
 }
@@ -49,6 +54,8 @@ struct Entry {
     size: usize,
     /// Wakes the worker waiting for signals.
     wake: Arc<Notify>,
+    /// Counted among its owner's finished tasks (no longer running).
+    finished: bool,
 }
 
 impl Default for InMemoryTaskStore {
@@ -59,14 +66,15 @@ impl Default for InMemoryTaskStore {
                 tasks: 10_000,
                 bytes: 128 * 1024 * 1024,
                 per_owner: 1_000,
+                finished_per_owner: 2_000,
             },
         }
     }
 }
 
 impl InMemoryTaskStore {
-    /// A store with the default limits: 10,000 tasks, 128 MiB, 1,000 live
-    /// tasks per owner.
+    /// A store with the default limits: 10,000 tasks, 128 MiB, 1,000
+    /// running and 2,000 finished tasks per owner.
     pub fn new() -> Self {
         InMemoryTaskStore::default()
     }
@@ -87,11 +95,20 @@ impl InMemoryTaskStore {
         self
     }
 
-    /// The most tasks one owner may have before they expire (default
-    /// 1,000).
+    /// The most running tasks one owner may have (default 1,000); a new
+    /// one past it is refused (`-31000`, HTTP 429) until some finish.
     #[must_use]
     pub fn max_per_owner(mut self, tasks: usize) -> Self {
         self.limits.per_owner = tasks.max(1);
+        self
+    }
+
+    /// The most finished tasks (with their results) kept for one owner
+    /// until they expire (default 2,000); past it, the owner's oldest
+    /// finished task is dropped, and reads as unknown.
+    #[must_use]
+    pub fn max_finished_per_owner(mut self, tasks: usize) -> Self {
+        self.limits.finished_per_owner = tasks.max(1);
         self
     }
 
@@ -132,7 +149,7 @@ impl InMemoryTaskStore {
         let owned = inner.owners.get(&record.owner).copied().unwrap_or(0);
         if owned >= limits.per_owner {
             return Err(StoreError::Quota(format!(
-                "this caller has {owned} tasks, the most one caller may have until some expire"
+                "this caller has {owned} running tasks, the most one caller may have until some finish"
             )));
         }
         if inner.tasks.contains_key(&record.id) {
@@ -147,6 +164,7 @@ impl InMemoryTaskStore {
             record,
             size,
             wake: Arc::default(),
+            finished: false,
         };
         inner.tasks.insert(entry.record.id.clone(), entry);
         Ok(())
@@ -180,7 +198,9 @@ impl InMemoryTaskStore {
         let size = entry.record.size();
         *bytes = *bytes - entry.size + size;
         entry.size = size;
-        Ok(entry.record.clone())
+        let record = entry.record.clone();
+        inner.settle(id, self.limits.finished_per_owner);
+        Ok(record)
     }
 
     /// Runs `change` on the owner's live task `id`; `None` when there is
@@ -207,7 +227,9 @@ impl InMemoryTaskStore {
         if wake {
             entry.wake.notify_one();
         }
-        Some(entry.record.clone())
+        let record = entry.record.clone();
+        inner.settle(id, self.limits.finished_per_owner);
+        Some(record)
     }
 
     fn take_signals(&self, id: &str, worker: &str) -> Result<(Signals, Arc<Notify>), StoreError> {
@@ -240,15 +262,60 @@ impl Inner {
             let Some(entry) = self.tasks.remove(&id) else {
                 continue;
             };
+            self.forget(&id, &entry);
+        }
+    }
+
+    /// Moves the task `id` from its owner's running tasks to the finished
+    /// ones once it has ended, dropping the owner's oldest finished task
+    /// when there are more than `bound`.
+    fn settle(&mut self, id: &str, bound: usize) {
+        let Some(entry) = self.tasks.get_mut(id) else {
+            return;
+        };
+        if entry.finished || !entry.record.status.is_terminal() {
+            return;
+        }
+        entry.finished = true;
+        let owner = entry.record.owner.clone();
+        self.uncount(&owner);
+        let finished = self.finished.entry(owner).or_default();
+        finished.push_back(id.to_owned());
+        if finished.len() <= bound {
+            return;
+        }
+        let Some(oldest) = finished.pop_front() else {
+            return;
+        };
+        if let Some(entry) = self.tasks.remove(&oldest) {
             self.bytes -= entry.size;
-            if let Some(count) = self.owners.get_mut(&entry.record.owner) {
-                *count -= 1;
-                if *count == 0 {
-                    self.owners.remove(&entry.record.owner);
-                }
-            }
-            // Its worker, if it still runs, finds the task gone and stops.
             entry.wake.notify_one();
+        }
+    }
+
+    /// Takes a removed task out of the counts.
+    fn forget(&mut self, id: &str, entry: &Entry) {
+        self.bytes -= entry.size;
+        let owner = &entry.record.owner;
+        if !entry.finished {
+            self.uncount(owner);
+        } else if let Some(finished) = self.finished.get_mut(owner) {
+            finished.retain(|kept| kept != id);
+            if finished.is_empty() {
+                self.finished.remove(owner);
+            }
+        }
+        // Its worker, if it still runs, finds the task gone and stops.
+        entry.wake.notify_one();
+    }
+
+    /// One running task fewer for `owner`.
+    fn uncount(&mut self, owner: &str) {
+        if let Some(count) = self.owners.get_mut(owner) {
+            *count -= 1;
+            if *count == 0 {
+                self.owners.remove(owner);
+            }
         }
     }
 }

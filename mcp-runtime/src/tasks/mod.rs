@@ -237,18 +237,32 @@ impl Runtime {
     }
 }
 
-/// The owner key a request's tasks are bound to: the authenticated caller,
-/// or, without one, the transport's local client (stdio's one client, the
-/// process's in-process callers, HTTP's unauthenticated callers, whose
-/// unguessable task ids are then the only key).
+/// The owner key a request's tasks are bound to, and counted under: the
+/// authenticated caller, or, without one, the client as the transport
+/// knows it: on HTTP its address (IPv6 by its /64, as fair admission
+/// counts clients), stdio's one client, the process's in-process callers.
+/// Anonymous callers of one address are told apart only by their
+/// unguessable task ids.
 pub(crate) fn owner(source: &RequestSource) -> String {
-    owner_of(source.principal(), source.transport())
+    owner_of(
+        source.principal(),
+        source.transport(),
+        source.client_address(),
+    )
 }
 
-fn owner_of(principal: Option<&Principal>, transport: TransportKind) -> String {
-    match principal {
-        Some(principal) => format!("principal:{}", principal.id()),
-        None => format!("anonymous:{transport:?}"),
+fn owner_of(
+    principal: Option<&Principal>,
+    transport: TransportKind,
+    address: Option<std::net::IpAddr>,
+) -> String {
+    match (principal, address) {
+        (Some(principal), _) => format!("principal:{}", principal.id()),
+        (None, Some(address)) => {
+            let client = crate::security::clients::client_of(address);
+            format!("anonymous:{transport:?}:{client}")
+        }
+        (None, None) => format!("anonymous:{transport:?}"),
     }
 }
 

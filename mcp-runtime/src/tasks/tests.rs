@@ -85,7 +85,7 @@ fn limits_refuse_with_clear_errors() {
         store.create(record("t1", "a", 0)).await.unwrap();
         let quota = store.create(record("t2", "a", 0)).await.unwrap_err();
         assert!(
-            matches!(&quota, StoreError::Quota(why) if why.contains("1 tasks")),
+            matches!(&quota, StoreError::Quota(why) if why.contains("1 running tasks")),
             "{quota}"
         );
         store.create(record("t3", "b", 0)).await.unwrap();
@@ -192,4 +192,60 @@ fn timestamps_are_rfc_3339() {
         wire::timestamp(1_764_619_200_123),
         "2025-12-01T20:00:00.123Z"
     );
+}
+
+/// Ends task `id` (run by worker `w`): cancelled.
+async fn finish(store: &InMemoryTaskStore, id: &str, now: u64) {
+    let update = TaskUpdate {
+        outcome: Some(TaskOutcome::Cancelled),
+        ..TaskUpdate::default()
+    };
+    let ended = store.update(id, "w", update, now).await.unwrap();
+    assert!(ended.status.is_terminal());
+}
+
+#[test]
+fn finished_tasks_do_not_count_against_the_running_quota() {
+    block_on(async {
+        let store = InMemoryTaskStore::new().max_per_owner(2);
+        store.create(record("t1", "a", 0)).await.unwrap();
+        store.create(record("t2", "a", 0)).await.unwrap();
+        let quota = store.create(record("t3", "a", 0)).await.unwrap_err();
+        assert!(
+            matches!(&quota, StoreError::Quota(why) if why.contains("2 running tasks")),
+            "{quota}"
+        );
+        finish(&store, "t1", 1).await;
+        store.create(record("t3", "a", 1)).await.unwrap();
+        // The finished one is still there to read.
+        assert!(store.get("t1", "a", 2).await.unwrap().is_some());
+    });
+}
+
+#[test]
+fn an_owners_oldest_finished_task_makes_room_past_the_bound() {
+    block_on(async {
+        let store = InMemoryTaskStore::new()
+            .max_per_owner(1)
+            .max_finished_per_owner(2);
+        for (n, id) in ["t1", "t2", "t3"].into_iter().enumerate() {
+            let now = n as u64;
+            store.create(record(id, "a", now)).await.unwrap();
+            finish(&store, id, now).await;
+        }
+        store.create(record("b1", "b", 3)).await.unwrap();
+        finish(&store, "b1", 3).await;
+        assert_eq!(store.get("t1", "a", 4).await.unwrap(), None, "dropped");
+        assert!(store.get("t2", "a", 4).await.unwrap().is_some());
+        assert!(store.get("t3", "a", 4).await.unwrap().is_some());
+        assert!(
+            store.get("b1", "b", 4).await.unwrap().is_some(),
+            "another owner's stays"
+        );
+        assert_eq!(store.len(), 3);
+        // Expiry takes the rest out of the counts.
+        assert_eq!(store.get("t3", "a", 1_003).await.unwrap(), None);
+        assert!(store.is_empty());
+        store.create(record("t4", "a", 1_004)).await.unwrap();
+    });
 }

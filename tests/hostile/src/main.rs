@@ -34,6 +34,14 @@ async fn explode_later(message: String) -> String {
     panic!("{message}");
 }
 
+/// Waits `ms` milliseconds, as a task for a client that negotiated Tasks:
+/// long-running work that holds a slot of its caller's task quota.
+#[tool(task, annotations(read_only, open_world = false))]
+async fn linger(ms: u64) -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    format!("lingered {ms} ms")
+}
+
 /// Pending once (waking itself at once), then ready.
 async fn yield_once() {
     let mut yielded = false;

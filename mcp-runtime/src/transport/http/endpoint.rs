@@ -245,7 +245,9 @@ impl Endpoint {
         parts: Parts,
         peer: Option<SocketAddr>,
     ) -> RequestSource {
-        source.with_attachment(HttpRequest::new(parts, peer))
+        source
+            .with_attachment(HttpRequest::new(parts, peer))
+            .with_client_address(peer.map(|peer| peer.ip()))
     }
 }
 
