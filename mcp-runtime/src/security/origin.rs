@@ -164,6 +164,9 @@ fn normalize_host(host: &str) -> &str {
 mod tests {
     use super::*;
 
+    /// `localhost.` is loopback: the fully qualified form of the same
+    /// name, which resolves only to loopback (RFC 6761 §6.3), as a
+    /// browser's `http://localhost.:8080` page sends it. One dot only.
     #[test]
     fn loopback_hosts_are_allowed_by_default() {
         let policy = OriginPolicy::default();
@@ -173,6 +176,9 @@ mod tests {
             "127.0.0.1:3000",
             "[::1]:80",
             "LOCALHOST",
+            "localhost.",
+            "localhost.:8080",
+            "LOCALHOST.",
         ] {
             assert_eq!(policy.check_host(Some(host)), Ok(()), "{host}");
         }
@@ -291,6 +297,7 @@ mod tests {
             "http://localhost:5173",
             "https://127.0.0.1",
             "http://[::1]:8080",
+            "http://localhost.:5173",
         ] {
             assert!(policy.origin_allowed(Some(origin)), "{origin}");
         }
