@@ -211,23 +211,36 @@ struct ElicitResponse {
     content: Option<Value>,
 }
 
+/// A form elicitation's result, its submitted content not read yet.
+fn read_elicitation(response: &Value) -> Result<Elicitation<Value>, String> {
+    let response: ElicitResponse = read(response, "an elicitation result")?;
+    Ok(match response.action {
+        Action::Accept => {
+            Elicitation::Accepted(response.content.ok_or("accepted without `content`")?)
+        }
+        Action::Decline => Elicitation::Declined,
+        Action::Cancel => Elicitation::Cancelled,
+    })
+}
+
+/// What prefixes a form whose content does not fit.
+const FORM_MISFIT: &str = "the submitted form does not fit";
+
 impl<T: ElicitForm> Answer for Elicitation<T> {
     const KIND: AskKind = AskKind::ElicitForm;
 
     fn from_response(response: &Value) -> Result<Self, String> {
-        let response: ElicitResponse = read(response, "an elicitation result")?;
-        match response.action {
-            Action::Accept => {
-                let content = response.content.ok_or("accepted without `content`")?;
+        match read_elicitation(response)? {
+            Elicitation::Accepted(content) => {
                 // Straight from the tree; only a form that does not fit is
                 // printed and parsed again, for an error that names the field.
                 T::deserialize(&content)
                     .or_else(|_| crate::protocol::json::parse_arguments(&content.to_string()))
                     .map(Elicitation::Accepted)
-                    .map_err(|e| format!("the submitted form does not fit: {e}"))
+                    .map_err(|e| format!("{FORM_MISFIT}: {e}"))
             }
-            Action::Decline => Ok(Elicitation::Declined),
-            Action::Cancel => Ok(Elicitation::Cancelled),
+            Elicitation::Declined => Ok(Elicitation::Declined),
+            Elicitation::Cancelled => Ok(Elicitation::Cancelled),
         }
     }
 
@@ -336,6 +349,35 @@ impl Answer for Vec<Root> {
             roots: Vec<Root>,
         }
         read::<Roots>(response, "a roots result").map(|r| r.roots)
+    }
+}
+
+/// Checks a client's `response` against the `request` it answers, as a
+/// task keeps its outstanding requests (`{"method", "params"}`), without
+/// the handler's answer type: a `tasks/update` is checked when it arrives,
+/// before the answer reaches the handler, whose ask would otherwise stop
+/// it (and fail the task). The same readings as the typed answers
+/// ([`Answer::from_response`]); a form's content is checked against the
+/// request's `requestedSchema` ([`check_content`](super::form::check_content)).
+/// `Err` says what does not fit, as an ask's answer would.
+pub(crate) fn check_response(request: &Value, response: &Value) -> Result<(), String> {
+    let params = request.get("params").unwrap_or(&Value::Null);
+    match request.get("method").and_then(Value::as_str) {
+        Some("elicitation/create") if params.get("mode").and_then(Value::as_str) == Some("url") => {
+            UrlElicitation::from_response(response).map(drop)
+        }
+        Some("elicitation/create") => match read_elicitation(response)? {
+            Elicitation::Accepted(content) => {
+                let schema = params.get("requestedSchema").unwrap_or(&Value::Null);
+                super::form::check_content(schema, &content)
+                    .map_err(|problem| format!("{FORM_MISFIT}: {problem}"))
+            }
+            Elicitation::Declined | Elicitation::Cancelled => Ok(()),
+        },
+        Some("sampling/createMessage") => SamplingResult::from_response(response).map(drop),
+        Some("roots/list") => <Vec<Root>>::from_response(response).map(drop),
+        // Not a request this runtime asks: nothing to check it against.
+        _ => Ok(()),
     }
 }
 
@@ -483,5 +525,79 @@ mod tests {
                 note: None
             }))
         );
+    }
+
+    /// A task's answer checked against the request alone is refused exactly
+    /// when the typed answer would be, with the same words.
+    #[test]
+    fn answers_checked_against_their_request_agree_with_the_typed_answers() {
+        let form = super::super::form::form::<Confirm>().unwrap();
+        let request = json!({"method": "elicitation/create", "params": {
+            "mode": "form", "message": "Sure?", "requestedSchema": form.schema,
+        }});
+        let cases = [
+            json!({"action": "accept", "content": {"confirm": true}}),
+            json!({"action": "accept", "content": {"confirm": false, "note": "ok"}}),
+            json!({"action": "accept", "content": {"confirm": true, "note": null}}),
+            json!({"action": "accept", "content": {"confirm": true, "extra": 1}}),
+            json!({"action": "accept", "content": {"confirm": "yes"}}),
+            json!({"action": "accept", "content": {"confirm": null}}),
+            json!({"action": "accept", "content": {"confirm": true, "note": 5}}),
+            json!({"action": "accept", "content": {}}),
+            json!({"action": "accept", "content": null}),
+            json!({"action": "accept"}),
+            json!({"action": "decline"}),
+            json!({"action": "cancel", "content": {"confirm": "yes"}}),
+            json!({"action": "maybe"}),
+            json!({"content": {"confirm": true}}),
+            json!(42),
+        ];
+        for response in cases {
+            let typed = Elicitation::<Confirm>::from_response(&response).map(drop);
+            assert_eq!(check_response(&request, &response), typed, "{response}");
+        }
+    }
+
+    #[test]
+    fn other_asks_are_checked_as_their_typed_answers_read_them() {
+        let url =
+            json!({"method": "elicitation/create", "params": {"mode": "url", "url": "https://x"}});
+        let sampling = json!({"method": "sampling/createMessage", "params": {"maxTokens": 5}});
+        let roots = json!({"method": "roots/list"});
+        let text =
+            json!({"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"});
+        let fitting = [
+            (&url, json!({"action": "accept"})),
+            (&sampling, text),
+            (&roots, json!({"roots": [{"uri": "file:///x"}]})),
+            (&json!({"method": "other/thing"}), json!(42)),
+        ];
+        for (request, response) in &fitting {
+            assert_eq!(check_response(request, response), Ok(()), "{response}");
+        }
+        let misfits = [
+            (
+                &url,
+                json!({"action": "maybe"}),
+                "not an elicitation result: unknown variant `maybe`, expected one of `accept`, `decline`, `cancel`",
+            ),
+            (
+                &sampling,
+                json!({"role": "assistant"}),
+                "not a sampling result: missing field `content`",
+            ),
+            (
+                &roots,
+                json!([{"uri": "file:///x"}]),
+                "not a roots result: expected an object",
+            ),
+        ];
+        for (request, response, problem) in misfits {
+            assert_eq!(
+                check_response(request, &response),
+                Err(problem.to_owned()),
+                "{response}"
+            );
+        }
     }
 }

@@ -11,7 +11,9 @@
 //! requests then cost one atomic increment and one decrement each.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::IpAddr;
+
+use super::client_of;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -104,20 +106,6 @@ impl Clients {
     #[cfg(test)]
     fn tracked(&self) -> usize {
         self.held().len()
-    }
-}
-
-/// The key a client counts under: its address, or its /64 for IPv6.
-pub(crate) fn client_of(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(_) => ip,
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => {
-                let prefix = u128::from(v6) & !((1u128 << 64) - 1);
-                IpAddr::V6(Ipv6Addr::from(prefix))
-            }
-        },
     }
 }
 

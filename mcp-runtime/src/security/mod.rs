@@ -16,8 +16,25 @@ mod principal;
 pub(crate) mod rate_limit;
 pub(crate) mod seal;
 
+use std::net::{IpAddr, Ipv6Addr};
+
 pub use self::principal::Principal;
 pub(crate) use self::principal::is_scope_token;
 pub(crate) use self::rate_limit::SharedLimits;
 pub use self::rate_limit::{RateCheck, RateLimiter, TokenBucket};
 pub use self::seal::{KeyError, KeyRing, STATE_KEY_ENV, STATE_VERIFY_KEYS_ENV};
+
+/// The key a client counts under (fair admission, task quotas): its
+/// address, or its /64 for IPv6.
+pub(crate) fn client_of(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let prefix = u128::from(v6) & !((1u128 << 64) - 1);
+                IpAddr::V6(Ipv6Addr::from(prefix))
+            }
+        },
+    }
+}

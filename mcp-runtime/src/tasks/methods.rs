@@ -12,6 +12,7 @@ use super::{EXTENSION_ID, Runtime, TaskRecord, not_found, owner, plausible_id, s
 use crate::changes::{Changes, TaskNotice};
 use crate::context::Context;
 use crate::extension::{Extension, ExtensionMethod, MethodResult};
+use crate::mrtr::answer::check_response;
 use crate::protocol::ErrorObject;
 
 #[derive(Deserialize)]
@@ -78,7 +79,9 @@ fn detailed(record: &TaskRecord) -> MethodResult {
 }
 
 /// Delivers answers to the task's outstanding requests (others are
-/// ignored, as the spec asks) and acknowledges with an empty result.
+/// ignored, as the spec asks) and acknowledges with an empty result. An
+/// answer that does not fit its request is refused (`-32602`), and nothing
+/// is delivered: the task keeps waiting for a fitting one.
 async fn update(
     runtime: &Runtime,
     params: UpdateParams,
@@ -93,16 +96,64 @@ async fn update(
         return Err(not_found());
     }
     let owner = owner(ctx.source());
+    let store = runtime.store();
+    let record = store
+        .get(&params.task_id, &owner, runtime.now())
+        .await
+        .map_err(|error| store_error(&error))?
+        .ok_or_else(not_found)?;
+    let answers = fitting_answers(&record, responses)?;
+    if answers.is_empty() {
+        return Ok(MethodResult::complete(Map::new()));
+    }
     // The new state is announced by the task's worker once it takes the
     // answers: every announcement of a task comes from its one worker, in
     // order.
-    runtime
-        .store()
-        .respond(&params.task_id, &owner, responses, runtime.now())
+    store
+        .respond(&params.task_id, &owner, answers, runtime.now())
         .await
         .map_err(|error| store_error(&error))?
         .ok_or_else(not_found)?;
     Ok(MethodResult::complete(Map::new()))
+}
+
+/// The answers to `record`'s outstanding requests, each checked against
+/// the request it answers; `-32602` naming the first that does not fit.
+///
+/// Checked here, while the client waits, rather than by the handler's ask
+/// once its worker takes the answer: there, an answer that does not fit
+/// stops the handler and fails the task, throwing its work away, for a
+/// client's typo. The extension's rationale (SEP-2663, "Ack-only
+/// Cancellation") asks for it: "servers **SHOULD** still return errors for
+/// clearly invalid requests [...] Returning errors for invalid inputs gives
+/// clients a faster signal that something is wrong", and an `ElicitResult`'s
+/// `content` "Contains values matching the requested schema" (schema.json).
+///
+/// Answers to keys that are not outstanding are left out, unchecked: "A
+/// server **SHOULD** ignore any `inputResponses` responses mapped to a key
+/// that is not currently outstanding for the task" (tasks.md, Task Update
+/// Requests). Only checked answers go on, so none can slip past the check
+/// under a key asked between this read and the delivery; a key's request
+/// never changes ("**MUST NOT** use the same key to refer to two distinct
+/// requests"), so the check holds at delivery.
+fn fitting_answers(
+    record: &TaskRecord,
+    responses: Map<String, Value>,
+) -> Result<Map<String, Value>, ErrorObject> {
+    let mut answers = Map::new();
+    for (key, response) in responses {
+        let Some(request) = record.input_requests.get(&key) else {
+            continue;
+        };
+        if let Err(problem) = check_response(request, &response) {
+            // Worded as a multi round-trip retry's answer that does not fit.
+            return Err(ErrorObject::invalid_params(format!(
+                "Invalid input response: inputResponses.{key}: {problem}"
+            )));
+        }
+        answers.insert(key, response);
+    }
+    Ok(answers)
 }
 
 /// Asks the task's worker to stop; an empty acknowledgement, also for a

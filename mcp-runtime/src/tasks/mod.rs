@@ -259,7 +259,7 @@ fn owner_of(
     match (principal, address) {
         (Some(principal), _) => format!("principal:{}", principal.id()),
         (None, Some(address)) => {
-            let client = crate::security::clients::client_of(address);
+            let client = crate::security::client_of(address);
             format!("anonymous:{transport:?}:{client}")
         }
         (None, None) => format!("anonymous:{transport:?}"),
