@@ -105,8 +105,9 @@ def main():
             run("prompt", prompt["name"], json.dumps(needed))
     finally:
         os.unlink(answers.name)
-        if os.path.exists(tokens):
-            os.unlink(tokens)
+        for left in (tokens, tokens + ".lock"):
+            if os.path.exists(left):
+                os.unlink(left)
     return 0
 
 

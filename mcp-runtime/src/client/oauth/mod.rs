@@ -12,6 +12,7 @@
 //! what the challenge asks; at most [`MAX_AUTHORIZATIONS`] authorizations
 //! and refreshes per process).
 
+mod cache;
 mod discovery;
 mod grant;
 mod redirect;
@@ -93,8 +94,13 @@ impl OAuth {
         self
     }
 
-    /// Keeps tokens and registrations in `path` (created readable by its
-    /// owner only) across processes, and asks for refresh tokens.
+    /// Keeps tokens and registrations in `path` across processes, and asks
+    /// for refresh tokens. On Unix the file is its owner's only (mode
+    /// `0600`), replaced whole through a temporary file and a rename, under
+    /// a lock on `<path>.lock`; a path that is a symbolic link, not a
+    /// regular file, another user's, open to group or others, or not a
+    /// token cache is refused with an error rather than read or replaced.
+    /// The file is read when the server first refuses a request.
     pub fn token_cache(mut self, path: impl Into<PathBuf>) -> Self {
         self.token_cache = Some(path.into());
         self
@@ -102,13 +108,29 @@ impl OAuth {
 }
 
 /// A token in use for one server.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct Held {
     issuer: String,
     resource: String,
     access_token: String,
     refresh_token: Option<String>,
     scopes: Vec<String>,
+}
+
+/// Without the tokens: a debug print must not leak them.
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Held")
+            .field("issuer", &self.issuer)
+            .field("resource", &self.resource)
+            .field("access_token", &"<redacted>")
+            .field(
+                "refresh_token",
+                &self.refresh_token.as_ref().map(|_| "<redacted>"),
+            )
+            .field("scopes", &self.scopes)
+            .finish()
+    }
 }
 
 /// What the token cache file holds.
@@ -128,21 +150,21 @@ pub(crate) struct Session {
     held: Option<Held>,
     clients: HashMap<String, Registration>,
     authorizations: u32,
+    /// Whether the token cache, if any, has been read. It is read when the
+    /// server first refuses a request, on a blocking thread, rather than
+    /// here: a session is built by a synchronous builder, maybe on an async
+    /// worker. A cached token thus costs one refused request per process.
+    cache_read: bool,
 }
 
 impl Session {
     pub(crate) fn new(settings: OAuth, server: &Uri) -> Session {
-        let server = server.to_string();
-        let cache = settings
-            .token_cache
-            .as_ref()
-            .map(cache::load)
-            .unwrap_or_default();
         Session {
-            held: cache.tokens.get(&server).cloned(),
-            clients: cache.clients,
+            cache_read: settings.token_cache.is_none(),
+            held: None,
+            clients: HashMap::new(),
             settings,
-            server,
+            server: server.to_string(),
             authorizations: 0,
         }
     }
@@ -160,6 +182,9 @@ impl Session {
         status: u16,
         www_authenticate: Option<&str>,
     ) -> Result<bool, TransportError> {
+        if self.read_cache().await? {
+            return Ok(true);
+        }
         let challenge = www_authenticate
             .and_then(parse_challenge)
             .unwrap_or_default();
@@ -194,6 +219,26 @@ impl Session {
         Ok(true)
     }
 
+    /// Reads the token cache the first time the server refuses a request:
+    /// whether it held a token for this server, to send the request again
+    /// with. A cache that is refused (see [`OAuth::token_cache`]) is the
+    /// error.
+    async fn read_cache(&mut self) -> Result<bool, TransportError> {
+        if self.cache_read {
+            return Ok(false);
+        }
+        self.cache_read = true;
+        let Some(path) = self.settings.token_cache.clone() else {
+            return Ok(false);
+        };
+        let cache = off_the_runtime(move || cache::load(&path)).await?;
+        for (issuer, registration) in cache.clients {
+            self.clients.entry(issuer).or_insert(registration);
+        }
+        self.held = cache.tokens.get(&self.server).cloned();
+        Ok(self.held.is_some())
+    }
+
     async fn authorize(
         &mut self,
         server: &Uri,
@@ -211,7 +256,7 @@ impl Session {
         let client = self.client_for(&metadata).await?;
         let scopes = self.scopes(wanted, &resource, &metadata);
         let tokens = self.grant(&metadata, &client, &resource, &scopes).await?;
-        self.hold(&metadata, &resource, tokens);
+        self.hold(&metadata, &resource, tokens).await;
         Ok(())
     }
 
@@ -369,14 +414,19 @@ impl Session {
                     issuer: held.issuer.clone(),
                     scopes_supported: None,
                 };
-                self.hold(&metadata, &resource, tokens);
+                self.hold(&metadata, &resource, tokens).await;
                 true
             }
             Err(_) => false,
         }
     }
 
-    fn hold(&mut self, metadata: &ServerMetadata, resource: &ResourceMetadata, tokens: Tokens) {
+    async fn hold(
+        &mut self,
+        metadata: &ServerMetadata,
+        resource: &ResourceMetadata,
+        tokens: Tokens,
+    ) {
         let refresh_token = tokens
             .refresh_token
             .or_else(|| self.held.as_ref().and_then(|h| h.refresh_token.clone()))
@@ -388,16 +438,27 @@ impl Session {
             refresh_token,
             scopes: tokens.scopes,
         });
-        if let Some(path) = &self.settings.token_cache {
-            let mut cache = cache::load(path);
-            if let Some(held) = &self.held {
-                cache.tokens.insert(self.server.clone(), held.clone());
-            }
-            cache.clients.extend(self.clients.clone());
-            if let Err(error) = cache::save(path, &cache) {
-                tracing::warn!(%error, path = %path.display(), "cannot write the token cache");
-            }
-        }
+        self.write_cache().await;
+    }
+
+    /// Adds this session's token and registrations to the token cache, if
+    /// any. A cache that cannot be written (already logged) does not fail
+    /// the request: the token is in hand for this process.
+    async fn write_cache(&self) {
+        let Some(path) = self.settings.token_cache.clone() else {
+            return;
+        };
+        let (server, held, clients) =
+            (self.server.clone(), self.held.clone(), self.clients.clone());
+        let _ = off_the_runtime(move || {
+            cache::update(&path, |cache| {
+                if let Some(held) = held {
+                    cache.tokens.insert(server, held);
+                }
+                cache.clients.extend(clients);
+            })
+        })
+        .await;
     }
 }
 
@@ -405,27 +466,16 @@ fn scopes(scope: &str) -> Vec<String> {
     scope.split_whitespace().map(str::to_owned).collect()
 }
 
-mod cache {
-    //! The token cache file: JSON, readable by its owner only.
+#[cfg(test)]
+mod tests;
 
-    use std::io::Write as _;
-    use std::path::Path;
-
-    use super::Cache;
-
-    pub(super) fn load(path: impl AsRef<Path>) -> Cache {
-        std::fs::read(path.as_ref())
-            .ok()
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-            .unwrap_or_default()
-    }
-
-    pub(super) fn save(path: &Path, cache: &Cache) -> std::io::Result<()> {
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut file = options.open(path)?;
-        file.write_all(&serde_json::to_vec_pretty(cache).map_err(std::io::Error::other)?)
-    }
+/// Runs the token cache's file I/O on tokio's blocking threads, so that it
+/// never holds up an async worker.
+async fn off_the_runtime<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, TransportError> + Send + 'static,
+) -> Result<T, TransportError> {
+    tokio::task::spawn_blocking(work).await.map_err(|failed| {
+        tracing::warn!(%failed, "the token cache's task did not finish");
+        TransportError::new(format!("the token cache's task did not finish: {failed}"))
+    })?
 }
