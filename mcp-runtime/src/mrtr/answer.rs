@@ -358,7 +358,7 @@ impl Answer for Vec<Root> {
 /// before the answer reaches the handler, whose ask would otherwise stop
 /// it (and fail the task). The same readings as the typed answers
 /// ([`Answer::from_response`]); a form's content is checked against the
-/// request's `requestedSchema` ([`check_content`](super::form::check_content)).
+/// request's `requestedSchema` ([`check_content`](super::content::check_content)).
 /// `Err` says what does not fit, as an ask's answer would.
 pub(crate) fn check_response(request: &Value, response: &Value) -> Result<(), String> {
     let params = request.get("params").unwrap_or(&Value::Null);
@@ -369,7 +369,7 @@ pub(crate) fn check_response(request: &Value, response: &Value) -> Result<(), St
         Some("elicitation/create") => match read_elicitation(response)? {
             Elicitation::Accepted(content) => {
                 let schema = params.get("requestedSchema").unwrap_or(&Value::Null);
-                super::form::check_content(schema, &content)
+                super::content::check_content(schema, &content)
                     .map_err(|problem| format!("{FORM_MISFIT}: {problem}"))
             }
             Elicitation::Declined | Elicitation::Cancelled => Ok(()),

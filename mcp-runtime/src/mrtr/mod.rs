@@ -4,6 +4,7 @@
 //! `requestState`.
 
 pub(crate) mod answer;
+mod content;
 pub(crate) mod declared;
 pub(crate) mod form;
 mod round;
