@@ -528,6 +528,9 @@ async fn listeners_receive_their_tasks_status() {
     // now follows, then each change.
     let mut stdio = fixture.stdio();
     let id = Client::Stdio(&mut stdio).create("approve", json!({})).await;
+    // Its worker has asked (else the status that follows the
+    // acknowledgement is `working`, as it is for a moment under load).
+    Client::Stdio(&mut stdio).until(&id, "input_required").await;
     let listen = json!({"notifications": {"taskIds": [id, "not-a-task"]}});
     stdio.send("subscriptions/listen", listen).await;
     let ack = stdio.next().await;
