@@ -53,6 +53,11 @@ WORKLOADS = {
     "layer-none": ("bench-layers", "tools/call", "echo", {"name": "echo", "arguments": {"text": "hello"}}),
     "layer-noop": ("bench-layers", "tools/call", "echo", {"name": "echo", "arguments": {"text": "hello"}}),
     "layer-timeout": ("bench-layers", "tools/call", "echo", {"name": "echo", "arguments": {"text": "hello"}}),
+    # `bench-scoped`: an unscoped echo beside a scoped one (the control),
+    # and the scoped one, under the built-in scope check.
+    "scope-control": ("bench-scoped", "tools/call", "echo", {"name": "echo", "arguments": {"text": "hello"}}),
+    "scope-check": ("bench-scoped", "tools/call", "echo_scoped",
+                    {"name": "echo_scoped", "arguments": {"text": "hello"}}),
 }
 
 # The layer each `bench-layers` workload runs under.
