@@ -93,10 +93,9 @@ fn takes_no_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: Symbol) -> syn::Re
         let value: syn::Expr = meta.value()?.parse()?;
         quote::quote!(#path = #value)
     } else if meta.input.peek(syn::token::Paren) {
-        let content;
-        syn::parenthesized!(content in meta.input);
-        let inside: proc_macro2::TokenStream = content.parse()?;
-        quote::quote!(#path(#inside))
+        // The group as a token keeps its span, for the error.
+        let group: proc_macro2::TokenTree = meta.input.parse()?;
+        quote::quote!(#path #group)
     } else {
         return Ok(true);
     };

@@ -61,8 +61,9 @@ fn context_bindings(handler: &HandlerFn<'_>, private: &TokenStream) -> Vec<Token
 /// With `blocking`, the asks are awaited first, then the bindings and the
 /// call run on the blocking pool (`run_blocking`): the context moves
 /// there, so that `&Context` and the like borrow it there. The call of
-/// `run_blocking` is spanned at the `blocking` keyword, so that a
-/// parameter that cannot move to another thread is reported there.
+/// `run_blocking` is spanned at the `blocking` keyword, so that a value
+/// that cannot move between threads (the context, an argument, the
+/// returned value) is reported there.
 pub(super) fn bind_and_call(
     handler: &HandlerFn<'_>,
     common: &CommonAttr,
@@ -81,10 +82,10 @@ pub(super) fn bind_and_call(
     };
     let span = blocking.span();
     let run_blocking = respan(quote!(#private::run_blocking), span);
-    let closure = quote_spanned!(span=> move || { #(#bindings)* #call });
+    let run = quote_spanned!(span=> #run_blocking(move || { #(#bindings)* #call }).await);
     quote! {
         #asks
-        let #returned = #run_blocking(#closure).await;
+        let #returned = #run;
     }
 }
 
