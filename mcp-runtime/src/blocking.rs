@@ -40,3 +40,38 @@ where
         },
     }
 }
+
+/// How long a synchronous handler may hold a request thread before a debug
+/// build warns.
+#[cfg(debug_assertions)]
+const HOLD_WARNING: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Calls the body of a synchronous handler that is not `blocking`, on the
+/// request's thread. In debug builds, a body that held the thread more
+/// than 100 ms is logged (a warning naming the handler): every request that
+/// thread serves waited for it, and `blocking` would have moved it to the
+/// pool. Release builds call the body and nothing else.
+pub fn on_request_thread<R>(
+    attribute: &'static str,
+    name: &'static str,
+    body: impl FnOnce() -> R,
+) -> R {
+    #[cfg(debug_assertions)]
+    {
+        let started = std::time::Instant::now();
+        let value = body();
+        let held = started.elapsed();
+        if held > HOLD_WARNING {
+            tracing::warn!(
+                "the synchronous {attribute} `{name}` held a request thread for {} ms, and every request that thread serves waited: add `blocking` to run it on the blocking pool (debug builds only)",
+                held.as_millis()
+            );
+        }
+        value
+    }
+    #[cfg(not(debug_assertions))]
+    {
+        let _ = (attribute, name);
+        body()
+    }
+}

@@ -106,7 +106,7 @@ pub mod __private {
 
     pub use crate::apps::{extension as apps_extension, with_view_meta as apps_view_meta};
     pub use crate::bind::{BindContext, BindNothing, Probe};
-    pub use crate::blocking::run_blocking;
+    pub use crate::blocking::{on_request_thread, run_blocking};
     pub use crate::complete::{
         ArgumentCompleter, CompleteFn, CompletionFuture, CompletionRequest, run_completer,
     };

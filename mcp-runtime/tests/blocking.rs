@@ -3,7 +3,8 @@
 //! requests (an async tool, `tools/list`) are answered at once; the
 //! request's timeout still answers a blocking call that outlives it; the
 //! context moves to the pool with the body; a panic there is reported as
-//! any handler's panic. Over real sockets on a current-thread runtime (one
+//! any handler's panic; a synchronous handler without `blocking` that
+//! holds its thread past 100 ms is logged in debug builds. Over real sockets on a current-thread runtime (one
 //! worker: the test's thread), every body validated against the spec.
 #![cfg(feature = "http")]
 
@@ -16,7 +17,7 @@ use mcp_runtime::{
     Context, HttpOptions, Server, ServerBuilder, State, prompt, resource, run_blocking, tool,
 };
 use mcp_test_support::http::{self, Reply};
-use mcp_test_support::{assert_valid, assert_valid_error, call_tool, parse, request};
+use mcp_test_support::{LogCapture, assert_valid, assert_valid_error, call_tool, parse, request};
 use serde_json::{Value, json};
 
 /// The thread that serves requests (the test's): a blocking body must run
@@ -44,6 +45,13 @@ fn hold(seconds: u64, #[ctx] context: &Context) -> String {
 #[tool]
 async fn ping() -> &'static str {
     "pong"
+}
+
+/// Holds the request thread for 150 ms: a debug build says so.
+#[tool]
+fn dawdle() -> &'static str {
+    std::thread::sleep(Duration::from_millis(150));
+    "done"
 }
 
 /// Panics on the blocking pool.
@@ -160,7 +168,7 @@ async fn blocking_calls_leave_the_worker_free() {
         assert_valid("ListToolsResultResponse", &listed.json());
         assert_eq!(
             listed.json()["result"]["tools"].as_array().unwrap().len(),
-            4
+            5
         );
         // Both answered while the four calls were still in flight (a
         // worker held by them would have answered after them).
@@ -261,4 +269,27 @@ async fn run_blocking_answers_from_the_pool() {
     let here = std::thread::current().id();
     let there = run_blocking(|| std::thread::current().id()).await;
     assert_ne!(here, there);
+}
+
+#[tokio::test]
+async fn a_sync_handler_that_holds_its_thread_is_logged_in_debug_builds() {
+    let server = server();
+    let (logs, _guard) = LogCapture::start();
+    for (id, name, arguments) in [
+        (1, "dawdle", json!({})),
+        (2, "hold", json!({"seconds": 0})),
+        (3, "ping", json!({})),
+    ] {
+        let answer = server.exchange(call_tool(id, name, arguments)).await;
+        assert_valid("CallToolResultResponse", &parse(&answer.response.unwrap()));
+    }
+    let logged = logs.text();
+    let warning = "the synchronous #[tool] `dawdle` held a request thread for ";
+    assert_eq!(logged.contains(warning), cfg!(debug_assertions), "{logged}");
+    // Only the one: `hold` ran on the pool, `ping` is async.
+    let warnings = logged
+        .lines()
+        .filter(|line| line.contains(" WARN "))
+        .count();
+    assert_eq!(warnings, usize::from(cfg!(debug_assertions)), "{logged}");
 }

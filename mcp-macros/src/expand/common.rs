@@ -58,7 +58,9 @@ fn context_bindings(handler: &HandlerFn<'_>, private: &TokenStream) -> Vec<Token
 /// The generated future's steps up to the call, whose value ends up in
 /// `returned`: the `#[ctx]` bindings, the declared `asks`, the call.
 ///
-/// With `blocking`, the asks are awaited first, then the bindings and the
+/// A synchronous body without `blocking` is called through
+/// `on_request_thread`, which warns in debug builds when it held the
+/// request's thread for long. With `blocking`, the asks are awaited first, then the bindings and the
 /// call run on the blocking pool (`run_blocking`): the context moves
 /// there, so that `&Context` and the like borrow it there. The call of
 /// `run_blocking` is spanned at the `blocking` keyword, so that a value
@@ -74,6 +76,13 @@ pub(super) fn bind_and_call(
     let bindings = context_bindings(handler, private);
     let call = call(handler);
     let Some(blocking) = &common.blocking else {
+        let call = match handler.is_async {
+            true => call,
+            false => {
+                let (attribute, name) = (handler.kind.attribute(), &handler.name);
+                quote!(#private::on_request_thread(#attribute, #name, || #call))
+            }
+        };
         return quote! {
             #(#bindings)*
             #asks
