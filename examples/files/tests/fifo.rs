@@ -4,7 +4,9 @@
 //! thread, and as many such calls as the server has threads stopped it
 //! answering anything at all. Here clients write to and read a FIFO over
 //! HTTP, one per server thread (at least two), and `tools/list` must still
-//! answer within a second; the FIFO calls are refused as not regular files.
+//! answer within a second; the FIFO calls are refused as not regular files,
+//! also a FIFO swapped in for a checked file between the question and the
+//! write (the opened file is what is checked).
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
@@ -140,4 +142,41 @@ async fn fifo_calls_are_refused_and_the_server_keeps_answering() {
         let message = read["error"]["message"].as_str().unwrap_or_default();
         assert!(message.contains("is not a regular file"), "{read}");
     }
+}
+
+#[tokio::test]
+async fn a_file_swapped_for_a_fifo_before_the_write_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("swap.txt"), "regular").unwrap();
+    let server = serve_http(&root).await;
+    let address = server.address;
+    // Asked about a regular file...
+    let first = post(address, 1, "tools/call", write("swap.txt", json!({}))).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let requests = first["result"]["inputRequests"].as_object().unwrap();
+    let (key, asked) = requests.iter().next().unwrap();
+    assert_eq!(
+        asked["params"]["message"],
+        "Overwrite swap.txt with 1 bytes?"
+    );
+    // ...which is a FIFO by the time the user says yes.
+    std::fs::remove_file(root.join("swap.txt")).unwrap();
+    mkfifo(&root.join("swap.txt"));
+    let accept = json!({
+        "requestState": first["result"]["requestState"].clone(),
+        "inputResponses": {key: {"action": "accept", "content": {"confirm": true}}},
+    });
+    let written = tokio::time::timeout(
+        Duration::from_secs(2),
+        post(address, 2, "tools/call", write("swap.txt", accept)),
+    )
+    .await
+    .expect("the write is refused, not left waiting for a reader");
+    assert_eq!(written["result"]["resultType"], "complete");
+    assert_eq!(written["result"]["isError"], true);
+    assert_eq!(
+        written["result"]["content"],
+        json!([{"type": "text", "text": "swap.txt is not a regular file"}])
+    );
 }
