@@ -60,12 +60,12 @@ fn context_bindings(handler: &HandlerFn<'_>, private: &TokenStream) -> Vec<Token
 ///
 /// A synchronous body without `blocking` is called through
 /// `on_request_thread`, which warns in debug builds when it held the
-/// request's thread for long. With `blocking`, the asks are awaited first, then the bindings and the
-/// call run on the blocking pool (`run_blocking`): the context moves
-/// there, so that `&Context` and the like borrow it there. The call of
-/// `run_blocking` is spanned at the `blocking` keyword, so that a value
-/// that cannot move between threads (the context, an argument, the
-/// returned value) is reported there.
+/// request's thread for long. With `blocking`, the asks are awaited first,
+/// then the bindings and the call run on the blocking pool
+/// (`run_blocking`): the context moves there, so that `&Context` and the
+/// like borrow it there. The call of `run_blocking` is spanned at the
+/// `blocking` keyword, so that a value that cannot move between threads
+/// (the context, an argument, the returned value) is reported there.
 pub(super) fn bind_and_call(
     handler: &HandlerFn<'_>,
     common: &CommonAttr,
