@@ -18,6 +18,7 @@ pub(crate) const SCOPES: Symbol = Symbol("scopes");
 pub(crate) const GROUP: Symbol = Symbol("group");
 pub(crate) const LAYER: Symbol = Symbol("layer");
 pub(crate) const TIMEOUT_MS: Symbol = Symbol("timeout_ms");
+pub(crate) const BLOCKING: Symbol = Symbol("blocking");
 
 pub(crate) const READ_ONLY: Symbol = Symbol("read_only");
 pub(crate) const DESTRUCTIVE: Symbol = Symbol("destructive");

@@ -29,6 +29,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Opening is the other half. A path that named a regular file when it was
+//! checked may name a FIFO, a device or a symbolic link when it is opened,
+//! and opening a FIFO blocks until someone opens its other end: a handler
+//! that does so holds its thread, and with it every request that thread
+//! serves. [`open_regular`] opens without blocking and without following a
+//! final symbolic link, then checks what it opened, and refuses anything
+//! but a regular file ([`is_not_regular`] tells that refusal apart). Do the
+//! I/O itself off the async threads: `#[tool(blocking)]`, or
+//! [`run_blocking`](crate::run_blocking) inside an async handler.
+//!
 //! What it cannot do: a process that can write inside the directories can
 //! swap a checked directory for a symbolic link between the check and the
 //! use. The resolved path has every symbolic link already followed, which
@@ -37,6 +47,7 @@
 //! capability-based API (the `cap-std` crate) instead.
 
 use std::fmt;
+use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
@@ -246,6 +257,94 @@ impl AsRef<Path> for SafePath {
     }
 }
 
+/// Opens `path` with `options`, as a regular file or not at all: the safe
+/// open for a file a client named.
+///
+/// The open itself cannot block (`O_NONBLOCK`: a FIFO without a reader is
+/// refused rather than waited on) nor follow a final symbolic link
+/// (`O_NOFOLLOW`); then the *opened* descriptor is checked (`fstat`), so
+/// that a file swapped for something else after a check is caught, and
+/// its `O_NONBLOCK` cleared (it means nothing for a regular file, but the
+/// file is then a plain blocking file, whatever it is handed to). Anything
+/// but a regular file is an error for which [`is_not_regular`] is true
+/// ("not a regular file").
+///
+/// Open for writing without `truncate`, and truncate with
+/// [`File::set_len`] once this returns: the open happens before the check.
+///
+/// The call still touches the file system: make it off the async threads
+/// (`#[tool(blocking)]`, [`run_blocking`](crate::run_blocking)).
+pub fn open_regular(path: impl AsRef<Path>, options: &OpenOptions) -> io::Result<File> {
+    let mut options = options.clone();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    let file = options.open(path).map_err(special_file_refused)?;
+    if !file.metadata()?.is_file() {
+        return Err(not_regular());
+    }
+    #[cfg(unix)]
+    clear_nonblocking(&file)?;
+    Ok(file)
+}
+
+/// Whether `error` is [`open_regular`]'s refusal of a file that is not a
+/// regular file.
+pub fn is_not_regular(error: &io::Error) -> bool {
+    error
+        .get_ref()
+        .is_some_and(|inner| inner.is::<NotRegular>())
+}
+
+/// The error of a file that is not a regular file.
+#[derive(Debug)]
+struct NotRegular;
+
+impl fmt::Display for NotRegular {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not a regular file")
+    }
+}
+
+impl std::error::Error for NotRegular {}
+
+fn not_regular() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, NotRegular)
+}
+
+/// An open that failed because of what the path names, as a refusal:
+/// `ENXIO` is a FIFO without a reader opened for writing without blocking
+/// (or a device without its hardware), `ELOOP` a symbolic link refused by
+/// `O_NOFOLLOW`.
+fn special_file_refused(error: io::Error) -> io::Error {
+    #[cfg(unix)]
+    if matches!(error.raw_os_error(), Some(libc::ENXIO | libc::ELOOP)) {
+        return not_regular();
+    }
+    error
+}
+
+/// Clears `O_NONBLOCK`, set only so that the open could not block.
+#[cfg(unix)]
+#[allow(unsafe_code, reason = "two fcntl calls on a descriptor `file` owns")]
+fn clear_nonblocking(file: &File) -> io::Result<()> {
+    use std::os::fd::AsRawFd as _;
+    let fd = file.as_raw_fd();
+    // SAFETY: `fd` is open while `file` is borrowed; F_GETFL and F_SETFL
+    // read and set the descriptor's status flags, and touch no memory.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: as above.
+    if unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// The `file://` URI of an absolute path (`file:///srv/a%20b.txt`).
 pub fn file_uri(path: &Path) -> String {
     /// What a URI path may not hold unescaped (RFC 3986 `pchar`, `/` kept).
@@ -420,6 +519,37 @@ mod tests {
         assert!(matches!(client_path(&long_name), Err(PathError::TooLong)));
         let long_path = "a/".repeat(MAX_PATH_BYTES / 2 + 1);
         assert!(matches!(client_path(&long_path), Err(PathError::TooLong)));
+    }
+
+    #[test]
+    fn only_regular_files_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        std::fs::write(&file, "a").unwrap();
+        let read = OpenOptions::new().read(true).clone();
+        let mut opened = open_regular(&file, &read).unwrap();
+        let mut text = String::new();
+        io::Read::read_to_string(&mut opened, &mut text).unwrap();
+        assert_eq!(text, "a");
+        let error = open_regular(dir.path(), &read).unwrap_err();
+        assert!(is_not_regular(&error), "{error}");
+        assert_eq!(error.to_string(), "not a regular file");
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link");
+            std::os::unix::fs::symlink(&file, &link).unwrap();
+            assert!(is_not_regular(&open_regular(&link, &read).unwrap_err()));
+            let fifo = dir.path().join("fifo");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|status| status.success()) {
+                // Neither end waits for the other.
+                assert!(is_not_regular(&open_regular(&fifo, &read).unwrap_err()));
+                let write = OpenOptions::new().write(true).clone();
+                assert!(is_not_regular(&open_regular(&fifo, &write).unwrap_err()));
+            }
+        }
+        let missing = open_regular(dir.path().join("missing"), &read).unwrap_err();
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod auth;
 #[cfg(feature = "bench-internals")]
 mod bench_internals;
 mod bind;
+mod blocking;
 pub mod catalog;
 mod changes;
 #[cfg(feature = "cli")]
@@ -53,6 +54,7 @@ mod tool;
 mod transport;
 mod uri_template;
 
+pub use blocking::run_blocking;
 pub use changes::{Change, ChangeBus, Changes, InProcessBus, TaskNotice};
 pub use complete::{AsyncCompleter, Completer, CompletionRequest, IntoCompletion, SyncCompleter};
 pub use context::{Context, FromContext, Logger, Progress};
@@ -104,6 +106,7 @@ pub mod __private {
 
     pub use crate::apps::{extension as apps_extension, with_view_meta as apps_view_meta};
     pub use crate::bind::{BindContext, BindNothing, Probe};
+    pub use crate::blocking::{on_request_thread, run_blocking};
     pub use crate::complete::{
         ArgumentCompleter, CompleteFn, CompletionFuture, CompletionRequest, run_completer,
     };

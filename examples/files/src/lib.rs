@@ -11,7 +11,11 @@
 //!   (`notifications/resources/list_changed`, `.../updated`).
 //!
 //! Every path a client sends goes through `mcp_runtime::files`, which
-//! refuses anything that would leave the directory. Reads and content
+//! refuses anything that would leave the directory, and every file is
+//! opened with `files::open_regular`, which refuses a FIFO or a device
+//! (without waiting on it, as opening a FIFO would). All file system work
+//! runs on the blocking pool (`blocking` handlers, `run_blocking`), never
+//! on the threads that answer requests. Reads and content
 //! searches never load more than 1 MiB of a file: larger text files are
 //! cut with a note, larger binary files refused.
 //!
@@ -30,7 +34,7 @@ use std::sync::{Arc, OnceLock};
 use mcp_runtime::catalog::{ProviderHandle, ResourceFuture, ResourceProvider};
 use mcp_runtime::files::{Directories, SafePath, file_uri};
 use mcp_runtime::protocol::Resource;
-use mcp_runtime::{Annotations, Context, State, resource};
+use mcp_runtime::{Annotations, Context, State, resource, run_blocking};
 
 pub use self::read::MAX_READ_BYTES;
 pub use self::watch::watch;
@@ -138,14 +142,16 @@ impl ResourceProvider for FileProvider {
             .collect()
     }
 
+    /// Reads on the blocking pool: resolving touches the file system too.
     fn read(&self, uri: &str, _context: Context) -> ResourceFuture {
-        let read = self
-            .files
-            .dirs()
-            .resolve_existing(uri)
-            .map_err(read::refused)
-            .and_then(|path| read::limited(path.as_path(), uri));
-        Box::pin(async move { read })
+        let (files, uri) = (self.files.clone(), uri.to_owned());
+        Box::pin(run_blocking(move || {
+            files
+                .dirs()
+                .resolve_existing(&uri)
+                .map_err(read::refused)
+                .and_then(|path| read::limited(path.as_path(), &uri))
+        }))
     }
 }
 
@@ -167,7 +173,8 @@ fn describe(files: &Files, path: &Path, metadata: Option<std::fs::Metadata>) -> 
 /// A file under the served directory, by its path: any file, whether or
 /// not the listing has caught up with it. `path` is what follows
 /// `file:///`, so `file:///srv/notes/a.md` reads `/srv/notes/a.md`.
-#[resource("file:///{+path}", name = "file")]
+// `blocking`: the file system is read on the blocking pool.
+#[resource("file:///{+path}", name = "file", blocking)]
 fn file_by_path(
     path: String,
     #[ctx] files: State<Files>,

@@ -1,9 +1,10 @@
 //! Reading a file without ever loading more than [`MAX_READ_BYTES`] of it.
 
+use std::fs::OpenOptions;
 use std::io::Read as _;
 use std::path::Path;
 
-use mcp_runtime::files::PathError;
+use mcp_runtime::files::{PathError, is_not_regular, open_regular};
 use mcp_runtime::{ReadError, ReadResourceResult, ResourceContents};
 use serde_json::json;
 
@@ -32,16 +33,21 @@ pub(crate) fn refused(error: PathError) -> ReadError {
 
 /// The first [`MAX_READ_BYTES`] of the file at `path`, read as `uri`:
 /// text (UTF-8) whole or cut with a note, binary whole or refused.
+///
+/// Blocks on the file system: call it off the async threads. A FIFO, a
+/// device or a link is refused as not a regular file without waiting on
+/// it, even one swapped in after the path was checked (`open_regular`
+/// checks what it opened).
 pub(crate) fn limited(path: &Path, uri: &str) -> Result<ReadResourceResult, ReadError> {
-    let failed = |error: std::io::Error| ReadError::Failed(format!("cannot read {uri}: {error}"));
-    let metadata = std::fs::metadata(path).map_err(failed)?;
-    if !metadata.is_file() {
-        return Err(ReadError::Invalid(format!("{uri} is not a regular file")));
-    }
-    let size = metadata.len();
+    let failed = |error: std::io::Error| match is_not_regular(&error) {
+        true => ReadError::Invalid(format!("{uri} is not a regular file")),
+        false => ReadError::Failed(format!("cannot read {uri}: {error}")),
+    };
+    let file = open_regular(path, OpenOptions::new().read(true)).map_err(failed)?;
+    let size = file.metadata().map_err(failed)?.len();
     let mut bytes = Vec::with_capacity(usize::try_from(size.min(MAX_READ_BYTES)).unwrap_or(0));
-    std::fs::File::open(path)
-        .and_then(|file| file.take(MAX_READ_BYTES).read_to_end(&mut bytes))
+    file.take(MAX_READ_BYTES)
+        .read_to_end(&mut bytes)
         .map_err(failed)?;
     let cut = size > MAX_READ_BYTES;
     let mime = mime_type(path);

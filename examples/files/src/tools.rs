@@ -1,11 +1,16 @@
 //! `search`, `tree` and `write_file`: every one bounded, every path
-//! checked.
+//! checked, every file opened as a regular file or not at all, and the
+//! file system touched only on the blocking pool (`search` and `tree` are
+//! `blocking`; `write_file` awaits the user, then writes with
+//! `run_blocking`).
 
 use std::fmt::Write as _;
-use std::io::Read as _;
+use std::fs::OpenOptions;
+use std::io::{Read as _, Write as _};
 use std::path::Path;
 
-use mcp_runtime::{ElicitForm, Elicitation, Input, Json, State, tool};
+use mcp_runtime::files::{is_not_regular, open_regular};
+use mcp_runtime::{ElicitForm, Elicitation, Input, Json, State, run_blocking, tool};
 use serde::Serialize;
 
 use super::Files;
@@ -47,7 +52,7 @@ struct Found {
 /// Finds files whose name, or whose text, contains `query` (ignoring
 /// case). Bounded: at most `limit` matches, 10,000 files, the first MiB of
 /// each file and 64 MiB in all.
-#[tool(annotations(read_only, open_world = false))]
+#[tool(annotations(read_only, open_world = false), blocking)]
 fn search(
     /// The text to look for.
     query: String,
@@ -117,8 +122,10 @@ fn matching_lines(
 ) -> Vec<(usize, String)> {
     let mut bytes = Vec::new();
     let allowed = (*budget).min(MAX_READ_BYTES);
-    let read =
-        std::fs::File::open(path).and_then(|file| file.take(allowed).read_to_end(&mut bytes));
+    // A file swapped for a FIFO since the walk saw it is skipped, not
+    // waited on.
+    let read = open_regular(path, OpenOptions::new().read(true))
+        .and_then(|file| file.take(allowed).read_to_end(&mut bytes));
     let Ok(read) = read else {
         return Vec::new();
     };
@@ -136,7 +143,7 @@ fn matching_lines(
 
 /// Shows the directory's layout: directories end with `/`, files show
 /// their size. At most 500 entries.
-#[tool(annotations(read_only, open_world = false))]
+#[tool(annotations(read_only, open_world = false), blocking)]
 fn tree(
     /// The directory to show, relative to the served one (default: all of
     /// it).
@@ -207,11 +214,18 @@ async fn write_file(
             content.len()
         ));
     }
-    if target.as_path().is_dir() {
-        return Err(format!("{path} is a directory"));
+    // `symlink_metadata` does not open the file: a FIFO is refused before
+    // anyone is asked (and `write_to` refuses one swapped in later).
+    let existing = std::fs::symlink_metadata(target.as_path()).ok();
+    match existing.as_ref() {
+        Some(metadata) if metadata.is_dir() => return Err(format!("{path} is a directory")),
+        Some(metadata) if !metadata.is_file() => {
+            return Err(format!("{path} is not a regular file"));
+        }
+        _ => {}
     }
     let relative = files.relative(target.as_path());
-    let exists = target.as_path().exists();
+    let exists = existing.is_some();
     let question = match exists {
         true => format!("Overwrite {relative} with {} bytes?", content.len()),
         false => format!("Create {relative} ({} bytes)?", content.len()),
@@ -223,13 +237,31 @@ async fn write_file(
         }
         _ => return Err(format!("{relative} was not written: the user cancelled")),
     }
-    if let Some(parent) = target.as_path().parent() {
+    let length = content.len();
+    let written = target.into_path_buf();
+    let (path, named) = (written.clone(), relative.clone());
+    run_blocking(move || write_to(&path, &named, content.as_bytes())).await?;
+    files.changed(&written);
+    let verb = if exists { "overwrote" } else { "created" };
+    Ok(format!("{verb} {relative} ({length} bytes)"))
+}
+
+/// Writes `content` to the regular file at `path` (shown as `relative`),
+/// creating it and its missing directories. Blocks: run it on the blocking
+/// pool. Truncates only once the opened file is known to be regular.
+fn write_to(path: &Path, relative: &str, content: &[u8]) -> Result<(), String> {
+    if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
             .map_err(|error| format!("cannot create {relative}: {error}"))?;
     }
-    std::fs::write(target.as_path(), &content)
-        .map_err(|error| format!("cannot write {relative}: {error}"))?;
-    files.changed(target.as_path());
-    let verb = if exists { "overwrote" } else { "created" };
-    Ok(format!("{verb} {relative} ({} bytes)", content.len()))
+    let mut file =
+        open_regular(path, OpenOptions::new().write(true).create(true)).map_err(|error| {
+            match is_not_regular(&error) {
+                true => format!("{relative} is not a regular file"),
+                false => format!("cannot write {relative}: {error}"),
+            }
+        })?;
+    file.set_len(0)
+        .and_then(|()| file.write_all(content))
+        .map_err(|error| format!("cannot write {relative}: {error}"))
 }

@@ -1,7 +1,7 @@
 //! Grammar shared by every attribute: string and flag values, icons,
 //! `crate = ...`, duplicate and unknown keys, and the options every handler
 //! takes (`name`, `title`, `description`, `icon(...)`, `meta`, `scopes`, `group`,
-//! `layer`, `timeout_ms`, `crate`).
+//! `layer`, `timeout_ms`, `blocking`, `crate`).
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
@@ -9,8 +9,8 @@ use syn::{LitBool, LitFloat, LitInt, LitStr, Path, Token};
 
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    CRATE, DESCRIPTION, GROUP, ICON, LAYER, META, MIME_TYPE, NAME, SCOPES, SIZES, SRC, Symbol,
-    THEME, TIMEOUT_MS, TITLE,
+    BLOCKING, CRATE, DESCRIPTION, GROUP, ICON, LAYER, META, MIME_TYPE, NAME, SCOPES, SIZES, SRC,
+    Symbol, THEME, TIMEOUT_MS, TITLE,
 };
 
 /// Options every kind of handler accepts.
@@ -33,6 +33,10 @@ pub(crate) struct CommonAttr {
     pub(crate) layer: Option<syn::Expr>,
     /// `timeout_ms = 5000`: the item's time limit, at least 1.
     pub(crate) timeout_ms: Option<u64>,
+    /// `blocking`: the body runs on the blocking pool. The keyword as
+    /// written, for spans; that the function is not async is checked in
+    /// `check`.
+    pub(crate) blocking: Option<syn::Path>,
 }
 
 /// `scopes = [...]` as written.
@@ -65,6 +69,10 @@ impl CommonAttr {
         } else if meta.path == LAYER {
             let layer: syn::Expr = meta.value()?.parse()?;
             set_once(cx, meta, LAYER, &mut self.layer, layer);
+        } else if meta.path == BLOCKING {
+            if takes_no_value(cx, meta, BLOCKING)? {
+                set_once(cx, meta, BLOCKING, &mut self.blocking, meta.path.clone());
+            }
         } else if meta.path == TIMEOUT_MS {
             if let Some(value) = parse_timeout_ms(cx, meta)? {
                 set_once(cx, meta, TIMEOUT_MS, &mut self.timeout_ms, value);
@@ -74,6 +82,28 @@ impl CommonAttr {
         }
         Ok(true)
     }
+}
+
+/// A flag that is present or not, such as `blocking`: `key = value` and
+/// `key(...)` are reported (across the key and its value, which is
+/// skipped), and give `false`.
+fn takes_no_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: Symbol) -> syn::Result<bool> {
+    let path = &meta.path;
+    let value = if meta.input.peek(Token![=]) {
+        let value: syn::Expr = meta.value()?.parse()?;
+        quote::quote!(#path = #value)
+    } else if meta.input.peek(syn::token::Paren) {
+        // The group as a token keeps its span, for the error.
+        let group: proc_macro2::TokenTree = meta.input.parse()?;
+        quote::quote!(#path #group)
+    } else {
+        return Ok(true);
+    };
+    cx.error_spanned_by(
+        value,
+        format!("`{key}` is a flag and takes no value: write `{key}` alone, or leave it out"),
+    );
+    Ok(false)
 }
 
 /// `timeout_ms = 5000`: a positive integer literal fitting `u64`, without

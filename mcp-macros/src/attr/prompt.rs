@@ -15,7 +15,7 @@ pub(crate) struct PromptAttr {
     pub(crate) completers: Vec<CompleterAttr>,
 }
 
-const PROMPT_KEYS: &str = "`name`, `title`, `description`, `icon(...)`, `meta`, `scopes`, `group`, `layer`, `timeout_ms`, `complete(...)` or `crate`";
+const PROMPT_KEYS: &str = "`name`, `title`, `description`, `icon(...)`, `meta`, `scopes`, `group`, `layer`, `timeout_ms`, `blocking`, `complete(...)` or `crate`";
 
 impl PromptAttr {
     pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> PromptAttr {

@@ -41,7 +41,7 @@ pub(crate) struct ResourceAttr {
     pub(crate) app: Option<super::AppViewAttr>,
 }
 
-const RESOURCE_KEYS: &str = "`name`, `title`, `description`, `mime_type`, `size`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `group`, `layer`, `timeout_ms`, `ttl_ms`, `cache`, `complete(...)`, `app(...)` or `crate`";
+const RESOURCE_KEYS: &str = "`name`, `title`, `description`, `mime_type`, `size`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `group`, `layer`, `timeout_ms`, `blocking`, `ttl_ms`, `cache`, `complete(...)`, `app(...)` or `crate`";
 
 impl ResourceAttr {
     /// Takes the URI out of the arguments, wherever it is, then reads the

@@ -406,3 +406,31 @@ fn timeout_ms_is_a_positive_integer_literal_given_once() {
     );
     assert_eq!(attr.common.timeout_ms, Some(100));
 }
+
+#[test]
+fn blocking_is_a_flag_given_once() {
+    let (attr, errors) = tool_attr(quote!(blocking, title = "T"));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(attr.common.blocking.is_some());
+    let (attr, errors) = tool_attr(quote!(title = "T"));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(attr.common.blocking.is_none());
+
+    let help = "`blocking` is a flag and takes no value: write `blocking` alone, or leave it out";
+    for value in [quote!(blocking = true), quote!(blocking(pool = "io"))] {
+        let (attr, errors) = tool_attr(quote!(#value, title = "T"));
+        assert_eq!(errors, [help], "{value}");
+        assert!(attr.common.blocking.is_none());
+        // The keys after it are still read.
+        assert_eq!(attr.common.title.unwrap().value(), "T");
+    }
+
+    let cx = Ctxt::new();
+    let attr = ResourceAttr::parse(&cx, quote!("memo://x", blocking, blocking));
+    assert_eq!(messages(cx), ["duplicate `blocking` option; give it once"]);
+    assert!(attr.common.blocking.is_some());
+    let cx = Ctxt::new();
+    let attr = PromptAttr::parse(&cx, quote!(blocking));
+    assert!(messages(cx).is_empty());
+    assert!(attr.common.blocking.is_some());
+}

@@ -52,7 +52,7 @@ pub(crate) struct TaskAttr {
     pub(crate) poll_interval_ms: Option<syn::LitInt>,
 }
 
-const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `group`, `layer`, `timeout_ms`, `requires_extension`, `input_schema`, `output_schema`, `replayable_state`, `task`, `ui`, `visibility` or `crate`";
+const TOOL_KEYS: &str = "`name`, `title`, `description`, `annotations(...)`, `icon(...)`, `meta`, `scopes`, `group`, `layer`, `timeout_ms`, `blocking`, `requires_extension`, `input_schema`, `output_schema`, `replayable_state`, `task`, `ui`, `visibility` or `crate`";
 
 const TASK_KEYS: &str = "`required`, `answer_within_ms`, `ttl_ms` or `poll_interval_ms`";
 

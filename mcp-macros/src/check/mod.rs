@@ -41,6 +41,21 @@ fn handler(cx: &Ctxt, handler: &HandlerFn<'_>, common: &CommonAttr) {
     if let Some(group) = &common.group {
         check_group(cx, group);
     }
+    if let Some(blocking) = &common.blocking {
+        check_blocking(cx, handler, blocking);
+    }
+}
+
+/// `blocking` moves a synchronous body to the blocking pool. An async fn
+/// would be polled there by nothing: it has to await instead (and an
+/// async body that blocks should move that step with `run_blocking`).
+fn check_blocking(cx: &Ctxt, handler: &HandlerFn<'_>, blocking: &syn::Path) {
+    if handler.is_async {
+        cx.error_spanned_by(
+            blocking,
+            "`blocking` runs a synchronous body on the blocking pool; an async fn should await instead: remove `blocking`, or make the fn non-async",
+        );
+    }
 }
 
 /// A group name is what a builder selects items by (`Items::group`), and

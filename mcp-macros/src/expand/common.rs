@@ -32,7 +32,7 @@ pub(super) fn context_local() -> Ident {
 /// implements it and otherwise falls back (by autoref) to an impl that
 /// never runs, so the binding adds no second error (two bodies naming the
 /// same failed bound would each report it).
-pub(super) fn context_bindings(handler: &HandlerFn<'_>, private: &TokenStream) -> Vec<TokenStream> {
+fn context_bindings(handler: &HandlerFn<'_>, private: &TokenStream) -> Vec<TokenStream> {
     let ctx = context_local();
     handler
         .params
@@ -55,9 +55,52 @@ pub(super) fn context_bindings(handler: &HandlerFn<'_>, private: &TokenStream) -
         .collect()
 }
 
+/// The generated future's steps up to the call, whose value ends up in
+/// `returned`: the `#[ctx]` bindings, the declared `asks`, the call.
+///
+/// A synchronous body without `blocking` is called through
+/// `on_request_thread`, which warns in debug builds when it held the
+/// request's thread for long. With `blocking`, the asks are awaited first,
+/// then the bindings and the call run on the blocking pool
+/// (`run_blocking`): the context moves there, so that `&Context` and the
+/// like borrow it there. The call of `run_blocking` is spanned at the
+/// `blocking` keyword, so that a value that cannot move between threads
+/// (the context, an argument, the returned value) is reported there.
+pub(super) fn bind_and_call(
+    handler: &HandlerFn<'_>,
+    common: &CommonAttr,
+    asks: TokenStream,
+    returned: &Ident,
+    private: &TokenStream,
+) -> TokenStream {
+    let bindings = context_bindings(handler, private);
+    let call = call(handler);
+    let Some(blocking) = &common.blocking else {
+        let call = match handler.is_async {
+            true => call,
+            false => {
+                let (attribute, name) = (handler.kind.attribute(), &handler.name);
+                quote!(#private::on_request_thread(#attribute, #name, || #call))
+            }
+        };
+        return quote! {
+            #(#bindings)*
+            #asks
+            let #returned = #call;
+        };
+    };
+    let span = blocking.span();
+    let run_blocking = respan(quote!(#private::run_blocking), span);
+    let run = quote_spanned!(span=> #run_blocking(move || { #(#bindings)* #call }).await);
+    quote! {
+        #asks
+        let #returned = #run;
+    }
+}
+
 /// `function(__mcp_param0, __mcp_param1, ...)` followed by `.await` for
 /// async functions.
-pub(super) fn call(handler: &HandlerFn<'_>) -> TokenStream {
+fn call(handler: &HandlerFn<'_>) -> TokenStream {
     let function = &handler.original.sig.ident;
     let args = (0..handler.params.len()).map(param_local);
     let await_call = handler.is_async.then(|| quote!(.await));

@@ -18,8 +18,8 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned as _;
 
 use super::common::{
-    call, can_log, completers, context_bindings, context_local, metadata_fields, mixed, option,
-    output_type, param_local, unique_in_module,
+    bind_and_call, can_log, completers, context_local, metadata_fields, mixed, option, output_type,
+    param_local, unique_in_module,
 };
 use crate::attr::PromptAttr;
 use crate::check;
@@ -51,7 +51,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
 fn glue(prompt: &HandlerFn<'_>, attr: &PromptAttr) -> TokenStream {
     let private = Paths::new(attr.common.krate.as_ref()).private();
-    let get_fn = get_fn(prompt, &private);
+    let get_fn = get_fn(prompt, attr, &private);
     let (completer_fns, completer_entries) = completers(&attr.completers, &private);
     let entry = entry(prompt, attr, completer_entries, &private);
     let ask_consts = super::ask::consts(prompt, &private);
@@ -68,7 +68,7 @@ fn glue(prompt: &HandlerFn<'_>, attr: &PromptAttr) -> TokenStream {
 
 /// Parses each argument into its parameter type, then returns the future
 /// that renders the prompt.
-fn get_fn(prompt: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
+fn get_fn(prompt: &HandlerFn<'_>, attr: &PromptAttr, private: &TokenStream) -> TokenStream {
     let invocation = mixed("__mcp_invocation");
     let arguments = prompt
         .params
@@ -91,11 +91,10 @@ fn get_fn(prompt: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
             Param::Context(_) | Param::Ask(_) => None,
         });
     let ctx = context_local();
-    let bindings = context_bindings(prompt, private);
     let asks = super::ask::bindings(prompt, private);
-    let call = call(prompt);
     let (ret_ty, ret_span) = output_type(prompt);
     let ret_local = mixed("__mcp_returned");
+    let body = bind_and_call(prompt, &attr.common, asks, &ret_local, private);
     let convert = quote_spanned! {ret_span=>
         <#ret_ty as #private::IntoPromptResult>::into_prompt_result(#ret_local)
     };
@@ -106,9 +105,7 @@ fn get_fn(prompt: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
             #(#arguments)*
             let #ctx = #invocation.context;
             ::core::result::Result::Ok(#private::box_prompt_future(async move {
-                #(#bindings)*
-                #asks
-                let #ret_local = #call;
+                #body
                 #convert
             }))
         }

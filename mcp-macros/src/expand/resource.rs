@@ -19,8 +19,8 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned as _;
 
 use super::common::{
-    call, can_log, completers, context_bindings, context_local, metadata_fields, mixed, option,
-    output_type, param_local, unique_in_module,
+    bind_and_call, can_log, completers, context_local, metadata_fields, mixed, option, output_type,
+    param_local, unique_in_module,
 };
 use crate::attr::ResourceAttr;
 use crate::check;
@@ -72,6 +72,7 @@ fn glue(
     let private = Paths::new(attr.common.krate.as_ref()).private();
     let read_fn = read_fn(
         resource,
+        attr,
         parsed,
         &private,
         view_meta.as_ref().and_then(Option::as_deref),
@@ -97,6 +98,7 @@ fn glue(
 /// so its type is an `Option`), then returns the read future.
 fn read_fn(
     resource: &HandlerFn<'_>,
+    attr: &ResourceAttr,
     parsed: &ResourceUri,
     private: &TokenStream,
     view_ui: Option<&str>,
@@ -127,12 +129,11 @@ fn read_fn(
             Param::Context(_) | Param::Ask(_) => None,
         });
     let ctx = context_local();
-    let bindings = context_bindings(resource, private);
     let asks = super::ask::bindings(resource, private);
-    let call = call(resource);
     let uri = mixed("__mcp_uri");
     let (ret_ty, ret_span) = output_type(resource);
     let ret_local = mixed("__mcp_returned");
+    let body = bind_and_call(resource, &attr.common, asks, &ret_local, private);
     let convert = quote_spanned! {ret_span=>
         <#ret_ty as #private::IntoResourceContents>::into_result(#ret_local, &#uri)
     };
@@ -145,9 +146,7 @@ fn read_fn(
             let #uri: ::std::string::String = ::std::borrow::ToOwned::to_owned(#invocation.uri);
             let #ctx = #invocation.context;
             ::core::option::Option::Some(#private::box_resource_future(async move {
-                #(#bindings)*
-                #asks
-                let #ret_local = #call;
+                #body
                 #convert
             }))
         }

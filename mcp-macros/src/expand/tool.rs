@@ -24,7 +24,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned as _;
 
 use super::common::{
-    call, can_log, context_bindings, context_local, metadata_fields, mixed, option, output_type,
+    bind_and_call, can_log, context_local, metadata_fields, mixed, option, output_type,
     param_local, unique_in_module,
 };
 use crate::attr::{Flag, ToolAttr};
@@ -59,7 +59,7 @@ fn glue(tool: &HandlerFn<'_>, attr: &ToolAttr) -> TokenStream {
     let paths = Paths::new(attr.common.krate.as_ref());
     let private = paths.private();
     let args_struct = args_struct(tool, &paths, attr.input_schema.is_none());
-    let call_fn = call_fn(tool, &private);
+    let call_fn = call_fn(tool, attr, &private);
     let entry = entry(tool, attr, &private);
     let ask_consts = super::ask::consts(tool, &private);
     let apps = attr
@@ -188,7 +188,7 @@ fn args_struct(tool: &HandlerFn<'_>, paths: &Paths, generate_schema: bool) -> To
 }
 
 /// Parses the arguments, then returns the future that calls the function.
-fn call_fn(tool: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
+fn call_fn(tool: &HandlerFn<'_>, attr: &ToolAttr, private: &TokenStream) -> TokenStream {
     let args_local = mixed("__mcp_args_ok");
     let destructure = tool
         .params
@@ -203,11 +203,10 @@ fn call_fn(tool: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
             Param::Context(_) | Param::Ask(_) => None,
         });
     let ctx = context_local();
-    let bindings = context_bindings(tool, private);
     let asks = super::ask::bindings(tool, private);
-    let call = call(tool);
     let (ret_ty, ret_span) = output_type(tool);
     let ret_local = mixed("__mcp_returned");
+    let body = bind_and_call(tool, &attr.common, asks, &ret_local, private);
     // Through the probe: `IntoToolResult` is checked once, in the output
     // schema's constant (see `super::output`).
     let convert = quote_spanned! {ret_span=>
@@ -225,9 +224,7 @@ fn call_fn(tool: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
             let __McpToolArgs { #(#destructure),* } = #args_local;
             let #ctx = invocation.context;
             ::core::result::Result::Ok(#private::box_tool_future(async move {
-                #(#bindings)*
-                #asks
-                let #ret_local = #call;
+                #body
                 #convert
             }))
         }
