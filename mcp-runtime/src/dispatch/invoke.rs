@@ -100,8 +100,11 @@ pub(super) async fn invoke(
     let invocation = ToolInvocation { arguments, context };
     match handler.start(|| tool.start(invocation))? {
         Ok(future) => run_round(input, handler.finish(future)).await.transpose(),
-        Err(error) => Ok(Some(CallToolResult::error(format!(
-            "Invalid arguments for tool {name}: {error}"
-        )))),
+        Err(error) => Ok(Some(invalid_arguments(name, &error))),
     }
+}
+
+/// The tool error for arguments that do not fit the tool's input.
+pub(super) fn invalid_arguments(name: &str, error: &dyn std::fmt::Display) -> CallToolResult {
+    CallToolResult::error(format!("Invalid arguments for tool {name}: {error}"))
 }

@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 
 use super::envelope::{Request, json_str};
 use super::extensions::require_extension;
-use super::invoke::{invoke, written_unframed};
+use super::invoke::{invalid_arguments, invoke, written_unframed};
 use super::layers::{Called, Layered, runtime_tool};
 use super::mrtr::{self, Rounds, Target};
 use super::page::Listing;
@@ -18,7 +18,7 @@ use super::{Dispatcher, ResultJson};
 use crate::context::{Context, Scope};
 use crate::middleware::ItemKind;
 use crate::mrtr::Input;
-use crate::protocol::{CallToolResult, ErrorObject};
+use crate::protocol::ErrorObject;
 use crate::registry::RegisteredTool;
 use crate::registry::ToolRef;
 
@@ -87,9 +87,7 @@ pub(super) fn call<'a>(
         {
             // A hand-written schema, checked before a task is made of
             // the call: a task's worker starts the handler from its entry.
-            let name = tool.name();
-            let result =
-                CallToolResult::error(format!("Invalid arguments for tool {name}: {error}"));
+            let result = invalid_arguments(tool.name(), &error);
             return written_unframed(&tool, &result, dispatcher.server_info.as_deref())
                 .map(ResultJson::Unframed);
         }

@@ -9,7 +9,7 @@ mod common;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use common::{Http, Log, post};
+use common::{Http, Log, parse, post};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpSocket;
@@ -40,14 +40,9 @@ async fn create(source: [u8; 4], address: SocketAddr, id: usize) -> (u16, Value)
         .await
         .expect("answered within 10 s")
         .expect("reads");
-    let text = String::from_utf8_lossy(&answer).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    let response = parse(&answer);
+    let body = serde_json::from_str(&response.body).unwrap_or(Value::Null);
+    (response.status, body)
 }
 
 #[test]

@@ -195,7 +195,12 @@ pub(crate) fn raw(address: SocketAddr, bytes: &[u8]) -> Response {
     stream.write_all(bytes).expect("writes");
     let mut response = Vec::new();
     let _ = stream.read_to_end(&mut response);
-    let text = String::from_utf8_lossy(&response).into_owned();
+    parse(&response)
+}
+
+/// A response as read off a socket (status 0 when there is none).
+pub(crate) fn parse(response: &[u8]) -> Response {
+    let text = String::from_utf8_lossy(response).into_owned();
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
     let status = head
         .split(' ')
