@@ -3,7 +3,8 @@
 //! test: no path it accepts resolves outside the root.
 #![cfg(unix)]
 
-use std::os::unix::fs::symlink;
+use std::io::Read as _;
+use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _, symlink};
 use std::path::{Path, PathBuf};
 
 use mcp_runtime::files::{Directories, PathError, file_uri};
@@ -116,6 +117,11 @@ fn hostile_paths_are_refused_each_with_its_reason() {
     assert!(cases.len() >= 20);
     for (input, expected) in &cases {
         assert_eq!(refusal(&tree, input), *expected, "{input:?}");
+    }
+    // Opening refuses every one of them too, and so does a write.
+    for (input, _) in &cases {
+        assert!(tree.dirs.open(input).is_err(), "{input:?} opened");
+        assert!(tree.dirs.write(input, b"x").is_err(), "{input:?} written");
     }
     // Nothing was created or touched outside.
     assert_eq!(
@@ -250,4 +256,228 @@ fn no_accepted_path_resolves_outside_the_root() {
         })
         .unwrap();
     assert!(accepted.get() > 200, "only {} accepted", accepted.get());
+}
+
+/// Paths through the tree's links, with no lexical fault for `resolve` to
+/// catch: whether they lead out is the file system's to say.
+fn linked_input() -> impl Strategy<Value = String> {
+    let segment = prop_oneof![
+        Just("docs"),
+        Just("inner"),
+        Just("deep"),
+        Just("escape"),
+        Just("self"),
+        Just("dangling"),
+        Just("secret"),
+        Just("key"),
+        Just("readme.md"),
+        Just("."),
+    ];
+    let prefix = prop_oneof![Just(""), Just("ROOT/"), Just("file://ROOT/")];
+    // Half of them end at a file.
+    let last = prop_oneof![Just("readme.md"), Just("key"), Just("")];
+    (prefix, proptest::collection::vec(segment, 1..6), last)
+        .prop_map(|(prefix, parts, last)| format!("{prefix}{}/{last}", parts.join("/")))
+}
+
+/// Runs 4,000 paths through links against `open`: some open (the property
+/// is not vacuous), and every one that opens is the readme, never the
+/// key outside.
+#[test]
+fn no_opened_file_is_outside_the_root() {
+    use proptest::test_runner::{Config, TestRunner};
+    let tree = tree();
+    std::fs::hard_link(tree.outside.join("secret/key"), tree.root.join("key")).unwrap();
+    let root = tree.root.display().to_string();
+    let opened = std::cell::Cell::new(0u32);
+    let mut runner = TestRunner::new(Config {
+        cases: 4_000,
+        ..Config::default()
+    });
+    runner
+        .run(&linked_input(), |raw| {
+            let input = raw.replace("ROOT", &root);
+            if let Ok(mut file) = tree.dirs.open(&input) {
+                opened.set(opened.get() + 1);
+                let mut text = String::new();
+                file.read_to_string(&mut text).unwrap();
+                prop_assert_eq!(
+                    text,
+                    "hello",
+                    "{:?} opened {}",
+                    input,
+                    file.path().display()
+                );
+            }
+            Ok(())
+        })
+        .unwrap();
+    // About 50 of 4,000 name the readme through a link that stays inside.
+    assert!(opened.get() > 20, "only {} opened", opened.get());
+}
+
+fn read(file: mcp_runtime::files::OpenedFile) -> String {
+    let mut text = String::new();
+    let mut file = file;
+    file.read_to_string(&mut text).unwrap();
+    text
+}
+
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(status.unwrap().success(), "mkfifo {}", path.display());
+}
+
+#[test]
+fn files_open_beneath_the_root_as_regular_files_with_one_link() {
+    let tree = tree();
+    assert_eq!(
+        read(tree.dirs.open("docs/inner/readme.md").unwrap()),
+        "hello"
+    );
+    let opened = tree.dirs.open(&file_uri(&tree.root.join("docs/readme.md")));
+    assert_eq!(opened.unwrap().path(), tree.root.join("docs/readme.md"));
+    std::fs::hard_link(tree.outside.join("secret/key"), tree.root.join("hard")).unwrap();
+    mkfifo(&tree.root.join("pipe"));
+    let refused = |input: &str| tree.dirs.open(input).unwrap_err();
+    assert!(matches!(refused("hard"), PathError::HardLinked(_, 2)));
+    assert_eq!(
+        refused("hard").to_string(),
+        format!(
+            "{} has 2 hard links: it may be a file from outside the served directories",
+            tree.root.join("hard").display()
+        )
+    );
+    assert!(
+        matches!(refused("pipe"), PathError::NotRegular(_)),
+        "no wait"
+    );
+    assert!(matches!(refused("docs"), PathError::NotRegular(_)));
+    assert!(matches!(refused("."), PathError::NotRegular(_)));
+    assert!(matches!(refused("missing"), PathError::NotFound(_)));
+    assert!(matches!(
+        refused("docs/deep/key"),
+        PathError::SymlinkEscape(_)
+    ));
+    assert!(matches!(refused("dangling"), PathError::SymlinkEscape(_)));
+    // Allowed, a hard link opens.
+    let trusting = tree.dirs.clone().allow_hard_links(true);
+    assert_eq!(read(trusting.open("hard").unwrap()), "key");
+}
+
+#[test]
+fn writes_replace_the_file_and_never_go_through_a_link() {
+    let tree = tree();
+    let secret = tree.outside.join("secret/key");
+    std::fs::hard_link(&secret, tree.root.join("hard")).unwrap();
+    mkfifo(&tree.root.join("pipe"));
+    let refused = |input: &str| tree.dirs.write(input, b"new").unwrap_err();
+    assert!(matches!(refused("hard"), PathError::HardLinked(_, 2)));
+    assert!(matches!(refused("pipe"), PathError::NotRegular(_)));
+    assert!(matches!(refused("docs"), PathError::NotRegular(_)));
+    assert!(matches!(refused("."), PathError::NotRegular(_)));
+    let escape = refused("escape/new.txt");
+    assert!(matches!(escape, PathError::SymlinkEscape(_)), "{escape:?}");
+    assert!(matches!(
+        refused("docs/deep/new/x"),
+        PathError::SymlinkEscape(_)
+    ));
+    assert!(!tree.outside.join("new.txt").exists());
+    assert!(!tree.outside.join("secret/new").exists());
+
+    // Allowed, a hard link is replaced, not written through.
+    let trusting = tree.dirs.clone().allow_hard_links(true);
+    let written = trusting.write("hard", b"new").unwrap();
+    assert!(!written.created);
+    assert_eq!(
+        std::fs::read_to_string(tree.root.join("hard")).unwrap(),
+        "new"
+    );
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "key");
+    assert_eq!(std::fs::metadata(&secret).unwrap().nlink(), 1);
+
+    // Created with its directories (through a link that stays inside),
+    // then replaced keeping its permissions.
+    let written = tree.dirs.write("docs/inner/new/a.txt", b"a").unwrap();
+    assert_eq!(written.path, tree.root.join("docs/inner/new/a.txt"));
+    assert!(written.created);
+    let real = tree.root.join("docs/new/a.txt");
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), "a");
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let before = std::fs::metadata(&real).unwrap().ino();
+    assert!(!tree.dirs.write("docs/new/a.txt", b"b").unwrap().created);
+    let after = std::fs::metadata(&real).unwrap();
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), "b");
+    assert_eq!(after.permissions().mode() & 0o777, 0o600);
+    assert_ne!(after.ino(), before, "a new file, renamed over the old one");
+    // No temporary file is left behind.
+    let names: Vec<_> = std::fs::read_dir(tree.root.join("docs/new"))
+        .unwrap()
+        .collect();
+    assert_eq!(names.len(), 1);
+}
+
+#[test]
+fn walks_list_links_without_following_them() {
+    let tree = tree();
+    let walked: Vec<(String, usize, &str)> = tree
+        .dirs
+        .walk(".", 8)
+        .unwrap()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            let kind = match () {
+                () if entry.is_symlink() => "link",
+                () if entry.is_dir() => "dir",
+                () => "file",
+            };
+            let relative = entry.relative().display().to_string();
+            assert_eq!(entry.path(), tree.root.join(&relative));
+            (relative, entry.depth(), kind)
+        })
+        .collect();
+    let expected = [
+        ("dangling", 1, "link"),
+        ("docs", 1, "dir"),
+        ("docs/deep", 2, "link"),
+        ("docs/inner", 2, "link"),
+        ("docs/readme.md", 2, "file"),
+        ("escape", 1, "link"),
+        ("self", 1, "link"),
+    ];
+    let expected: Vec<_> = expected
+        .iter()
+        .map(|(path, depth, kind)| ((*path).to_owned(), *depth, *kind))
+        .collect();
+    assert_eq!(walked, expected);
+
+    let docs: Vec<_> = tree
+        .dirs
+        .walk("docs", 1)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let names: Vec<_> = docs
+        .iter()
+        .map(|entry| entry.relative().to_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            Path::new("deep"),
+            Path::new("inner"),
+            Path::new("readme.md")
+        ]
+    );
+    assert_eq!(read(docs[2].open().unwrap()), "hello");
+    assert!(matches!(docs[0].open(), Err(PathError::SymlinkEscape(_))));
+    let not_a_dir = tree.dirs.walk("docs/readme.md", 1).unwrap_err();
+    assert!(
+        matches!(not_a_dir, PathError::NotADirectory(_)),
+        "{not_a_dir}"
+    );
+    assert!(matches!(
+        tree.dirs.walk("escape", 1),
+        Err(PathError::SymlinkEscape(_))
+    ));
 }

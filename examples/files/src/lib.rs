@@ -11,13 +11,16 @@
 //!   (`notifications/resources/list_changed`, `.../updated`).
 //!
 //! Every path a client sends goes through `mcp_runtime::files`, which
-//! refuses anything that would leave the directory, and every file is
-//! opened with `files::open_regular`, which refuses a FIFO or a device
-//! (without waiting on it, as opening a FIFO would). All file system work
-//! runs on the blocking pool (`blocking` handlers, `run_blocking`), never
-//! on the threads that answer requests. Reads and content
-//! searches never load more than 1 MiB of a file: larger text files are
-//! cut with a note, larger binary files refused.
+//! refuses anything that would leave the directory and opens files beneath
+//! the directory's handle (`Directories::open`, `write`, `walk`): a link
+//! swapped in between a check and an open cannot lead out, a hard link to
+//! a file outside is refused, a FIFO or a device is refused without
+//! waiting on it, and a write replaces the file (a temporary file renamed
+//! over it) instead of writing through it. All file system work runs on
+//! the blocking pool (`blocking` handlers, `run_blocking`), never on the
+//! threads that answer requests. Reads and content searches never load
+//! more than 1 MiB of a file: larger text files are cut with a note,
+//! larger binary files refused.
 //!
 //! The directory is the server's application state, a [`Files`] that
 //! `main.rs` opens from the command line and gives the server
@@ -32,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use mcp_runtime::catalog::{ProviderHandle, ResourceFuture, ResourceProvider};
-use mcp_runtime::files::{Directories, SafePath, file_uri};
+use mcp_runtime::files::{Directories, Entry, SafePath, file_uri};
 use mcp_runtime::protocol::Resource;
 use mcp_runtime::{Annotations, Context, State, resource, run_blocking};
 
@@ -132,40 +135,35 @@ impl FileProvider {
 
 impl ResourceProvider for FileProvider {
     fn list(&self) -> Vec<Resource> {
-        walkdir::WalkDir::new(self.files.root())
-            .follow_links(false)
-            .into_iter()
-            .filter_map(Result::ok)
-            .filter(|entry| entry.file_type().is_file())
+        let Ok(walk) = self.files.dirs().walk(".", usize::MAX) else {
+            return Vec::new();
+        };
+        walk.filter_map(Result::ok)
+            .filter(Entry::is_file)
             .take(MAX_LISTED_FILES)
-            .map(|entry| describe(&self.files, entry.path(), entry.metadata().ok()))
+            .map(|entry| describe(&entry))
             .collect()
     }
 
-    /// Reads on the blocking pool: resolving touches the file system too.
+    /// Reads on the blocking pool: opening touches the file system.
     fn read(&self, uri: &str, _context: Context) -> ResourceFuture {
         let (files, uri) = (self.files.clone(), uri.to_owned());
         Box::pin(run_blocking(move || {
-            files
-                .dirs()
-                .resolve_existing(&uri)
-                .map_err(read::refused)
-                .and_then(|path| read::limited(path.as_path(), &uri))
+            let file = files.dirs().open(&uri).map_err(read::refused)?;
+            read::limited(file, &uri)
         }))
     }
 }
 
 /// A file as `resources/list` shows it.
-fn describe(files: &Files, path: &Path, metadata: Option<std::fs::Metadata>) -> Resource {
-    let relative = files.relative(path);
-    let mut resource = Resource::new(file_uri(path), relative.clone())
+fn describe(entry: &Entry) -> Resource {
+    let relative = entry.relative().to_string_lossy().into_owned();
+    let mut resource = Resource::new(entry.uri(), relative.clone())
         .title(relative)
-        .mime_type(read::mime_type(path));
-    if let Some(metadata) = metadata {
-        resource = resource.size(metadata.len());
-        if let Ok(modified) = metadata.modified() {
-            resource = resource.annotations(Annotations::new().last_modified_at(modified));
-        }
+        .mime_type(read::mime_type(entry.path()))
+        .size(entry.len());
+    if let Some(modified) = entry.modified() {
+        resource = resource.annotations(Annotations::new().last_modified_at(modified));
     }
     resource
 }
@@ -180,9 +178,9 @@ fn file_by_path(
     #[ctx] files: State<Files>,
 ) -> Result<mcp_runtime::ReadResourceResult, mcp_runtime::ReadError> {
     let uri = format!("file:///{path}");
-    let path = files
+    let file = files
         .dirs()
-        .resolve_existing(&format!("/{path}"))
+        .open(&format!("/{path}"))
         .map_err(read::refused)?;
-    read::limited(path.as_path(), &uri)
+    read::limited(file, &uri)
 }

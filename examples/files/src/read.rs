@@ -1,10 +1,9 @@
 //! Reading a file without ever loading more than [`MAX_READ_BYTES`] of it.
 
-use std::fs::OpenOptions;
 use std::io::Read as _;
 use std::path::Path;
 
-use mcp_runtime::files::{PathError, is_not_regular, open_regular};
+use mcp_runtime::files::{OpenedFile, PathError};
 use mcp_runtime::{ReadError, ReadResourceResult, ResourceContents};
 use serde_json::json;
 
@@ -23,34 +22,30 @@ pub(crate) fn mime_type(path: &Path) -> String {
         .to_owned()
 }
 
-/// A path the client gave that cannot be read, as the read's error.
+/// A file the client named that cannot be read, as the read's error: a
+/// missing file is not found, a failure to read is the server's, anything
+/// else (a path that leaves the directory, a FIFO, a hard link) is the
+/// client's.
 pub(crate) fn refused(error: PathError) -> ReadError {
     match error {
         PathError::NotFound(_) => ReadError::NotFound,
+        PathError::Io(error) => ReadError::Failed(format!("cannot read the file: {error}")),
         other => ReadError::Invalid(other.to_string()),
     }
 }
 
-/// The first [`MAX_READ_BYTES`] of the file at `path`, read as `uri`:
+/// The first [`MAX_READ_BYTES`] of the opened `file`, read as `uri`:
 /// text (UTF-8) whole or cut with a note, binary whole or refused.
 ///
-/// Blocks on the file system: call it off the async threads. A FIFO, a
-/// device or a link is refused as not a regular file without waiting on
-/// it, even one swapped in after the path was checked (`open_regular`
-/// checks what it opened).
-pub(crate) fn limited(path: &Path, uri: &str) -> Result<ReadResourceResult, ReadError> {
-    let failed = |error: std::io::Error| match is_not_regular(&error) {
-        true => ReadError::Invalid(format!("{uri} is not a regular file")),
-        false => ReadError::Failed(format!("cannot read {uri}: {error}")),
-    };
-    let file = open_regular(path, OpenOptions::new().read(true)).map_err(failed)?;
-    let size = file.metadata().map_err(failed)?.len();
+/// Blocks on the file system: call it off the async threads.
+pub(crate) fn limited(file: OpenedFile, uri: &str) -> Result<ReadResourceResult, ReadError> {
+    let size = file.len();
+    let mime = mime_type(file.path());
     let mut bytes = Vec::with_capacity(usize::try_from(size.min(MAX_READ_BYTES)).unwrap_or(0));
     file.take(MAX_READ_BYTES)
         .read_to_end(&mut bytes)
-        .map_err(failed)?;
+        .map_err(|error| ReadError::Failed(format!("cannot read {uri}: {error}")))?;
     let cut = size > MAX_READ_BYTES;
-    let mime = mime_type(path);
     let contents = match text(&bytes, cut) {
         Some(text) if !cut => ResourceContents::text(uri, text),
         Some(text) => {

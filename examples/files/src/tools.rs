@@ -1,15 +1,13 @@
-//! `search`, `tree` and `write_file`: every one bounded, every path
-//! checked, every file opened as a regular file or not at all, and the
-//! file system touched only on the blocking pool (`search` and `tree` are
-//! `blocking`; `write_file` awaits the user, then writes with
-//! `run_blocking`).
+//! `search`, `tree` and `write_file`: every one bounded, every file opened
+//! beneath the directory's handle (as a regular file with one link, or not
+//! at all), and the file system touched only on the blocking pool
+//! (`search` and `tree` are `blocking`; `write_file` awaits the user, then
+//! writes with `run_blocking`).
 
 use std::fmt::Write as _;
-use std::fs::OpenOptions;
-use std::io::{Read as _, Write as _};
-use std::path::Path;
+use std::io::Read as _;
 
-use mcp_runtime::files::{is_not_regular, open_regular};
+use mcp_runtime::files::{Entry, PathError};
 use mcp_runtime::{ElicitForm, Elicitation, Input, Json, State, run_blocking, tool};
 use serde::Serialize;
 
@@ -73,21 +71,18 @@ fn search(
         incomplete: false,
     };
     let mut budget = SEARCH_BYTES;
-    let walk = walkdir::WalkDir::new(files.root())
-        .follow_links(false)
-        .sort_by_file_name();
-    for entry in walk.into_iter().filter_map(Result::ok) {
-        if !entry.file_type().is_file() {
-            continue;
-        }
+    let walk = files
+        .dirs()
+        .walk(".", usize::MAX)
+        .map_err(|e| e.to_string())?;
+    for entry in walk.filter_map(Result::ok).filter(Entry::is_file) {
         if found.matches.len() >= limit || found.files_searched >= SEARCH_FILES || budget == 0 {
             found.incomplete = true;
             break;
         }
         found.files_searched += 1;
-        let path = entry.path();
-        let relative = files.relative(path);
-        let uri = mcp_runtime::files::file_uri(path);
+        let relative = entry.relative().to_string_lossy().into_owned();
+        let uri = entry.uri();
         if relative.to_lowercase().contains(&needle) {
             found.matches.push(Match {
                 path: relative.clone(),
@@ -98,7 +93,7 @@ fn search(
         }
         if content.unwrap_or(true) {
             let left = limit - found.matches.len();
-            let lines = matching_lines(path, &needle, &mut budget, left);
+            let lines = matching_lines(&entry, &needle, &mut budget, left);
             found
                 .matches
                 .extend(lines.into_iter().map(|(line, text)| Match {
@@ -112,21 +107,22 @@ fn search(
     Ok(Json(found))
 }
 
-/// The lines of the text file at `path` that contain `needle`, reading at
+/// The lines of the text file `entry` that contain `needle`, reading at
 /// most its first MiB and what is left of `budget`.
 fn matching_lines(
-    path: &Path,
+    entry: &Entry,
     needle: &str,
     budget: &mut u64,
     most: usize,
 ) -> Vec<(usize, String)> {
     let mut bytes = Vec::new();
     let allowed = (*budget).min(MAX_READ_BYTES);
-    // A file swapped for a FIFO since the walk saw it is skipped, not
-    // waited on.
-    let read = open_regular(path, OpenOptions::new().read(true))
-        .and_then(|file| file.take(allowed).read_to_end(&mut bytes));
-    let Ok(read) = read else {
+    // A file swapped for a FIFO, a link or a hard link since the walk saw
+    // it is skipped, not waited on nor followed out.
+    let Ok(file) = entry.open() else {
+        return Vec::new();
+    };
+    let Ok(read) = file.take(allowed).read_to_end(&mut bytes) else {
         return Vec::new();
     };
     *budget -= read as u64;
@@ -152,34 +148,24 @@ fn tree(
     depth: Option<usize>,
     #[ctx] files: State<Files>,
 ) -> Result<String, String> {
-    let start = files.resolve(path.as_deref().unwrap_or("."))?;
-    if !start.as_path().is_dir() {
-        return Err(format!(
-            "{} is not a directory",
-            files.relative(start.as_path())
-        ));
-    }
     let depth = depth.unwrap_or(3).clamp(1, 8);
-    let walk = walkdir::WalkDir::new(start.as_path())
-        .follow_links(false)
-        .min_depth(1)
-        .max_depth(depth)
-        .sort_by_file_name();
+    let start = path.as_deref().unwrap_or(".");
+    let walk = files.dirs().walk(start, depth).map_err(|e| e.to_string())?;
     let mut out = String::new();
-    for (shown, entry) in walk.into_iter().filter_map(Result::ok).enumerate() {
+    for (shown, entry) in walk.filter_map(Result::ok).enumerate() {
         if shown == TREE_ENTRIES {
             out.push_str("... (more entries not shown)\n");
             break;
         }
         let indent = "  ".repeat(entry.depth() - 1);
-        let name = entry.file_name().to_string_lossy();
-        let _ = match entry.metadata() {
-            Ok(meta) if meta.is_dir() => writeln!(out, "{indent}{name}/"),
-            Ok(meta) if entry.path_is_symlink() => {
-                writeln!(out, "{indent}{name} -> (link, {} bytes)", meta.len())
+        let name = entry.relative().file_name().unwrap_or_default();
+        let name = name.to_string_lossy();
+        let _ = match () {
+            () if entry.is_dir() => writeln!(out, "{indent}{name}/"),
+            () if entry.is_symlink() => {
+                writeln!(out, "{indent}{name} -> (link, {} bytes)", entry.len())
             }
-            Ok(meta) => writeln!(out, "{indent}{name} ({} bytes)", meta.len()),
-            Err(_) => writeln!(out, "{indent}{name}"),
+            () => writeln!(out, "{indent}{name} ({} bytes)", entry.len()),
         };
     }
     if out.is_empty() {
@@ -207,25 +193,14 @@ async fn write_file(
     #[ctx] input: Input,
     #[ctx] files: State<Files>,
 ) -> Result<String, String> {
-    let target = files.resolve(&path)?;
     if content.len() as u64 > MAX_READ_BYTES {
         return Err(format!(
             "the contents are {} bytes; at most {MAX_READ_BYTES}",
             content.len()
         ));
     }
-    // `symlink_metadata` does not open the file: a FIFO is refused before
-    // anyone is asked (and `write_to` refuses one swapped in later).
-    let existing = std::fs::symlink_metadata(target.as_path()).ok();
-    match existing.as_ref() {
-        Some(metadata) if metadata.is_dir() => return Err(format!("{path} is a directory")),
-        Some(metadata) if !metadata.is_file() => {
-            return Err(format!("{path} is not a regular file"));
-        }
-        _ => {}
-    }
-    let relative = files.relative(target.as_path());
-    let exists = existing.is_some();
+    let (checker, target) = (Files::clone(&files), path.clone());
+    let (relative, exists) = run_blocking(move || checker.check_target(&target)).await?;
     let question = match exists {
         true => format!("Overwrite {relative} with {} bytes?", content.len()),
         false => format!("Create {relative} ({} bytes)?", content.len()),
@@ -238,30 +213,56 @@ async fn write_file(
         _ => return Err(format!("{relative} was not written: the user cancelled")),
     }
     let length = content.len();
-    let written = target.into_path_buf();
-    let (path, named) = (written.clone(), relative.clone());
-    run_blocking(move || write_to(&path, &named, content.as_bytes())).await?;
-    files.changed(&written);
-    let verb = if exists { "overwrote" } else { "created" };
+    let writer = Files::clone(&files);
+    // Checked again as it is written: the tree may have changed meanwhile.
+    let written = run_blocking(move || writer.dirs().write(&path, content.as_bytes()))
+        .await
+        .map_err(|error| refusal(&error, &relative))?;
+    files.changed(&written.path);
+    let verb = if written.created {
+        "created"
+    } else {
+        "overwrote"
+    };
     Ok(format!("{verb} {relative} ({length} bytes)"))
 }
 
-/// Writes `content` to the regular file at `path` (shown as `relative`),
-/// creating it and its missing directories. Blocks: run it on the blocking
-/// pool. Truncates only once the opened file is known to be regular.
-fn write_to(path: &Path, relative: &str, content: &[u8]) -> Result<(), String> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|error| format!("cannot create {relative}: {error}"))?;
-    }
-    let mut file =
-        open_regular(path, OpenOptions::new().write(true).create(true)).map_err(|error| {
-            match is_not_regular(&error) {
-                true => format!("{relative} is not a regular file"),
-                false => format!("cannot write {relative}: {error}"),
+impl Files {
+    /// Where a write of `path` would go (relative to the directory), and
+    /// whether a file is there: refused at once if it leaves the directory
+    /// or names something a write would refuse, so that nobody is asked
+    /// about a write that cannot happen. Blocks on the file system.
+    fn check_target(&self, path: &str) -> Result<(String, bool), String> {
+        let target = self.resolve(path)?;
+        let relative = self.relative(target.as_path());
+        // `symlink_metadata` does not open the file: a FIFO is not waited on.
+        let Ok(metadata) = std::fs::symlink_metadata(target.as_path()) else {
+            return Ok((relative, false));
+        };
+        let path = target.into_path_buf();
+        if !metadata.is_file() {
+            return Err(refusal(&PathError::NotRegular(path), &relative));
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            if metadata.nlink() > 1 {
+                let error = PathError::HardLinked(path, metadata.nlink());
+                return Err(refusal(&error, &relative));
             }
-        })?;
-    file.set_len(0)
-        .and_then(|()| file.write_all(content))
-        .map_err(|error| format!("cannot write {relative}: {error}"))
+        }
+        Ok((relative, true))
+    }
+}
+
+/// Why `relative` cannot be written, naming it as the client did rather
+/// than by the server's full path.
+fn refusal(error: &PathError, relative: &str) -> String {
+    match error {
+        PathError::NotRegular(_) => format!("{relative} is not a regular file"),
+        PathError::HardLinked(_, links) => format!(
+            "{relative} has {links} hard links: it may be a file from outside the served directory"
+        ),
+        other => format!("{relative} was not written: {other}"),
+    }
 }

@@ -8,48 +8,17 @@
 //! also a FIFO swapped in for a checked file between the question and the
 //! write (the opened file is what is checked).
 
-use std::net::{SocketAddr, TcpListener};
+mod calls;
+mod common;
+
+use std::net::SocketAddr;
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
+use calls::write;
+use common::{confirmed, post, serve_http};
 use mcp_runtime::files::file_uri;
-use mcp_test_support::{http, meta_with, request};
 use serde_json::{Value, json};
-use tokio::process::{Child, Command};
-
-const BIN: &str = env!("CARGO_BIN_EXE_files");
-
-/// The example served over HTTP on a free loopback port, killed on drop.
-struct HttpChild {
-    _child: Child,
-    address: SocketAddr,
-}
-
-async fn serve_http(dir: &Path) -> HttpChild {
-    let address = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
-    let child = Command::new(BIN)
-        .arg(dir)
-        .args(["--http", &address.to_string()])
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the example runs");
-    for _ in 0..200 {
-        if std::net::TcpStream::connect(address).is_ok() {
-            return HttpChild {
-                _child: child,
-                address,
-            };
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("the example does not listen on {address}");
-}
 
 fn mkfifo(path: &Path) {
     let status = std::process::Command::new("mkfifo")
@@ -59,37 +28,14 @@ fn mkfifo(path: &Path) {
     assert!(status.success(), "mkfifo {}", path.display());
 }
 
-async fn post(address: SocketAddr, id: u64, method: &str, params: Value) -> Value {
-    http::post(address, &request(id, method, params))
-        .await
-        .json()
-}
-
-fn write(path: &str, extra: Value) -> Value {
-    let mut params = json!({
-        "name": "write_file",
-        "arguments": {"path": path, "content": "x"},
-        "_meta": meta_with(json!({"elicitation": {}})),
-    });
-    if let (Some(params), Some(extra)) = (params.as_object_mut(), extra.as_object()) {
-        params.extend(extra.clone());
-    }
-    params
-}
-
 /// `write_file` of the FIFO, confirmed if the server asks: the final answer.
 async fn write_fifo(address: SocketAddr, id: u64) -> Value {
-    let first = post(address, id, "tools/call", write("pipe", json!({}))).await;
+    let first = post(address, id, "tools/call", write("pipe", "x", json!({}))).await;
     if first["result"]["resultType"] != "input_required" {
         return first;
     }
-    let requests = first["result"]["inputRequests"].as_object().unwrap();
-    let (key, _) = requests.iter().next().unwrap();
-    let accept = json!({
-        "requestState": first["result"]["requestState"].clone(),
-        "inputResponses": {key: {"action": "accept", "content": {"confirm": true}}},
-    });
-    post(address, id, "tools/call", write("pipe", accept)).await
+    let accept = confirmed("pipe", "x", &first);
+    post(address, id, "tools/call", accept).await
 }
 
 /// A client that writes to the FIFO, then reads it: both answers.
@@ -152,10 +98,10 @@ async fn a_file_swapped_for_a_fifo_before_the_write_is_refused_not_waited_on() {
     let server = serve_http(&root).await;
     let address = server.address;
     // Asked about a regular file...
-    let first = post(address, 1, "tools/call", write("swap.txt", json!({}))).await;
+    let first = post(address, 1, "tools/call", write("swap.txt", "x", json!({}))).await;
     assert_eq!(first["result"]["resultType"], "input_required", "{first}");
     let requests = first["result"]["inputRequests"].as_object().unwrap();
-    let (key, asked) = requests.iter().next().unwrap();
+    let (_, asked) = requests.iter().next().unwrap();
     assert_eq!(
         asked["params"]["message"],
         "Overwrite swap.txt with 1 bytes?"
@@ -163,13 +109,10 @@ async fn a_file_swapped_for_a_fifo_before_the_write_is_refused_not_waited_on() {
     // ...which is a FIFO by the time the user says yes.
     std::fs::remove_file(root.join("swap.txt")).unwrap();
     mkfifo(&root.join("swap.txt"));
-    let accept = json!({
-        "requestState": first["result"]["requestState"].clone(),
-        "inputResponses": {key: {"action": "accept", "content": {"confirm": true}}},
-    });
+    let accept = confirmed("swap.txt", "x", &first);
     let written = tokio::time::timeout(
         Duration::from_secs(2),
-        post(address, 2, "tools/call", write("swap.txt", accept)),
+        post(address, 2, "tools/call", accept),
     )
     .await
     .expect("the write is refused, not left waiting for a reader");

@@ -4,13 +4,17 @@
 //! write that cannot leave the directory, and changes on disk announced.
 //! Every message is checked against the spec's schema.
 
+mod calls;
+
 use std::path::Path;
 use std::time::Duration;
 
 use mcp_runtime::files::file_uri;
 use mcp_test_support::stdio::StdioServer;
-use mcp_test_support::{assert_valid, assert_valid_notification, meta_with, request};
+use mcp_test_support::{assert_valid, assert_valid_notification, request};
 use serde_json::{Value, json};
+
+use calls::write;
 
 const BIN: &str = env!("CARGO_BIN_EXE_files");
 
@@ -266,18 +270,6 @@ async fn search_finds_names_and_content_and_tree_shows_the_layout() {
     .await;
     assert_eq!(escape["result"]["isError"], true);
     server.finish().await;
-}
-
-fn write(path: &str, content: &str, extra: Value) -> Value {
-    let mut params = json!({
-        "name": "write_file",
-        "arguments": {"path": path, "content": content},
-        "_meta": meta_with(json!({"elicitation": {}})),
-    });
-    if let (Some(params), Some(extra)) = (params.as_object_mut(), extra.as_object()) {
-        params.extend(extra.clone());
-    }
-    params
 }
 
 #[tokio::test]

@@ -29,39 +29,93 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Opening is the other half. A path that named a regular file when it was
-//! checked may name a FIFO, a device or a symbolic link when it is opened,
-//! and opening a FIFO blocks until someone opens its other end: a handler
-//! that does so holds its thread, and with it every request that thread
-//! serves. [`open_regular`] opens without blocking and without following a
-//! final symbolic link, then checks what it opened, and refuses anything
-//! but a regular file ([`is_not_regular`] tells that refusal apart). Do the
-//! I/O itself off the async threads: `#[tool(blocking)]`, or
-//! [`run_blocking`](crate::run_blocking) inside an async handler.
+//! # Open files, not checked paths
 //!
-//! What it cannot do: a process that can write inside the directories can
-//! swap a checked directory for a symbolic link between the check and the
-//! use. The resolved path has every symbolic link already followed, which
-//! narrows that window to the path's own parts; a server that shares its
-//! directories with untrusted local writers should open files with a
-//! capability-based API (the `cap-std` crate) instead.
+//! A checked path can change between the check and its use: a process
+//! that can write inside the directories can swap a directory on it for a
+//! symbolic link that leads out, or link a file from outside in with a
+//! hard link. So the API that touches files takes the client's input and
+//! hands back what it opened, never a path to open later:
+//!
+//! - [`Directories::open`] opens a regular file for reading;
+//! - [`Directories::write`] replaces (or creates) a file's contents;
+//! - [`Directories::walk`] lists a directory tree, each [`Entry`] opened
+//!   through its own directory's handle.
+//!
+//! Each resolves the path beneath a handle of its directory that cannot be
+//! escaped (the `cap-std` crate: `openat2` with `RESOLVE_BENEATH |
+//! RESOLVE_NO_MAGICLINKS` on Linux 5.6 and later, and elsewhere a walk of
+//! the path one component at a time with `O_NOFOLLOW`, which is as strict
+//! and somewhat slower). Symbolic links that stay inside are followed;
+//! one that leads out, one with an absolute target (even one that points
+//! back inside) and `..` past the directory are refused as
+//! [`PathError::SymlinkEscape`], however the tree changes while the path
+//! is resolved.
+//!
+//! - Only regular files open. A FIFO, a device or a socket is refused
+//!   ([`PathError::NotRegular`]) without waiting on it: the open cannot
+//!   block (`O_NONBLOCK`), and the *opened* descriptor is what is checked
+//!   (`fstat`). Opening a FIFO would otherwise hold the thread until
+//!   someone opened its other end.
+//! - A file with more than one hard link is refused
+//!   ([`PathError::HardLinked`]): a hard link inside the directories can
+//!   name any file outside them that its maker could reach. Serve trees
+//!   that use hard links on purpose with
+//!   [`allow_hard_links`](Directories::allow_hard_links).
+//! - A write goes to a temporary file in the target's directory, renamed
+//!   over the target once complete: it never writes through an existing
+//!   link, and a reader never sees half a file.
+//!
+//! All of it blocks on the file system: call it off the async threads,
+//! from `#[tool(blocking)]` handlers or inside
+//! [`run_blocking`](crate::run_blocking).
+//!
+//! ```no_run
+//! use std::io::Read as _;
+//! use mcp_runtime::files::Directories;
+//!
+//! let dirs = Directories::new(["/srv/notes"])?;
+//! let mut text = String::new();
+//! dirs.open("2025/january.md")?.read_to_string(&mut text)?;
+//! dirs.write("2025/february.md", b"# February\n")?;
+//! for entry in dirs.walk(".", 2)? {
+//!     let entry = entry?;
+//!     println!("{} ({} bytes)", entry.relative().display(), entry.len());
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! [`Directories::resolve`] and [`open_regular`] remain for a path that is
+//! only named (a URI to show, a question to ask), and for files the server
+//! chose itself.
+
+mod open;
+mod walk;
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use cap_std::fs::Dir;
 
 use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str, utf8_percent_encode};
+
+pub use self::open::{OpenedFile, Written};
+pub use self::walk::{Entry, Walk};
 
 /// The longest path accepted, in bytes (Linux's `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;
 /// The longest file name accepted, in bytes (Linux's `NAME_MAX`).
 pub const MAX_NAME_BYTES: usize = 255;
 
-/// The directories a server was given, canonicalized once.
+/// The directories a server was given, canonicalized once and held open.
 #[derive(Clone, Debug)]
 pub struct Directories {
     roots: Vec<Root>,
+    /// Whether files with more than one hard link may be opened.
+    hard_links: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -70,6 +124,8 @@ struct Root {
     given: PathBuf,
     /// With every symbolic link resolved: what paths must end up under.
     canonical: PathBuf,
+    /// The directory, open: what every file is opened beneath.
+    dir: Arc<Dir>,
 }
 
 /// A path inside one of the [`Directories`], every existing part of it
@@ -109,6 +165,15 @@ pub enum PathError {
     SymlinkEscape(PathBuf),
     /// Nothing exists at the path (from [`Directories::resolve_existing`]).
     NotFound(PathBuf),
+    /// What the path names is not a regular file (a directory, a FIFO, a
+    /// device, a socket).
+    NotRegular(PathBuf),
+    /// What a walk was to start from is not a directory.
+    NotADirectory(PathBuf),
+    /// The file has other hard links (how many in all): it may be a file
+    /// from outside the directories, linked in. See
+    /// [`Directories::allow_hard_links`].
+    HardLinked(PathBuf, u64),
     /// The file system could not be read.
     Io(io::Error),
 }
@@ -140,6 +205,13 @@ impl fmt::Display for PathError {
                 path.display()
             ),
             PathError::NotFound(path) => write!(f, "{} does not exist", path.display()),
+            PathError::NotRegular(path) => write!(f, "{} is not a regular file", path.display()),
+            PathError::NotADirectory(path) => write!(f, "{} is not a directory", path.display()),
+            PathError::HardLinked(path, links) => write!(
+                f,
+                "{} has {links} hard links: it may be a file from outside the served directories",
+                path.display()
+            ),
             PathError::Io(error) => write!(f, "the path cannot be checked: {error}"),
         }
     }
@@ -161,7 +233,12 @@ impl Directories {
                     format!("{} is not a directory", given.display()),
                 ));
             }
-            roots.push(Root { given, canonical });
+            let dir = Dir::open_ambient_dir(&canonical, cap_std::ambient_authority())?;
+            roots.push(Root {
+                given,
+                canonical,
+                dir: Arc::new(dir),
+            });
         }
         if roots.is_empty() {
             return Err(io::Error::new(
@@ -169,7 +246,22 @@ impl Directories {
                 "give at least one directory",
             ));
         }
-        Ok(Directories { roots })
+        Ok(Directories {
+            roots,
+            hard_links: false,
+        })
+    }
+
+    /// Whether [`open`](Self::open), [`write`](Self::write) and a walk's
+    /// [`Entry::open`] accept a file with more than one hard link. By
+    /// default they refuse it ([`PathError::HardLinked`]): anyone who can
+    /// write inside the directories can hard-link in any file they can
+    /// reach, and nothing on the link says where it came from. Allow them
+    /// for trees that use hard links on purpose and that no untrusted
+    /// local user writes to.
+    pub fn allow_hard_links(mut self, allow: bool) -> Self {
+        self.hard_links = allow;
+        self
     }
 
     /// The directories, with symbolic links resolved.
@@ -183,7 +275,8 @@ impl Directories {
     /// exists is resolved and must stay inside.
     pub fn resolve(&self, input: &str) -> Result<SafePath, PathError> {
         let path = client_path(input)?;
-        let (root, lexical) = self.place(&path)?;
+        let (root, relative) = self.place(&path)?;
+        let lexical = self.roots[root].path_of(&relative);
         let resolved = resolve_existing_prefix(&lexical)?;
         let inside = |p: &Path| p.starts_with(&self.roots[root].canonical);
         if !inside(&resolved) {
@@ -214,19 +307,41 @@ impl Directories {
     }
 
     /// Which directory an absolute or relative path falls in, lexically,
-    /// and the path joined onto it.
+    /// and the path relative to it (`.` for the directory itself).
     fn place(&self, path: &Path) -> Result<(usize, PathBuf), PathError> {
         if path.is_relative() {
-            return Ok((0, self.roots[0].canonical.join(path)));
+            return Ok((0, path.to_owned()));
         }
         for (index, root) in self.roots.iter().enumerate() {
             for base in [&root.canonical, &root.given] {
                 if let Ok(rest) = path.strip_prefix(base) {
-                    return Ok((index, root.canonical.join(rest)));
+                    let rest = match rest.as_os_str().is_empty() {
+                        true => PathBuf::from("."),
+                        false => rest.to_owned(),
+                    };
+                    return Ok((index, rest));
                 }
             }
         }
         Err(PathError::Outside(path.to_owned()))
+    }
+
+    /// The directory `input` falls in and the path relative to it, checked
+    /// lexically only: what the handle-relative operations start from.
+    fn locate(&self, input: &str) -> Result<(&Root, PathBuf), PathError> {
+        let path = client_path(input)?;
+        let (root, relative) = self.place(&path)?;
+        Ok((&self.roots[root], relative))
+    }
+}
+
+impl Root {
+    /// The full path of `relative` (a path [`Directories::place`] gave).
+    fn path_of(&self, relative: &Path) -> PathBuf {
+        match relative == Path::new(".") {
+            true => self.canonical.clone(),
+            false => self.canonical.join(relative),
+        }
     }
 }
 
