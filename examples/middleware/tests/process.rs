@@ -127,16 +127,11 @@ impl HttpChild {
             .kill_on_drop(true)
             .spawn()
             .expect("the example runs");
-        for _ in 0..200 {
-            if tokio::net::TcpStream::connect(address).await.is_ok() {
-                return HttpChild {
-                    _child: child,
-                    address,
-                };
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
+        http::wait_listening(address).await;
+        HttpChild {
+            _child: child,
+            address,
         }
-        panic!("the example does not listen on {address}");
     }
 
     async fn post(&self, message: String, status: u16, result: &str) -> Value {

@@ -109,6 +109,26 @@ pub fn mcp_headers_with(message: &str, overrides: Overrides<'_>) -> Vec<(String,
     headers
 }
 
+/// Waits (up to 5 s) until something listens on `address`, a port a child
+/// process was told to bind. A connection to itself does not count: with
+/// nothing listening yet, a connect whose ephemeral source port happens to
+/// be `address`'s own port "succeeds" (TCP simultaneous open) and then
+/// holds the port the child was about to bind.
+///
+/// # Panics
+/// When nothing listens within 5 s.
+pub async fn wait_listening(address: SocketAddr) {
+    for _ in 0..200 {
+        if let Ok(stream) = TcpStream::connect(address).await
+            && stream.local_addr().ok() != Some(address)
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("nothing listens on {address}");
+}
+
 /// Sends one request on a fresh connection and returns the response head;
 /// the body can then be read whole or event by event.
 pub async fn send(

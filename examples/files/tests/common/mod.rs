@@ -4,7 +4,6 @@
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
 use std::process::Stdio;
-use std::time::Duration;
 
 use mcp_test_support::{http, request};
 use serde_json::{Value, json};
@@ -34,16 +33,11 @@ pub(crate) async fn serve_http(dir: &Path) -> HttpChild {
         .kill_on_drop(true)
         .spawn()
         .expect("the example runs");
-    for _ in 0..200 {
-        if std::net::TcpStream::connect(address).is_ok() {
-            return HttpChild {
-                _child: child,
-                address,
-            };
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
+    http::wait_listening(address).await;
+    HttpChild {
+        _child: child,
+        address,
     }
-    panic!("the example does not listen on {address}");
 }
 
 /// The answer to one request.
