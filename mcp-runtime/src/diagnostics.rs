@@ -136,11 +136,19 @@ impl Throttle {
     }
 }
 
+/// The OpenTelemetry export `run()` starts, if any.
+#[cfg(feature = "otel")]
+pub(crate) type Telemetry = crate::otel::Telemetry;
+/// Without the `otel` feature, none.
+#[cfg(not(feature = "otel"))]
+pub(crate) type Telemetry = std::convert::Infallible;
+
 /// Logging to stderr for the standard entry point: level from `RUST_LOG`
-/// (the last bare level in it; default `warn`). Keep the guard until the
-/// process ends: dropping it writes out what is queued (waiting at most a
-/// second for a stderr nobody reads).
-pub(crate) fn init() -> Option<LogGuard> {
+/// (the last bare level in it; default `warn`), and with `telemetry` its
+/// spans exported too. Keep the guard until the process ends: dropping it
+/// writes out what is queued (waiting at most a second for a stderr nobody
+/// reads).
+pub(crate) fn init(telemetry: Option<&Telemetry>) -> Option<LogGuard> {
     let level = std::env::var("RUST_LOG")
         .ok()
         .and_then(|spec| {
@@ -151,13 +159,33 @@ pub(crate) fn init() -> Option<LogGuard> {
         })
         .unwrap_or(tracing::Level::WARN);
     let writer = Arc::new(Dropping::default());
-    tracing_subscriber::fmt()
-        .with_writer(Shared(writer.clone()))
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_max_level(level)
-        .try_init()
-        .ok()
-        .map(|()| LogGuard(writer))
+    let ansi = std::io::stderr().is_terminal();
+    let installed = match telemetry {
+        #[cfg(feature = "otel")]
+        Some(telemetry) => {
+            use tracing_subscriber::Layer as _;
+            use tracing_subscriber::layer::SubscriberExt as _;
+            use tracing_subscriber::util::SubscriberInitExt as _;
+            let log = tracing_subscriber::fmt::layer()
+                .with_writer(Shared(writer.clone()))
+                .with_ansi(ansi)
+                .with_filter(tracing_subscriber::filter::LevelFilter::from_level(level));
+            tracing_subscriber::registry()
+                .with(log)
+                .with(telemetry.tracing_layer())
+                .try_init()
+                .is_ok()
+        }
+        #[cfg(not(feature = "otel"))]
+        Some(never) => match *never {},
+        None => tracing_subscriber::fmt()
+            .with_writer(Shared(writer.clone()))
+            .with_ansi(ansi)
+            .with_max_level(level)
+            .try_init()
+            .is_ok(),
+    };
+    installed.then_some(LogGuard(writer))
 }
 
 /// Flushes the log when dropped.

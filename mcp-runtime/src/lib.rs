@@ -33,6 +33,9 @@ mod legacy;
 mod lifecycle;
 pub mod middleware;
 pub mod mrtr;
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub mod otel;
 mod prompt;
 pub mod protocol;
 #[cfg(feature = "redis")]

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::diagnostics::Telemetry;
 use crate::dispatch::Dispatcher;
 use crate::lifecycle::Launched;
 use crate::server::{Server, ServerBuilder};
@@ -40,11 +41,14 @@ impl ServerBuilder {
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString>,
     {
-        // Held until the server is done: dropping it flushes the log.
-        let _logging = crate::diagnostics::init();
+        // Held until the server is done: dropping them flushes the
+        // telemetry, then the log.
+        let (builder, telemetry) = self.telemetry();
+        let _logging = crate::diagnostics::init(telemetry.as_ref());
+        let _telemetry = telemetry;
         let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
         #[cfg(feature = "cli")]
-        let (builder, how) = match crate::cli::launch(self, args.clone()) {
+        let (builder, how) = match crate::cli::launch(builder, args.clone()) {
             crate::cli::Launch::Exit(code) => return code,
             crate::cli::Launch::Stdio(builder, options) => (*builder, Serve::Stdio(options)),
             crate::cli::Launch::Http(builder, options) => (*builder, Serve::Http(options)),
@@ -52,10 +56,42 @@ impl ServerBuilder {
         };
         #[cfg(not(feature = "cli"))]
         let (builder, how) = {
-            let stdio = self.stdio.clone();
-            (self, Serve::Stdio(stdio))
+            let stdio = builder.stdio.clone();
+            (builder, Serve::Stdio(stdio))
         };
         serve(builder, how, args)
+    }
+}
+
+impl ServerBuilder {
+    /// Starts OpenTelemetry export when the builder or the environment
+    /// asks for it, with the request layer outermost (so that its spans
+    /// time the user's layers too); a failure to start is printed and the
+    /// server runs without it.
+    #[cfg(feature = "otel")]
+    fn telemetry(mut self) -> (Self, Option<Telemetry>) {
+        let wanted = self.otel.take().or_else(crate::otel::Otel::from_env);
+        // Started by hand already (a subscriber of the user's own).
+        let Some(otel) = wanted.filter(|_| !crate::otel::Telemetry::installed()) else {
+            return (self, None);
+        };
+        let name = self.settings.info.name.clone();
+        match otel.service_name(name).install() {
+            Ok(telemetry) => {
+                let layer = crate::middleware::RequestLayer::new(telemetry.layer());
+                self.request_layers.insert(0, layer);
+                (self, Some(telemetry))
+            }
+            Err(error) => {
+                eprintln!("warning: {error}; the server runs without it");
+                (self, None)
+            }
+        }
+    }
+
+    #[cfg(not(feature = "otel"))]
+    fn telemetry(self) -> (Self, Option<Telemetry>) {
+        (self, None)
     }
 }
 

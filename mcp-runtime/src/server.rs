@@ -80,7 +80,10 @@ pub struct ServerBuilder {
     /// Item layers, outermost first, with the items each wraps.
     layers: Vec<crate::dispatch::layers::GivenLayer>,
     /// Request layers, outermost first.
-    request_layers: Vec<crate::middleware::RequestLayer>,
+    pub(crate) request_layers: Vec<crate::middleware::RequestLayer>,
+    /// OpenTelemetry export that `run()` starts, as given in code.
+    #[cfg(feature = "otel")]
+    pub(crate) otel: Option<crate::otel::Otel>,
     /// The application's states, for handlers' `State<T>` parameters.
     pub(crate) states: States,
     pub(crate) hooks: Hooks,
@@ -164,6 +167,8 @@ impl ServerBuilder {
             items: Items::all(),
             layers: Vec::new(),
             request_layers: Vec::new(),
+            #[cfg(feature = "otel")]
+            otel: None,
             states: States::new(),
             hooks: Hooks::default(),
             #[cfg(feature = "redis")]
@@ -249,6 +254,17 @@ impl ServerBuilder {
     {
         let layer = crate::middleware::RequestLayer::new(layer);
         self.request_layers.push(layer);
+        self
+    }
+
+    /// Exports OpenTelemetry traces and metrics as `otel` says, when the
+    /// server is started with [`run`](Self::run) (which otherwise exports
+    /// only when the `OTEL_EXPORTER_OTLP_*ENDPOINT` variables name a
+    /// collector). See [`otel`](crate::otel) for what is recorded.
+    #[cfg(feature = "otel")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+    pub fn otel(mut self, otel: crate::otel::Otel) -> Self {
+        self.otel = Some(otel);
         self
     }
 

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# OpenTelemetry export against a real OTLP/HTTP receiver: check.py decodes
+# what the conformance fixture sends with the official protobuf definitions
+# (opentelemetry-proto, pinned in requirements.txt) and checks the spans and
+# the duration histogram of a tool call, a tool error, a resource read, a
+# prompt, an unknown method, a two-round MRTR exchange and a task.
+#
+#   tests/otel/run.sh [--install-only]
+#
+# Installs what it needs (a venv with pip), builds the fixture (with the
+# `otel` feature, which examples/conformance enables), and exits non-zero
+# if any check fails.
+set -euo pipefail
+
+here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd -- "$here/../.." && pwd)
+source "$root/tests/fixture.sh"
+log() { printf '==> %s\n' "$*" >&2; }
+
+cd "$here"
+if [[ ! -x .venv/bin/python || requirements.txt -nt .venv/.installed ]]; then
+    log "installing opentelemetry-proto (venv + pip)"
+    rm -rf .venv
+    python3 -m venv .venv
+    .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+    touch .venv/.installed
+fi
+[[ ${1:-} == --install-only ]] && exit 0
+
+server=$(fixture_server "$root")
+[[ -x $server ]] || { echo "error: no conformance-server at $server" >&2; exit 1; }
+log "OTLP export of $server over stdio"
+.venv/bin/python check.py "$server"
