@@ -52,6 +52,11 @@ Paths are relative to the directory, or file:// URIs inside it.";
 /// template still reads any file).
 pub const MAX_LISTED_FILES: usize = 10_000;
 
+/// How deep the listing and `search` look: a walk holds one open directory
+/// per level, so a tree made deep on purpose cannot run the server out of
+/// file descriptors (the template still reads a file at any depth).
+pub const MAX_WALK_DEPTH: usize = 16;
+
 /// The directory served, and the provider that lists it: the server's
 /// state. A handle, cheap to clone (each request that takes it clones it);
 /// its clones share the provider [`set_provider`](Self::set_provider)
@@ -135,7 +140,7 @@ impl FileProvider {
 
 impl ResourceProvider for FileProvider {
     fn list(&self) -> Vec<Resource> {
-        let Ok(walk) = self.files.dirs().walk(".", usize::MAX) else {
+        let Ok(walk) = self.files.dirs().walk(".", MAX_WALK_DEPTH) else {
             return Vec::new();
         };
         walk.filter_map(Result::ok)

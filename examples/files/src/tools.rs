@@ -48,8 +48,8 @@ struct Found {
 }
 
 /// Finds files whose name, or whose text, contains `query` (ignoring
-/// case). Bounded: at most `limit` matches, 10,000 files, the first MiB of
-/// each file and 64 MiB in all.
+/// case). Bounded: at most `limit` matches, 10,000 files 16 levels deep,
+/// the first MiB of each file and 64 MiB in all.
 #[tool(annotations(read_only, open_world = false), blocking)]
 fn search(
     /// The text to look for.
@@ -73,7 +73,7 @@ fn search(
     let mut budget = SEARCH_BYTES;
     let walk = files
         .dirs()
-        .walk(".", usize::MAX)
+        .walk(".", super::MAX_WALK_DEPTH)
         .map_err(|e| e.to_string())?;
     for entry in walk.filter_map(Result::ok).filter(Entry::is_file) {
         if found.matches.len() >= limit || found.files_searched >= SEARCH_FILES || budget == 0 {

@@ -446,3 +446,41 @@ fn the_inspector_lists_and_reads_runtime_resources() {
     assert!(String::from_utf8_lossy(&output.stdout).contains("hello world"));
     let _ = Path::new(path);
 }
+
+#[tokio::test]
+async fn the_listing_stops_sixteen_levels_down_and_the_template_reads_deeper() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep: String = (1..=16).map(|level| format!("d{level}/")).collect();
+    std::fs::create_dir_all(dir.path().join(&deep)).unwrap();
+    std::fs::write(dir.path().join("d1/shallow.txt"), "shallow").unwrap();
+    // At depth 16 (listed) and 17 (not).
+    std::fs::write(dir.path().join(format!("{deep}../last.txt")), "last").unwrap();
+    std::fs::write(dir.path().join(format!("{deep}deeper.txt")), "deeper").unwrap();
+    let mut server = serve(&dir).await;
+    let page = call(
+        &mut server,
+        "resources/list",
+        json!({}),
+        "ListResourcesResultResponse",
+    )
+    .await;
+    let names: Vec<&str> = page["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|resource| resource["name"].as_str().unwrap())
+        .collect();
+    let last = format!("{}last.txt", &deep[..deep.len() - "d16/".len()]);
+    // Sorted by URI.
+    assert_eq!(names, [last.as_str(), "d1/shallow.txt"]);
+    let deeper = uri(&dir, &format!("{deep}deeper.txt"));
+    let read = call(
+        &mut server,
+        "resources/read",
+        json!({"uri": deeper}),
+        "ReadResourceResultResponse",
+    )
+    .await;
+    assert_eq!(read["result"]["contents"][0]["text"], "deeper");
+    server.finish().await;
+}

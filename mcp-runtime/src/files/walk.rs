@@ -58,7 +58,9 @@ impl Directories {
     /// down to `max_depth` levels below it (1: its own entries).
     ///
     /// Blocks on the file system: call it off the async threads, and bound
-    /// what you take from it (`.take(n)`).
+    /// what you take from it (`.take(n)`). The walk holds one open
+    /// directory per level it is inside: bound `max_depth` too, or a tree
+    /// made deep on purpose can use up the process's file descriptors.
     pub fn walk(&self, input: &str, max_depth: usize) -> Result<Walk, PathError> {
         let (root, relative) = self.locate(input)?;
         let base = root.path_of(&relative);
