@@ -200,15 +200,28 @@ impl<T: Transport> Client<T> {
                 )));
             }
         };
-        params.insert("_meta".into(), self.meta(id));
+        #[cfg(feature = "otel")]
+        let traced = crate::otel::ClientCall::start(method, &params, id);
+        let mut meta = self.meta(id);
+        #[cfg(feature = "otel")]
+        traced.inject(&mut meta);
+        params.insert("_meta".into(), meta);
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let reply = self.transport.send(id, message.to_string()).await?;
+        let sent = self.transport.send(id, message.to_string());
+        #[cfg(feature = "otel")]
+        let sent = tracing::Instrument::instrument(sent, traced.span().clone());
+        let reply = sent.await?;
         let notifications = Notifications {
             all: reply.notifications,
         };
         let mut response = reply.response;
-        if let Some(error) = response.get_mut("error") {
-            let error = ErrorObject::deserialize_from(error.take())?;
+        let error = match response.get_mut("error") {
+            Some(error) => Some(ErrorObject::deserialize_from(error.take())?),
+            None => None,
+        };
+        #[cfg(feature = "otel")]
+        traced.finish(error.as_ref());
+        if let Some(error) = error {
             return Err(ClientError::Rpc(error));
         }
         match response.get_mut("result") {

@@ -24,7 +24,7 @@ pub(crate) const TARGET: &str = "mcp::otel";
 
 /// The conventions' bucket boundaries for the operation duration, in
 /// seconds.
-const BOUNDARIES: [f64; 14] = [
+pub(super) const BOUNDARIES: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
 

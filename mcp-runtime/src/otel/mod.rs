@@ -14,6 +14,12 @@
 //! request is also a point of the `mcp.server.operation.duration`
 //! histogram (seconds, the conventions' buckets and attributes).
 //!
+//! The built-in client (and so `TestClient` and the inspector) makes a
+//! CLIENT span per request, with the same name and attributes, injects
+//! its context into the request's `_meta`, and records
+//! `mcp.client.operation.duration`: a Rust agent's trace flows into the
+//! server's.
+//!
 //! Tool arguments and results are recorded only when opted in
 //! ([`Otel::record_tool_arguments`], [`Otel::record_tool_results`]), cut
 //! to 1 KiB: they may hold secrets.
@@ -37,6 +43,8 @@
 //! ```
 
 mod layer;
+#[cfg(feature = "client")]
+mod outgoing;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -53,6 +61,8 @@ use tracing_subscriber::filter::filter_fn;
 
 pub use self::layer::{OtelLayer, Traced};
 use self::layer::{Recording, TARGET};
+#[cfg(feature = "client")]
+pub(crate) use self::outgoing::ClientCall;
 
 /// The variables that name a collector: any one of them turns export on.
 const ENDPOINTS: [&str; 3] = [

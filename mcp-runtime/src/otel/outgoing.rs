@@ -1,0 +1,131 @@
+//! The built-in client's side of the conventions: a CLIENT span per request,
+//! its context injected into the request's `_meta` (so that the server's
+//! span continues the client's trace), and `mcp.client.operation.duration`.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use opentelemetry::KeyValue;
+use opentelemetry::metrics::Histogram;
+use opentelemetry::propagation::Injector;
+use serde_json::{Map, Value};
+use tracing::field::Empty;
+use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+
+use super::layer::{BOUNDARIES, TARGET};
+use crate::protocol::ErrorObject;
+
+/// One request the client sends, traced from send to answer.
+pub(crate) struct ClientCall {
+    span: tracing::Span,
+    attributes: Vec<KeyValue>,
+    started: Instant,
+}
+
+impl ClientCall {
+    /// The CLIENT span of request `id` of `method` with `params`, the
+    /// current span (the caller's work) its parent.
+    pub(crate) fn start(method: &str, params: &Map<String, Value>, id: u64) -> ClientCall {
+        let name = |key: &str| params.get(key).and_then(Value::as_str);
+        let (tool, prompt) = match method {
+            "tools/call" => (name("name"), None),
+            "prompts/get" => (None, name("name")),
+            _ => (None, None),
+        };
+        let span_name = match tool.or(prompt) {
+            Some(target) => format!("{method} {target}"),
+            None => method.to_owned(),
+        };
+        let uri = name("uri").filter(|_| method.starts_with("resources/"));
+        let span = tracing::info_span!(
+            target: TARGET,
+            "mcp.client",
+            otel.name = span_name,
+            otel.kind = "client",
+            otel.status_code = Empty,
+            otel.status_description = Empty,
+            mcp.method.name = method,
+            jsonrpc.request.id = id,
+            mcp.protocol.version = crate::protocol::PROTOCOL_VERSION,
+            gen_ai.tool.name = tool,
+            gen_ai.prompt.name = prompt,
+            gen_ai.operation.name = tool.map(|_| "execute_tool"),
+            mcp.resource.uri = uri,
+            error.type = Empty,
+            rpc.response.status_code = Empty,
+        );
+        let mut attributes = vec![
+            KeyValue::new("mcp.method.name", method.to_owned()),
+            KeyValue::new("mcp.protocol.version", crate::protocol::PROTOCOL_VERSION),
+        ];
+        if let Some(tool) = tool {
+            attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+        }
+        if let Some(prompt) = prompt {
+            attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.to_owned()));
+        }
+        ClientCall {
+            span,
+            attributes,
+            started: Instant::now(),
+        }
+    }
+
+    /// The span, to run the send in.
+    pub(crate) fn span(&self) -> &tracing::Span {
+        &self.span
+    }
+
+    /// Writes the span's context into the request's `_meta`
+    /// (`traceparent`, `tracestate`, `baggage`, unprefixed as the
+    /// conventions say); nothing when no OpenTelemetry layer records it.
+    pub(crate) fn inject(&self, meta: &mut Value) {
+        let Some(meta) = meta.as_object_mut() else {
+            return;
+        };
+        let context = self.span.context();
+        opentelemetry::global::get_text_map_propagator(|propagator| {
+            propagator.inject_context(&context, &mut MetaInjector(meta));
+        });
+    }
+
+    /// Records the answer: `error` is the JSON-RPC error, if it was one.
+    pub(crate) fn finish(mut self, error: Option<&ErrorObject>) {
+        if let Some(error) = error {
+            let code = error.code.to_string();
+            self.span.record("error.type", code.as_str());
+            self.span.record("rpc.response.status_code", code.as_str());
+            self.span.record("otel.status_code", "ERROR");
+            self.span.record("otel.status_description", &*error.message);
+            self.attributes
+                .push(KeyValue::new("error.type", code.clone()));
+            self.attributes
+                .push(KeyValue::new("rpc.response.status_code", code));
+        }
+        let elapsed = self.started.elapsed().as_secs_f64();
+        duration().record(elapsed, &self.attributes);
+    }
+}
+
+/// `mcp.client.operation.duration`, from the global meter provider.
+fn duration() -> &'static Histogram<f64> {
+    static DURATION: OnceLock<Histogram<f64>> = OnceLock::new();
+    DURATION.get_or_init(|| {
+        opentelemetry::global::meter("mcp-runtime")
+            .f64_histogram("mcp.client.operation.duration")
+            .with_unit("s")
+            .with_description("The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.")
+            .with_boundaries(BOUNDARIES.to_vec())
+            .build()
+    })
+}
+
+/// A request's `_meta`, as the propagators write it.
+struct MetaInjector<'a>(&'a mut Map<String, Value>);
+
+impl Injector for MetaInjector<'_> {
+    fn set(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), Value::String(value));
+    }
+}
