@@ -24,7 +24,7 @@ pub(crate) const TARGET: &str = "mcp::otel";
 
 /// The conventions' bucket boundaries for the operation duration, in
 /// seconds.
-pub(super) const BOUNDARIES: [f64; 14] = [
+const BOUNDARIES: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
 
@@ -244,35 +244,62 @@ impl Operation {
     /// The histogram point's attributes (no id, no URI: they would make a
     /// series per request).
     fn attributes(&self) -> Vec<KeyValue> {
-        let mut attributes = vec![
-            KeyValue::new("mcp.method.name", self.method.to_string()),
-            KeyValue::new("mcp.protocol.version", self.version.clone()),
-        ];
+        let mut attributes = point_attributes(
+            &self.method,
+            &self.version,
+            self.tool.as_deref(),
+            self.prompt.as_deref(),
+        );
         if let Some(transport) = self.transport {
             attributes.push(KeyValue::new("network.transport", transport));
-        }
-        if let Some(tool) = &self.tool {
-            attributes.push(KeyValue::new("gen_ai.tool.name", tool.clone()));
-            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-        }
-        if let Some(prompt) = &self.prompt {
-            attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.clone()));
         }
         attributes
     }
 }
 
-/// `mcp.server.operation.duration`, from the global meter provider at its
-/// first use (after [`Otel::install`](super::Otel::install) set it).
+/// A duration histogram point's attributes that both sides record: the
+/// method, the protocol version, and the tool (with `execute_tool`) or
+/// prompt.
+pub(super) fn point_attributes(
+    method: &str,
+    version: &str,
+    tool: Option<&str>,
+    prompt: Option<&str>,
+) -> Vec<KeyValue> {
+    let mut attributes = vec![
+        KeyValue::new("mcp.method.name", method.to_owned()),
+        KeyValue::new("mcp.protocol.version", version.to_owned()),
+    ];
+    if let Some(tool) = tool {
+        attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+        attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+    }
+    if let Some(prompt) = prompt {
+        attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.to_owned()));
+    }
+    attributes
+}
+
+/// A duration histogram (seconds, the conventions' buckets) from the global
+/// meter provider: made at first use, after [`Otel::install`](super::Otel::install)
+/// set the provider.
+pub(super) fn histogram(name: &'static str, description: &'static str) -> Histogram<f64> {
+    opentelemetry::global::meter("mcp-runtime")
+        .f64_histogram(name)
+        .with_unit("s")
+        .with_description(description)
+        .with_boundaries(BOUNDARIES.to_vec())
+        .build()
+}
+
+/// `mcp.server.operation.duration`.
 fn duration() -> &'static Histogram<f64> {
     static DURATION: OnceLock<Histogram<f64>> = OnceLock::new();
     DURATION.get_or_init(|| {
-        opentelemetry::global::meter("mcp-runtime")
-            .f64_histogram("mcp.server.operation.duration")
-            .with_unit("s")
-            .with_description("The duration of the MCP request or notification as observed on the receiver from the time it was received until the result or ack is sent.")
-            .with_boundaries(BOUNDARIES.to_vec())
-            .build()
+        histogram(
+            "mcp.server.operation.duration",
+            "The duration of the MCP request or notification as observed on the receiver from the time it was received until the result or ack is sent.",
+        )
     })
 }
 

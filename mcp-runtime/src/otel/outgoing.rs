@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use tracing::field::Empty;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
-use super::layer::{BOUNDARIES, TARGET};
+use super::layer::{TARGET, histogram, point_attributes};
 use crate::protocol::ErrorObject;
 
 /// One request the client sends, traced from send to answer.
@@ -54,17 +54,8 @@ impl ClientCall {
             error.type = Empty,
             rpc.response.status_code = Empty,
         );
-        let mut attributes = vec![
-            KeyValue::new("mcp.method.name", method.to_owned()),
-            KeyValue::new("mcp.protocol.version", crate::protocol::PROTOCOL_VERSION),
-        ];
-        if let Some(tool) = tool {
-            attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
-            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-        }
-        if let Some(prompt) = prompt {
-            attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.to_owned()));
-        }
+        let version = crate::protocol::PROTOCOL_VERSION;
+        let attributes = point_attributes(method, version, tool, prompt);
         ClientCall {
             span,
             attributes,
@@ -112,12 +103,10 @@ impl ClientCall {
 fn duration() -> &'static Histogram<f64> {
     static DURATION: OnceLock<Histogram<f64>> = OnceLock::new();
     DURATION.get_or_init(|| {
-        opentelemetry::global::meter("mcp-runtime")
-            .f64_histogram("mcp.client.operation.duration")
-            .with_unit("s")
-            .with_description("The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.")
-            .with_boundaries(BOUNDARIES.to_vec())
-            .build()
+        histogram(
+            "mcp.client.operation.duration",
+            "The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.",
+        )
     })
 }
 
