@@ -12,7 +12,12 @@ so two builds can be compared on a noisy machine.
 
 Workloads: echo, list, discover, mrtr (round 2 of `confirm_delete` with a
 sealed `requestState`), layer-none, layer-noop, layer-timeout (echo under
-no item layer, a no-op one, tower's timeout), or all (the default). `--keep DIR` keeps the larger
+no item layer, a no-op one, tower's timeout), otel-off, otel-unsampled,
+otel-sampled (echo in `bench-otel`, built with the `otel` feature: export
+not started; started with the sampler at 0; everything sampled and
+exported to a local OTLP/HTTP receiver; build it with `cargo build
+--release -p mcp-bench --no-default-features --features otel --bin
+bench-otel`), or all (the default, without the otel ones). `--keep DIR` keeps the larger
 run's callgrind file of each workload there, for callgrind_annotate.
 `--floor` measures the floor server instead (`floor-http`, answering the
 bytes our server answers, captured first), for the gap between the two.
@@ -62,6 +67,40 @@ WORKLOADS = {
 
 # The layer each `bench-layers` workload runs under.
 LAYERS = {"layer-none": "none", "layer-noop": "noop", "layer-timeout": "timeout"}
+
+ECHO = {"name": "echo", "arguments": {"text": "hello"}}
+for _otel in ("otel-off", "otel-unsampled", "otel-sampled"):
+    WORKLOADS[_otel] = ("bench-otel", "tools/call", "echo", ECHO)
+
+# The OTEL_* variables of each `bench-otel` workload ("{receiver}" is the
+# local OTLP/HTTP receiver's base URL).
+OTEL = {
+    "otel-off": {},
+    "otel-unsampled": {"OTEL_EXPORTER_OTLP_ENDPOINT": "{receiver}", "OTEL_TRACES_SAMPLER": "always_off"},
+    "otel-sampled": {"OTEL_EXPORTER_OTLP_ENDPOINT": "{receiver}", "OTEL_TRACES_SAMPLER": "always_on",
+                     "OTEL_BSP_SCHEDULE_DELAY": "100"},
+}
+
+
+def otlp_sink():
+    """A local OTLP/HTTP receiver that takes every export (200, no body):
+    what the exporter's work costs, without a collector's."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    import threading
+
+    class Sink(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    sink = ThreadingHTTPServer(("127.0.0.1", 0), Sink)
+    threading.Thread(target=sink.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{sink.server_address[1]}"
 
 
 def request(port, method, name, payload, origin=None):
@@ -118,8 +157,11 @@ def connect(port):
             time.sleep(0.2)
 
 
-def server(command, port, answers=None, layer=None):
+def server(command, port, answers=None, layer=None, otel=None):
     env = dict(os.environ, MCP_STATE_KEY=STATE_KEY)
+    for name in [name for name in env if name.startswith("OTEL_")]:
+        del env[name]
+    env.update(otel or {})
     if layer:
         env["BENCH_LAYER"] = layer
     if answers:
@@ -165,6 +207,16 @@ def round_two(release):
                 requestState=state)
 
 
+def otel_env(workload):
+    """The OTEL_* variables of a `bench-otel` workload, a receiver started
+    for it when it exports."""
+    wanted = OTEL.get(workload, {})
+    if not wanted:
+        return {}
+    receiver = otlp_sink()
+    return {name: value.format(receiver=receiver) for name, value in wanted.items()}
+
+
 def instructions(release, workload, params, count, origin, keep, answers):
     binary, method, name, _ = WORKLOADS[workload]
     binary = "floor-http" if answers else binary
@@ -173,7 +225,8 @@ def instructions(release, workload, params, count, origin, keep, answers):
     # One core, as the benchmark pins it: the server then runs on one
     # thread, the path the benchmark measures.
     process = server(["taskset", "-c", "0", "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                      os.path.join(release, binary)], port, answers, LAYERS.get(workload))
+                      os.path.join(release, binary)], port, answers, LAYERS.get(workload),
+                     otel_env(workload))
     conn = connect(port)
     message = request(port, method, name, body(method, params), origin)
     for _ in range(count):
@@ -202,7 +255,8 @@ def main():
     parser.add_argument("--keep")
     parser.add_argument("--floor", action="store_true")
     args = parser.parse_args()
-    names = list(WORKLOADS) if args.workloads == ["all"] else args.workloads
+    every = [name for name in WORKLOADS if name not in OTEL]
+    names = every if args.workloads == ["all"] else args.workloads
     for workload in names:
         params = round_two(args.release) if workload == "mrtr" else WORKLOADS[workload][3]
         answers = floor_answers(args.release, workload, params) if args.floor else None

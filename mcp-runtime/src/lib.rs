@@ -31,6 +31,7 @@ mod inspect;
 #[cfg(feature = "legacy")]
 mod legacy;
 mod lifecycle;
+pub mod metrics;
 pub mod middleware;
 pub mod mrtr;
 #[cfg(feature = "otel")]

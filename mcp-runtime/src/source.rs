@@ -45,6 +45,8 @@ pub struct RequestSource {
 struct Details<T: ?Sized> {
     principal: Option<Principal>,
     client: Option<IpAddr>,
+    /// The revision an older client negotiated with `initialize`.
+    revision: Option<&'static str>,
     attachment: T,
 }
 
@@ -74,18 +76,11 @@ impl RequestSource {
 
     /// The caller, as authentication established it.
     #[must_use]
-    pub fn with_principal(mut self, principal: Option<Principal>) -> Self {
-        let attached = self.details.take();
-        self.details = match attached {
-            None if principal.is_none() => None,
-            None => Some(Arc::new(Details {
-                principal,
-                client: None,
-                attachment: (),
-            })),
-            Some(details) => Some(Self::rebuilt(principal, details)),
-        };
-        self
+    pub fn with_principal(self, principal: Option<Principal>) -> Self {
+        if principal.is_none() && self.details.is_none() {
+            return self;
+        }
+        self.changed(|details| details.principal = principal)
     }
 
     /// Whether lists answered to this source leave out what the caller
@@ -103,10 +98,11 @@ impl RequestSource {
     #[must_use]
     pub fn with_attachment<T: Any + Send + Sync>(mut self, attachment: T) -> Self {
         let principal = self.principal().cloned();
-        let client = self.client_address();
+        let (client, revision) = (self.client_address(), self.negotiated_revision());
         self.details = Some(Arc::new(Details {
             principal,
             client,
+            revision,
             attachment,
         }));
         self
@@ -116,41 +112,47 @@ impl RequestSource {
     /// the connection; behind a reverse proxy, the proxy's). Tasks of
     /// callers without a principal are counted per address.
     #[must_use]
-    pub fn with_client_address(mut self, client: Option<IpAddr>) -> Self {
-        if let Some(details) = self.details.as_mut().and_then(Arc::get_mut) {
-            details.client = client;
-            return self;
-        }
-        let principal = self.principal().cloned();
-        self.details = Some(match self.details.take() {
-            None => Arc::new(Details {
-                principal,
-                client,
-                attachment: (),
-            }),
-            Some(shared) => Arc::new(Details {
-                principal,
-                client,
-                attachment: Inherited(shared),
-            }),
-        });
-        self
+    pub fn with_client_address(self, client: Option<IpAddr>) -> Self {
+        self.changed(|details| details.client = client)
     }
 
-    /// `details` with another principal: changed in place when nobody else
-    /// holds them, else in a new allocation that refers to the old one for
-    /// the attachment (which cannot be moved out of a shared one).
-    fn rebuilt(principal: Option<Principal>, mut details: SharedDetails) -> SharedDetails {
-        if let Some(unique) = Arc::get_mut(&mut details) {
-            unique.principal = principal;
-            return details;
+    /// The protocol revision an older client negotiated with `initialize`
+    /// (`2025-11-25`, ...): the adapter for those clients gives it to
+    /// every request it passes on, which otherwise looks like a request of
+    /// this revision (what OpenTelemetry's `mcp.protocol.version` reports).
+    #[must_use]
+    pub fn with_negotiated_revision(self, revision: &'static str) -> Self {
+        self.changed(|details| details.revision = Some(revision))
+    }
+
+    /// The details with `change` made: in place when nobody else holds
+    /// them, else in a new allocation that refers to the old one for the
+    /// attachment.
+    fn changed(mut self, change: impl FnOnce(&mut Details<dyn Any + Send + Sync>)) -> Self {
+        let mut details: SharedDetails = match self.details.take() {
+            Some(details) => details,
+            None => Arc::new(Details {
+                principal: None,
+                client: None,
+                revision: None,
+                attachment: (),
+            }),
+        };
+        if Arc::get_mut(&mut details).is_none() {
+            let (principal, client, revision) =
+                (details.principal.clone(), details.client, details.revision);
+            details = Arc::new(Details {
+                principal,
+                client,
+                revision,
+                attachment: Inherited(details),
+            });
         }
-        let client = details.client;
-        Arc::new(Details {
-            principal,
-            client,
-            attachment: Inherited(details),
-        })
+        if let Some(unique) = Arc::get_mut(&mut details) {
+            change(unique);
+        }
+        self.details = Some(details);
+        self
     }
 
     /// The transport the request arrived on.
@@ -167,6 +169,13 @@ impl RequestSource {
     /// knows it.
     pub fn client_address(&self) -> Option<IpAddr> {
         self.details.as_ref()?.client
+    }
+
+    /// The revision an older client negotiated, for a request that came
+    /// through the adapter for those clients (see
+    /// [`with_negotiated_revision`](Self::with_negotiated_revision)).
+    pub fn negotiated_revision(&self) -> Option<&'static str> {
+        self.details.as_ref()?.revision
     }
 
     /// The caller whose lists hide what it may not use, when the server
@@ -226,6 +235,27 @@ mod tests {
                 .details
                 .is_none()
         );
+    }
+
+    #[test]
+    fn the_negotiated_revision_stays_with_the_caller_and_the_attachment() {
+        let alice = Principal::new("alice");
+        let source = RequestSource::new(TransportKind::Stdio).with_attachment(7_u32);
+        assert_eq!(source.negotiated_revision(), None);
+        let shared = source.clone();
+        let legacy = shared
+            .with_negotiated_revision("2025-11-25")
+            .with_principal(Some(alice.clone()));
+        assert_eq!(legacy.negotiated_revision(), Some("2025-11-25"));
+        assert_eq!(legacy.principal(), Some(&alice));
+        assert_eq!(legacy.attachment::<u32>(), Some(&7));
+        assert_eq!(
+            source.negotiated_revision(),
+            None,
+            "the other holder is untouched"
+        );
+        let moved = legacy.with_client_address(None).with_attachment("x");
+        assert_eq!(moved.negotiated_revision(), Some("2025-11-25"));
     }
 
     #[test]

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -32,6 +33,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
 )
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
+from prometheus_client.parser import text_string_to_metric_families
 
 received = {"spans": [], "metrics": [], "resources": []}
 lock = threading.Lock()
@@ -194,27 +196,22 @@ def exchange(client):
         raise SystemExit(f"no task was created: {created}")
     task_id = created["result"]["taskId"]
     call("tasks/get", {"taskId": task_id}, "tasks/get", {}, tasks)
+    # The work's span ends with the work (about a second): wait for it.
+    deadline = time.monotonic() + 15
+    while True:
+        got = client.request("tasks/get", {"taskId": task_id}, trace()[2], tasks)
+        if got.get("result", {}).get("status") in ("completed", "failed", "cancelled"):
+            break
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the task did not end: {got}")
+        time.sleep(0.1)
     return expected
 
 
 def http_exchange(binary, endpoint):
     """One tool call over Streamable HTTP, then SIGTERM (the server stops
     gracefully and flushes): what its span should be."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen(
-        [binary, "--http", f"127.0.0.1:{port}"], env=server_env(endpoint)
-    )
-    deadline = time.monotonic() + 15
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), 1).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise SystemExit("the HTTP server did not start")
-            time.sleep(0.05)
+    process, port = start_http(binary, server_env(endpoint))
     trace_id, span_id, parent = trace()
     params = {"name": "test_simple_text", "_meta": meta(parent)}
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
@@ -239,6 +236,76 @@ def http_exchange(binary, endpoint):
     return status, (trace_id, span_id, "tools/call test_simple_text", tool, None, "tcp")
 
 
+def legacy_exchange(binary, endpoint):
+    """A client of the 2025-11-25 revision over stdio (initialize, then a
+    tool call with its traceparent in `_meta`): its call is a span as a
+    modern one is, with the session's protocol version."""
+    process = subprocess.Popen(
+        [binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=server_env(endpoint), text=True
+    )
+
+    def send(message):
+        process.stdin.write(json.dumps(message) + "\n")
+        process.stdin.flush()
+
+    def answer(wanted):
+        while True:
+            line = process.stdout.readline()
+            if not line:
+                raise SystemExit("the legacy server closed stdout")
+            message = json.loads(line)
+            if message.get("id") == wanted:
+                return message
+
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "otel-legacy", "version": "1.0.0"}}})
+    if answer(1).get("result", {}).get("protocolVersion") != "2025-11-25":
+        raise SystemExit("the legacy handshake failed")
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    trace_id, span_id, parent = trace()
+    send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "test_simple_text", "arguments": {}, "_meta": {"traceparent": parent}}})
+    if "result" not in answer(2):
+        raise SystemExit("the legacy tool call failed")
+    process.stdin.close()
+    status = process.wait(timeout=30)
+    tool = {"gen_ai.tool.name": "test_simple_text", "gen_ai.operation.name": "execute_tool",
+            "mcp.protocol.version": "2025-11-25"}
+    return status, (trace_id, span_id, "tools/call test_simple_text", tool, None, "pipe")
+
+
+def inspector_exchange(binary, endpoint, problems):
+    """`SERVER call TOOL` (the inspector, in process) with export on: it
+    prints the trace id, and that trace holds its own span, the CLIENT span
+    of the call under it and the SERVER span under that."""
+    run = subprocess.run(
+        [binary, "call", "test_simple_text"],
+        env=server_env(endpoint),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    printed = [line.split()[1] for line in run.stderr.splitlines() if line.startswith("trace ")]
+    if run.returncode != 0 or len(printed) != 1:
+        problems.append(f"the inspector: status {run.returncode}, stderr {run.stderr!r}")
+        return
+    trace_id = printed[0]
+    with lock:
+        spans = [span for span in received["spans"] if span.trace_id.hex() == trace_id]
+    by_name = {span.name: span for span in spans}
+    root = by_name.get("inspect call")
+    client = next((s for s in spans if s.kind == Span.SPAN_KIND_CLIENT), None)
+    server = next((s for s in spans if s.kind == Span.SPAN_KIND_SERVER), None)
+    if root is None or client is None or server is None:
+        problems.append(f"the inspector's trace {trace_id}: {[(s.name, s.kind) for s in spans]}")
+        return
+    if client.parent_span_id != root.span_id or server.parent_span_id != client.span_id:
+        problems.append(f"the inspector's trace {trace_id} is not root > client > server")
+    if client.name != "tools/call test_simple_text" or server.name != client.name:
+        problems.append(f"the inspector's spans are named {client.name!r} and {server.name!r}")
+
+
 def check_spans(expected, problems):
     by_parent = {span.parent_span_id.hex(): span for span in received["spans"]}
     for trace_id, parent_id, name, attrs, error, transport in expected:
@@ -252,7 +319,8 @@ def check_spans(expected, problems):
             (span.trace_id.hex(), trace_id, "trace id"),
             (span.kind, Span.SPAN_KIND_SERVER, "kind"),
             (got.get("mcp.method.name"), name.split(" ")[0], "mcp.method.name"),
-            (got.get("mcp.protocol.version"), "2026-07-28", "mcp.protocol.version"),
+            (got.get("mcp.protocol.version"), attrs.get("mcp.protocol.version", "2026-07-28"),
+             "mcp.protocol.version"),
             (got.get("network.transport"), transport, "network.transport"),
         ]
         checks += [(got.get(key), value, key) for key, value in attrs.items()]
@@ -272,6 +340,31 @@ def check_spans(expected, problems):
     }
     if service != {"conformance-server"}:
         problems.append(f"service.name is {service}, expected the server's name")
+
+
+def check_task_link(expected, problems):
+    """The task's work is a span of its own (`task failing_job`, INTERNAL),
+    in a trace of its own, linked to the request span that created it."""
+    parents = [parent for _, parent, name, *_ in expected if name == "tools/call failing_job"]
+    by_parent = {span.parent_span_id.hex(): span for span in received["spans"]}
+    request = by_parent.get(parents[0]) if parents else None
+    if request is None:
+        problems.append("no request span for the task's creation")
+        return
+    work = [span for span in received["spans"] if span.name == "task failing_job"]
+    if len(work) != 1:
+        names = sorted(span.name for span in received["spans"])
+        problems.append(f"expected one 'task failing_job' span, got {len(work)}; spans: {names}")
+        return
+    span = work[0]
+    links = [(link.trace_id.hex(), link.span_id.hex()) for link in span.links]
+    if links != [(request.trace_id.hex(), request.span_id.hex())]:
+        problems.append(f"the task span's links are {links}, expected the creating request's span")
+    if span.kind != Span.SPAN_KIND_INTERNAL or span.parent_span_id:
+        problems.append(f"the task span: kind {span.kind}, parent {span.parent_span_id.hex()!r}")
+    got = attributes(span)
+    if got.get("gen_ai.tool.name") != "failing_job" or not got.get("mcp.task.id"):
+        problems.append(f"the task span's attributes: {got}")
 
 
 def check_histogram(problems):
@@ -311,6 +404,161 @@ def check_histogram(problems):
         problems.append(f"the failing tool's point has no error.type tool_error: {failing}")
 
 
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_http(binary, env):
+    """The fixture over HTTP on a free loopback port, once it listens."""
+    port = free_port()
+    process = subprocess.Popen([binary, "--http", f"127.0.0.1:{port}"], env=env)
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), 1).close()
+            return process, port
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise SystemExit("the HTTP server did not start")
+            time.sleep(0.05)
+
+
+def raw_status(port, head):
+    """Sends a request head as given; the status of the answer."""
+    with socket.create_connection(("127.0.0.1", port), 5) as connection:
+        connection.sendall(head.encode())
+        return int(connection.recv(4096).split(b" ", 2)[1])
+
+
+def post_mcp(port, method, params, name=None, origin=None):
+    params = dict(params, _meta=meta(trace()[2]))
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": method,
+    }
+    if name:
+        headers["Mcp-Name"] = name
+    if origin:
+        headers["Origin"] = origin
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/mcp", data=body.encode(), headers=headers
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def scrape(port, host=None):
+    """GET /metrics: the status and the text."""
+    headers = {"Host": host} if host else {}
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/metrics", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, ""
+
+
+def prometheus_exchange(binary, problems):
+    """The fixture over HTTP with OTEL_METRICS_EXPORTER=prometheus and no
+    collector: a tool call, a prompt, a refused Origin and a body over the
+    limit, then a scrape parsed with prometheus_client's text parser."""
+    metrics_port = free_port()
+    env = server_env("")
+    env.pop("OTEL_EXPORTER_OTLP_ENDPOINT")
+    env.update(
+        {
+            "OTEL_METRICS_EXPORTER": "prometheus",
+            "OTEL_EXPORTER_PROMETHEUS_HOST": "127.0.0.1",
+            "OTEL_EXPORTER_PROMETHEUS_PORT": str(metrics_port),
+        }
+    )
+    process, port = start_http(binary, env)
+    try:
+        statuses = [
+            post_mcp(port, "tools/call", {"name": "test_simple_text"}, "test_simple_text"),
+            post_mcp(port, "prompts/get", {"name": "test_simple_prompt"}, "test_simple_prompt"),
+            post_mcp(port, "tools/list", {}, origin="http://evil.example"),
+            raw_status(port, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                       "Content-Type: application/json\r\nContent-Length: 5000000\r\n\r\n"),
+        ]
+        if statuses != [200, 200, 403, 413]:
+            problems.append(f"prometheus run: statuses {statuses}, expected [200, 200, 403, 413]")
+        check_scrape_refusals(metrics_port, problems)
+        status, text = scrape(metrics_port)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+    if status != 200:
+        problems.append(f"the scrape answered {status}")
+        return
+    check_families(text, problems)
+
+
+def check_scrape_refusals(port, problems):
+    """The endpoint answers loopback names only, and /metrics only."""
+    if (got := scrape(port, host="evil.example")[0]) != 403:
+        problems.append(f"a scrape with Host evil.example got {got}, expected 403")
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+        kind = response.headers.get("Content-Type", "")
+        if not kind.startswith("text/plain; version=0.0.4"):
+            problems.append(f"the scrape's Content-Type is {kind!r}")
+    try:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/other", timeout=10)
+        problems.append("/other was answered")
+    except urllib.error.HTTPError as error:
+        if error.code != 404:
+            problems.append(f"/other got {error.code}, expected 404")
+
+
+def check_families(text, problems):
+    families = {family.name: family for family in text_string_to_metric_families(text)}
+    wanted = {
+        "mcp_server_operation_duration_seconds": "histogram",
+        "mcp_runtime_refusals": "counter",
+        "mcp_runtime_requests_active": "gauge",
+        "mcp_runtime_tasks_running": "gauge",
+        "mcp_runtime_subscriptions_open": "gauge",
+        "mcp_runtime_redis_errors": "counter",
+    }
+    for name, kind in wanted.items():
+        if name not in families:
+            problems.append(f"no {name} family in the scrape; families: {sorted(families)}")
+        elif families[name].type != kind:
+            problems.append(f"{name} is a {families[name].type}, expected a {kind}")
+    if problems:
+        return
+    counts = {}
+    for sample in families["mcp_server_operation_duration_seconds"].samples:
+        if sample.name.endswith("_count"):
+            labels = sample.labels
+            key = (labels.get("mcp_method_name"), labels.get("gen_ai_tool_name"),
+                   labels.get("gen_ai_prompt_name"), labels.get("network_transport"),
+                   labels.get("mcp_protocol_version"))
+            counts[key] = sample.value
+    for key in [("tools/call", "test_simple_text", None, "tcp", "2026-07-28"),
+                ("prompts/get", None, "test_simple_prompt", "tcp", "2026-07-28")]:
+        if counts.get(key) != 1:
+            problems.append(f"duration count for {key} is {counts.get(key)}; counts: {counts}")
+    refusals = {
+        (s.labels.get("reason"), s.labels.get("http_response_status_code")): s.value
+        for s in families["mcp_runtime_refusals"].samples
+        if s.name == "mcp_runtime_refusals_total"
+    }
+    for key in [("origin", "403"), ("too_large", "413")]:
+        if refusals.get(key) != 1:
+            problems.append(f"refusals {key}: {refusals.get(key)}; all: {refusals}")
+    if refusals.get(("busy", "503")) != 0:
+        problems.append(f"refusals busy should be 0: {refusals}")
+
+
 def main():
     binary = sys.argv[1]
     receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
@@ -320,19 +568,27 @@ def main():
     expected = exchange(client)
     status = client.close()
     problems = [] if status == 0 else [f"the stdio server exited with status {status}"]
+    inspector_exchange(binary, endpoint, problems)
+    status, legacy = legacy_exchange(binary, endpoint)
+    expected.append(legacy)
+    if status != 0:
+        problems.append(f"the legacy stdio server exited with status {status}")
     status, over_http = http_exchange(binary, endpoint)
     expected.append(over_http)
     if status != 0:
         problems.append(f"the HTTP server exited with status {status} on SIGTERM")
     receiver.shutdown()
     check_spans(expected, problems)
+    check_task_link(expected, problems)
     check_histogram(problems)
+    prometheus_exchange(binary, problems)
     print(f"{len(received['spans'])} spans and {len(received['metrics'])} metrics received")
     if problems:
         for problem in problems:
             print(f"FAIL {problem}")
         sys.exit(1)
-    print(f"all {len(expected)} server spans and the duration histogram are as the conventions say")
+    print(f"all {len(expected)} server spans and the duration histogram are as the conventions say,"
+          " and the Prometheus scrape parses with the names and labels expected")
 
 
 if __name__ == "__main__":

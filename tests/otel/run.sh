@@ -3,7 +3,10 @@
 # what the conformance fixture sends with the official protobuf definitions
 # (opentelemetry-proto, pinned in requirements.txt) and checks the spans and
 # the duration histogram of a tool call, a tool error, a resource read, a
-# prompt, an unknown method, a two-round MRTR exchange and a task.
+# prompt, an unknown method, a two-round MRTR exchange and a task, then
+# scrapes the Prometheus endpoint and parses it with prometheus_client;
+# interop.py has the official Python SDK's client (`mcp`, with its
+# OpenTelemetry instrumentation) start the trace that the server continues.
 #
 #   tests/otel/run.sh [--install-only]
 #
@@ -29,5 +32,7 @@ fi
 
 server=$(fixture_server "$root")
 [[ -x $server ]] || { echo "error: no conformance-server at $server" >&2; exit 1; }
-log "OTLP export of $server over stdio"
+log "OTLP export of $server over stdio and HTTP, and its Prometheus endpoint"
 .venv/bin/python check.py "$server"
+log "a trace from the official Python SDK's client, continued by $server"
+.venv/bin/python interop.py "$server"

@@ -61,6 +61,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::{Value, json};
+use tracing::Instrument as _;
 
 use self::answer::Answerer;
 use self::connection::Connection;
@@ -123,6 +124,18 @@ impl Command {
             | Command::Call { target, .. }
             | Command::Read { target, .. }
             | Command::Prompt { target, .. } => target,
+        }
+    }
+
+    /// The subcommand's name, for its span (`inspect call`).
+    fn verb(&self) -> &'static str {
+        match self {
+            Command::Discover(_) => "discover",
+            Command::List { .. } => "list",
+            Command::Call { .. } => "call",
+            Command::Read { .. } => "read",
+            Command::Prompt { .. } => "prompt",
+            Command::Contract(_) => "contract",
         }
     }
 
@@ -213,9 +226,19 @@ pub(crate) fn run_on(
     server: Server,
     command: Command,
 ) -> ExitCode {
+    // One span around the whole command: its requests (each round of a
+    // multi-round-trip call, a task's polls) share its trace.
+    let span = tracing::info_span!(
+        target: "mcp::inspect",
+        "mcp.inspect",
+        otel.name = format!("inspect {}", command.verb()),
+    );
     runtime.block_on(async move {
         let mut out = std::io::stdout().lock();
-        let done = execute(server, command, &mut out).await;
+        let done = execute(server, command, &mut out)
+            .instrument(span.clone())
+            .await;
+        print_trace(&span);
         match done.and_then(|code| Ok(out.flush().map(|()| code)?)) {
             Ok(code) => code,
             Err(Failure::Usage(problem)) => {
@@ -238,6 +261,18 @@ pub(crate) fn run_on(
             }
         }
     })
+}
+
+/// The command's trace id on stderr, when OpenTelemetry export is on
+/// (`OTEL_EXPORTER_OTLP_ENDPOINT`, with the `otel` feature): what to look
+/// the command up by in a trace viewer.
+fn print_trace(span: &tracing::Span) {
+    #[cfg(feature = "otel")]
+    if let Some(trace) = crate::otel::trace_id(span) {
+        eprintln!("trace {trace}");
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = span;
 }
 
 /// Why a command stopped.

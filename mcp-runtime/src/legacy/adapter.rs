@@ -233,7 +233,8 @@ impl Call<'_> {
         // shape in both eras: they go to the client as they are (stdout, or
         // the request's stream).
         let mut admission = Unconditional(&self.peer.outbox);
-        let source = self.source.clone();
+        let revision = super::negotiate(&self.negotiated.version);
+        let source = self.source.clone().with_negotiated_revision(revision);
         match self
             .dispatcher
             .dispatch(request, source, self.shutdown, &mut admission)

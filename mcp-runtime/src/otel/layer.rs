@@ -14,6 +14,7 @@ use tracing::Instrument as _;
 use tracing::field::Empty;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
+use super::counters::InFlight;
 use crate::middleware::{BoxError, BoxFuture, Layer, Request, Response, Service};
 use crate::protocol::ErrorObject;
 use crate::source::TransportKind;
@@ -99,9 +100,12 @@ where
     fn call(&mut self, request: Request) -> Self::Future {
         let operation = Operation::of(&request, self.recording);
         let span = operation.span(&request);
+        let in_flight = InFlight::begin(&operation.method);
         let answer = self.inner.call(request).instrument(span.clone());
         let recording = self.recording;
         Box::pin(async move {
+            // Dropped with the future, answered or not.
+            let _in_flight = in_flight;
             let answer = answer.await;
             operation.finish(&span, &answer, recording);
             answer
@@ -156,7 +160,11 @@ impl Operation {
             prompt,
             uri: uri.filter(|_| request.method().starts_with("resources/")),
             arguments,
-            version: request.meta().protocol_version.clone(),
+            // An older client's own revision, through the adapter.
+            version: match request.source().negotiated_revision() {
+                Some(revision) => revision.to_owned(),
+                None => request.meta().protocol_version.clone(),
+            },
             transport: match request.source().transport() {
                 TransportKind::Stdio => Some("pipe"),
                 TransportKind::Http => Some("tcp"),

@@ -24,16 +24,32 @@
 //! ([`Otel::record_tool_arguments`], [`Otel::record_tool_results`]), cut
 //! to 1 KiB: they may hold secrets.
 //!
-//! `run()` turns it on by itself when the standard variables name a
-//! collector (`OTEL_EXPORTER_OTLP_ENDPOINT`, or the `_TRACES_` and
-//! `_METRICS_` ones), and the rest of the `OTEL_*` variables apply:
-//! `OTEL_SERVICE_NAME` (default: the server's name), `OTEL_TRACES_SAMPLER`
-//! and its argument, `OTEL_BSP_*` for the span queue,
-//! `OTEL_METRIC_EXPORT_INTERVAL`, `OTEL_SDK_DISABLED=true` to turn it off.
+//! Beside the conventions' histogram, the runtime's own metrics: requests
+//! in flight (`mcp_runtime.requests.active`), refusals by reason
+//! (`mcp_runtime.refusals`: 429, 503, 413, 504, a `Host` or `Origin` not
+//! allowed), tasks running, subscriptions open and Redis errors (see
+//! [`crate::metrics`]).
+//!
+//! `run()` turns it on by itself when the standard variables ask for it:
+//! a collector named by `OTEL_EXPORTER_OTLP_ENDPOINT` (or the `_TRACES_`
+//! and `_METRICS_` ones), or `OTEL_METRICS_EXPORTER=prometheus`. The rest
+//! of the `OTEL_*` variables apply: `OTEL_SERVICE_NAME` (default: the
+//! server's name), `OTEL_TRACES_SAMPLER` and its argument, `OTEL_BSP_*`
+//! for the span queue, `OTEL_METRIC_EXPORT_INTERVAL`,
+//! `OTEL_TRACES_EXPORTER` and `OTEL_METRICS_EXPORTER` (`otlp`,
+//! `prometheus`, `none`), `OTEL_EXPORTER_PROMETHEUS_HOST` and `_PORT`
+//! (default `localhost:9464`), `OTEL_SDK_DISABLED=true` to turn it all off.
+//!
 //! Export is OTLP over HTTP (protobuf), from a thread of its own, with a
-//! bounded queue: a slow or absent collector costs requests nothing, and
-//! what does not fit is dropped. The queue is flushed when the server
+//! bounded queue (`OTEL_BSP_MAX_QUEUE_SIZE`, 2,048 spans): a slow or absent
+//! collector costs requests nothing, what does not fit is dropped, and the
+//! SDK logs how many at shutdown. The queue is flushed when the server
 //! stops.
+//!
+//! The Prometheus endpoint (`GET /metrics`, the text format) listens on an
+//! address of its own, served by a thread of its own: never the MCP
+//! endpoint's address, which may be public. On a loopback address it
+//! answers only loopback `Host` names, as the MCP endpoint does.
 //!
 //! ```no_run
 //! // What `run()` does with the variables set, given in code:
@@ -42,9 +58,11 @@
 //! # let _ = server;
 //! ```
 
+mod counters;
 mod layer;
 #[cfg(feature = "client")]
 mod outgoing;
+mod scrape;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -59,10 +77,13 @@ use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::filter::filter_fn;
 
+use self::counters::Counters;
 pub use self::layer::{OtelLayer, Traced};
 use self::layer::{Recording, TARGET};
 #[cfg(feature = "client")]
 pub(crate) use self::outgoing::ClientCall;
+use self::scrape::PrometheusEndpoint;
+use crate::tasks::WORK_TARGET;
 
 /// The variables that name a collector: any one of them turns export on.
 const ENDPOINTS: [&str; 3] = [
@@ -77,29 +98,104 @@ static INSTALLED: AtomicBool = AtomicBool::new(false);
 /// How long a flush on shutdown may take.
 const FLUSH: Duration = Duration::from_secs(5);
 
+/// The Prometheus endpoint's address when the variables do not say
+/// (OpenTelemetry's defaults for `OTEL_EXPORTER_PROMETHEUS_HOST` and
+/// `_PORT`).
+const PROMETHEUS_DEFAULT: (&str, &str) = ("localhost", "9464");
+
 /// OpenTelemetry export for a server: what [`ServerBuilder::otel`](crate::ServerBuilder::otel)
 /// takes, and what `run()` makes from the environment.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Otel {
     endpoint: Option<String>,
     service_name: Option<String>,
     recording: Recording,
+    otlp_traces: bool,
+    otlp_metrics: bool,
+    prometheus: Option<String>,
+}
+
+impl Default for Otel {
+    fn default() -> Self {
+        Otel {
+            endpoint: None,
+            service_name: None,
+            recording: Recording::default(),
+            otlp_traces: true,
+            otlp_metrics: true,
+            prometheus: None,
+        }
+    }
 }
 
 impl Otel {
-    /// Export to the collector the `OTEL_*` variables name, or to
-    /// `http://localhost:4318` (OTLP/HTTP's default) when none does.
+    /// Export traces and metrics over OTLP to the collector the `OTEL_*`
+    /// variables name, or to `http://localhost:4318` (OTLP/HTTP's default)
+    /// when none does.
     pub fn new() -> Self {
         Otel::default()
     }
 
-    /// Export as the environment says, if it names a collector and does
-    /// not disable the SDK (`OTEL_SDK_DISABLED=true`); `None` otherwise.
+    /// Export as the environment says, unless it says nothing or disables
+    /// the SDK (`OTEL_SDK_DISABLED=true`): OTLP when a variable names a
+    /// collector (traces and metrics, each unless `OTEL_TRACES_EXPORTER` or
+    /// `OTEL_METRICS_EXPORTER` leaves `otlp` out), and the Prometheus
+    /// endpoint when `OTEL_METRICS_EXPORTER` names `prometheus`. `None`
+    /// when neither.
     pub fn from_env() -> Option<Self> {
-        let set = |name: &str| std::env::var_os(name).is_some_and(|value| !value.is_empty());
-        let disabled = std::env::var("OTEL_SDK_DISABLED")
-            .is_ok_and(|value| value.trim().eq_ignore_ascii_case("true"));
-        (!disabled && ENDPOINTS.iter().any(|name| set(name))).then(Otel::new)
+        Otel::from_vars(|name| {
+            std::env::var(name)
+                .ok()
+                .filter(|value| !value.trim().is_empty())
+        })
+    }
+
+    /// [`from_env`](Self::from_env) with the variables `var` gives.
+    fn from_vars(var: impl Fn(&str) -> Option<String>) -> Option<Self> {
+        let disabled =
+            var("OTEL_SDK_DISABLED").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+        let names = |name: &str, wanted: &str| {
+            var(name).map_or(wanted == "otlp", |list| {
+                list.split(',')
+                    .any(|item| item.trim().eq_ignore_ascii_case(wanted))
+            })
+        };
+        let collector = ENDPOINTS.iter().any(|name| var(name).is_some());
+        let otel = Otel {
+            otlp_traces: collector && names("OTEL_TRACES_EXPORTER", "otlp"),
+            otlp_metrics: collector && names("OTEL_METRICS_EXPORTER", "otlp"),
+            prometheus: names("OTEL_METRICS_EXPORTER", "prometheus").then(|| {
+                let host = var("OTEL_EXPORTER_PROMETHEUS_HOST");
+                let port = var("OTEL_EXPORTER_PROMETHEUS_PORT");
+                let host = host.as_deref().unwrap_or(PROMETHEUS_DEFAULT.0);
+                let port = port.as_deref().unwrap_or(PROMETHEUS_DEFAULT.1);
+                match host.contains(':') && !host.starts_with('[') {
+                    true => format!("[{host}]:{port}"),
+                    false => format!("{host}:{port}"),
+                }
+            }),
+            ..Otel::default()
+        };
+        let wanted = otel.otlp_traces || otel.otlp_metrics || otel.prometheus.is_some();
+        (!disabled && wanted).then_some(otel)
+    }
+
+    /// Also serve the metrics in Prometheus's text format at
+    /// `http://{address}/metrics` (`address` as `host:port`; port 0 picks
+    /// one, which [`Telemetry::prometheus_address`] tells). Keep it on
+    /// loopback or a private network: it is a listener of its own, never
+    /// the MCP endpoint.
+    pub fn prometheus(mut self, address: impl Into<String>) -> Self {
+        self.prometheus = Some(address.into());
+        self
+    }
+
+    /// No OTLP export (of traces or metrics): with
+    /// [`prometheus`](Self::prometheus), the metrics are scraped only.
+    pub fn without_otlp(mut self) -> Self {
+        self.otlp_traces = false;
+        self.otlp_metrics = false;
+        self
     }
 
     /// Export to `endpoint` (OTLP/HTTP's base URL, e.g.
@@ -148,35 +244,72 @@ impl Otel {
     /// When an exporter cannot be built (an endpoint that is not a URL).
     pub fn install(self) -> Result<Telemetry, OtelError> {
         let resource = self.resource();
-        let mut spans = SpanExporter::builder().with_http();
-        let mut metrics = MetricExporter::builder().with_http();
-        if let Some(endpoint) = &self.endpoint {
-            let base = endpoint.trim_end_matches('/');
-            spans = spans.with_endpoint(format!("{base}/v1/traces"));
-            metrics = metrics.with_endpoint(format!("{base}/v1/metrics"));
-        }
-        let spans = spans.build().map_err(|e| OtelError(e.to_string()))?;
-        let metrics = metrics.build().map_err(|e| OtelError(e.to_string()))?;
-        let tracer_provider = SdkTracerProvider::builder()
-            .with_batch_exporter(spans)
-            .with_resource(resource.clone())
-            .build();
-        let meter_provider = SdkMeterProvider::builder()
-            .with_reader(PeriodicReader::builder(metrics).build())
-            .with_resource(resource)
-            .build();
+        let tracer_provider = self.tracer_provider(resource.clone())?;
+        let (meters, prometheus) = self.meter_provider(resource)?;
         opentelemetry::global::set_text_map_propagator(TextMapCompositePropagator::new(vec![
             Box::new(TraceContextPropagator::new()),
             Box::new(BaggagePropagator::new()),
         ]));
-        opentelemetry::global::set_meter_provider(meter_provider.clone());
+        opentelemetry::global::set_meter_provider(meters.clone());
         opentelemetry::global::set_tracer_provider(tracer_provider.clone());
+        let counters = Counters::register(&opentelemetry::global::meter("mcp-runtime"));
         INSTALLED.store(true, Ordering::Relaxed);
         Ok(Telemetry {
             tracer_provider,
-            meter_provider,
+            meter_provider: meters,
             recording: self.recording,
+            _counters: counters,
+            prometheus,
         })
+    }
+
+    /// The base URL's path for one signal, when an endpoint was given.
+    fn signal_endpoint(&self, path: &str) -> Option<String> {
+        let base = self.endpoint.as_deref()?.trim_end_matches('/');
+        Some(format!("{base}{path}"))
+    }
+
+    /// Spans in batches to the OTLP collector, if they are exported.
+    fn tracer_provider(&self, resource: Resource) -> Result<SdkTracerProvider, OtelError> {
+        let mut provider = SdkTracerProvider::builder().with_resource(resource);
+        if self.otlp_traces {
+            let mut spans = SpanExporter::builder().with_http();
+            if let Some(endpoint) = self.signal_endpoint("/v1/traces") {
+                spans = spans.with_endpoint(endpoint);
+            }
+            let spans = spans.build().map_err(|e| OtelError(e.to_string()))?;
+            provider = provider.with_batch_exporter(spans);
+        }
+        Ok(provider.build())
+    }
+
+    /// Metrics read periodically for the OTLP collector and on each scrape
+    /// of the Prometheus endpoint, as configured; the endpoint listens
+    /// before anything global is set, so a taken port changes nothing.
+    fn meter_provider(
+        &self,
+        resource: Resource,
+    ) -> Result<(SdkMeterProvider, Option<PrometheusEndpoint>), OtelError> {
+        let mut provider = SdkMeterProvider::builder().with_resource(resource);
+        if self.otlp_metrics {
+            let mut metrics = MetricExporter::builder().with_http();
+            if let Some(endpoint) = self.signal_endpoint("/v1/metrics") {
+                metrics = metrics.with_endpoint(endpoint);
+            }
+            let metrics = metrics.build().map_err(|e| OtelError(e.to_string()))?;
+            provider = provider.with_reader(PeriodicReader::builder(metrics).build());
+        }
+        let mut endpoint = None;
+        if let Some(address) = &self.prometheus {
+            let registry = ::prometheus::Registry::new();
+            let reader = opentelemetry_prometheus::exporter()
+                .with_registry(registry.clone())
+                .build()
+                .map_err(|e| OtelError(e.to_string()))?;
+            endpoint = Some(PrometheusEndpoint::start(address, registry)?);
+            provider = provider.with_reader(reader);
+        }
+        Ok((provider.build(), endpoint))
     }
 
     /// `service.name` from `OTEL_SERVICE_NAME`, else as given; the rest
@@ -196,6 +329,8 @@ pub struct Telemetry {
     tracer_provider: SdkTracerProvider,
     meter_provider: SdkMeterProvider,
     recording: Recording,
+    _counters: Counters,
+    prometheus: Option<PrometheusEndpoint>,
 }
 
 impl Telemetry {
@@ -213,7 +348,7 @@ impl Telemetry {
         tracing_opentelemetry::layer()
             .with_tracer(tracer)
             .with_filter(filter_fn(|metadata| {
-                let ours = metadata.target() == TARGET;
+                let ours = metadata.target() == TARGET || metadata.target() == WORK_TARGET;
                 let users = !metadata.target().starts_with("mcp_runtime")
                     && *metadata.level() <= tracing::Level::INFO;
                 ours || users
@@ -229,6 +364,11 @@ impl Telemetry {
     pub fn layer(&self) -> OtelLayer {
         OtelLayer::recording(self.recording)
     }
+
+    /// Where the Prometheus endpoint listens, if it was asked for.
+    pub fn prometheus_address(&self) -> Option<std::net::SocketAddr> {
+        self.prometheus.as_ref().map(PrometheusEndpoint::address)
+    }
 }
 
 impl std::fmt::Debug for Telemetry {
@@ -239,6 +379,8 @@ impl std::fmt::Debug for Telemetry {
 
 impl Drop for Telemetry {
     fn drop(&mut self) {
+        // No scrape after this: the endpoint stops first.
+        drop(self.prometheus.take());
         if let Err(error) = self.tracer_provider.shutdown_with_timeout(FLUSH) {
             tracing::warn!("OpenTelemetry: the last spans were not exported: {error}");
         }
@@ -246,6 +388,22 @@ impl Drop for Telemetry {
             tracing::warn!("OpenTelemetry: the last metrics were not exported: {error}");
         }
     }
+}
+
+/// The trace id of `span`, in hex, when an OpenTelemetry layer records it
+/// (export is on).
+#[cfg_attr(
+    not(feature = "cli"),
+    allow(dead_code, reason = "the inspector prints it")
+)]
+pub(crate) fn trace_id(span: &tracing::Span) -> Option<String> {
+    use opentelemetry::trace::TraceContextExt as _;
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+    let context = span.context();
+    let span_context = context.span().span_context().clone();
+    span_context
+        .is_valid()
+        .then(|| span_context.trace_id().to_string())
 }
 
 /// Why OpenTelemetry export could not start.
@@ -259,3 +417,66 @@ impl std::fmt::Display for OtelError {
 }
 
 impl std::error::Error for OtelError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from(vars: &[(&str, &str)]) -> Option<Otel> {
+        Otel::from_vars(|name| {
+            vars.iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| (*value).to_owned())
+        })
+    }
+
+    /// (OTLP traces, OTLP metrics, the Prometheus address).
+    fn exports(otel: &Otel) -> (bool, bool, Option<&str>) {
+        (
+            otel.otlp_traces,
+            otel.otlp_metrics,
+            otel.prometheus.as_deref(),
+        )
+    }
+
+    #[test]
+    fn nothing_is_exported_unless_a_variable_asks() {
+        assert!(from(&[]).is_none());
+        assert!(from(&[("OTEL_SERVICE_NAME", "x")]).is_none());
+        assert!(from(&[("OTEL_METRICS_EXPORTER", "otlp")]).is_none());
+    }
+
+    #[test]
+    fn a_collector_turns_on_otlp_for_both_signals_unless_one_is_left_out() {
+        let endpoint = ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318");
+        let otel = from(&[endpoint]).unwrap();
+        assert_eq!(exports(&otel), (true, true, None));
+        let otel = from(&[endpoint, ("OTEL_TRACES_EXPORTER", "none")]).unwrap();
+        assert_eq!(exports(&otel), (false, true, None));
+        let otel = from(&[endpoint, ("OTEL_METRICS_EXPORTER", "prometheus")]).unwrap();
+        assert_eq!(exports(&otel), (true, false, Some("localhost:9464")));
+    }
+
+    #[test]
+    fn prometheus_alone_listens_where_the_variables_say() {
+        let otel = from(&[("OTEL_METRICS_EXPORTER", " otlp , Prometheus")]).unwrap();
+        assert_eq!(exports(&otel), (false, false, Some("localhost:9464")));
+        let otel = from(&[
+            ("OTEL_METRICS_EXPORTER", "prometheus"),
+            ("OTEL_EXPORTER_PROMETHEUS_HOST", "::1"),
+            ("OTEL_EXPORTER_PROMETHEUS_PORT", "9100"),
+        ])
+        .unwrap();
+        assert_eq!(otel.prometheus.as_deref(), Some("[::1]:9100"));
+    }
+
+    #[test]
+    fn the_sdk_disabled_turns_everything_off() {
+        let vars = [
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"),
+            ("OTEL_METRICS_EXPORTER", "prometheus"),
+            ("OTEL_SDK_DISABLED", "TRUE"),
+        ];
+        assert!(from(&vars).is_none());
+    }
+}

@@ -321,15 +321,14 @@ impl Redis {
             .inner
             .io
             .spawn(async move { tokio::time::timeout(timeout, operation).await });
-        match task.await {
-            Ok(Ok(Ok(value))) => Ok(value),
-            Ok(Ok(Err(error))) => Err(RedisUnavailable(error.to_string())),
-            Ok(Err(_)) => Err(RedisUnavailable(format!(
-                "no answer within {} ms",
-                timeout.as_millis()
-            ))),
-            Err(_) => Err(RedisUnavailable("the Redis thread stopped".into())),
-        }
+        let failure = match task.await {
+            Ok(Ok(Ok(value))) => return Ok(value),
+            Ok(Ok(Err(error))) => error.to_string(),
+            Ok(Err(_)) => format!("no answer within {} ms", timeout.as_millis()),
+            Err(_) => "the Redis thread stopped".to_owned(),
+        };
+        crate::metrics::redis_error();
+        Err(RedisUnavailable(failure))
     }
 }
 

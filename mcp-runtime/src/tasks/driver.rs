@@ -157,6 +157,7 @@ type Ran = Result<CallToolResult, ErrorObject>;
 /// Runs one task: the handler (the rest of the tool's stack), and
 /// everything around it.
 pub(super) async fn drive(job: Job) {
+    let _running = crate::metrics::Open::task();
     let Job {
         runtime,
         next,

@@ -19,10 +19,11 @@ use std::time::Duration;
 use serde_json::Map;
 use serde_json::value::RawValue;
 use tokio::sync::oneshot;
+use tracing::Instrument as _;
 
 use super::driver::{Call, Created, Job, TaskPlan, drive, new_record};
 use super::wire::{self, Shape};
-use super::{EXTENSION_ID, Runtime, TaskOptions, TaskStore};
+use super::{EXTENSION_ID, Runtime, TaskOptions, TaskStore, WORK_TARGET};
 use crate::extension::Extension;
 use crate::middleware::{BoxError, Invocation, ItemLayer, Next, Output, TaskHandle, from_fn};
 use crate::mrtr::Clock;
@@ -166,6 +167,25 @@ async fn route(
     start(&runtime, plan, call, next, recorded).await
 }
 
+/// The span of a task's work: it outlives the request that created it, so
+/// it starts a trace of its own, linked to the request's span (with the
+/// `otel` feature, an OpenTelemetry span link). Named `task {tool}`, kind
+/// INTERNAL; the handler's own spans are its children.
+fn work_span(job: &Job) -> tracing::Span {
+    let tool = &*job.call.item.name;
+    let span = tracing::info_span!(
+        target: WORK_TARGET,
+        parent: None,
+        "mcp.task",
+        otel.name = format!("task {tool}"),
+        otel.kind = "internal",
+        mcp.task.id = job.record.id.as_str(),
+        gen_ai.tool.name = tool,
+    );
+    span.follows_from(tracing::Span::current());
+    span
+}
+
 /// Starts the task's worker, and answers with the task (or the tool's
 /// result, if it finished within `answer_within_ms`).
 async fn start(
@@ -186,8 +206,9 @@ async fn start(
         answer_within: Duration::from_millis(plan.answer_within_ms),
         created: sender,
     };
+    let span = work_span(&job);
     runtime
-        .spawn(Box::new(move || Box::pin(drive(job))))
+        .spawn(Box::new(move || Box::pin(drive(job).instrument(span))))
         .map_err(|problem| {
             tracing::error!(problem, "a task could not be started");
             ErrorObject::internal_error()

@@ -70,6 +70,10 @@ use crate::source::{RequestSource, TransportKind};
 /// The extension's identifier.
 pub const EXTENSION_ID: &str = "io.modelcontextprotocol/tasks";
 
+/// The `tracing` target of a task's work span (`task {tool}`), which the
+/// `otel` feature exports.
+pub(crate) const WORK_TARGET: &str = "mcp::task";
+
 /// How a server runs tasks: where they are kept, how long, how often
 /// clients should poll. Give it to `ServerBuilder::tasks`; a server with
 /// `#[tool(task)]` tools and no options uses the defaults.

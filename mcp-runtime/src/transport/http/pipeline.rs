@@ -54,6 +54,7 @@ use crate::context::Outbox;
 use crate::diagnostics::{REFUSALS, Shown};
 use crate::dispatch::envelope::{self, Incoming};
 use crate::dispatch::{Admission, Answer, Dispatched, Prepared, Reply, Target};
+use crate::metrics::{self, Refusal};
 use crate::protocol::ErrorObject;
 use crate::protocol::method::Method;
 use crate::security::origin::HostRefusal;
@@ -396,6 +397,7 @@ fn check_authority(
         false => policy.check_host(host),
     };
     if let Err(refusal) = checked {
+        metrics::refused(Refusal::Host);
         REFUSALS.host.note(|suppressed| {
             tracing::warn!(host = %Shown(host), ?peer, suppressed, "refused a request whose Host is missing, repeated, malformed or not allowed");
         });
@@ -408,6 +410,7 @@ fn check_authority(
         });
     }
     if seen.origin_repeated() || !policy.origin_allowed(seen.origin()) {
+        metrics::refused(Refusal::Origin);
         REFUSALS.origin.note(|suppressed| {
             tracing::warn!(origin = %Shown(seen.origin()), ?peer, suppressed, "refused a request from an origin that is not allowed");
         });

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 
 use super::body::McpBody;
 use crate::dispatch::Reply;
+use crate::metrics::{self, Refusal};
 use crate::protocol::{ErrorObject, RequestId, error_code};
 
 /// Every response the endpoint sends.
@@ -37,13 +38,24 @@ impl Statuses {
     }
 }
 
+/// The status of an error answer; the refusals among them are counted
+/// here, where every JSON-RPC error of the modern era gets its status.
 fn modern_status(code: i32) -> StatusCode {
     match code {
         error_code::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
         error_code::INTERNAL_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
-        error_code::RATE_LIMITED => StatusCode::TOO_MANY_REQUESTS,
-        error_code::SERVER_BUSY => StatusCode::SERVICE_UNAVAILABLE,
-        error_code::REQUEST_TIMEOUT => StatusCode::GATEWAY_TIMEOUT,
+        error_code::RATE_LIMITED => {
+            metrics::refused(Refusal::RateLimited);
+            StatusCode::TOO_MANY_REQUESTS
+        }
+        error_code::SERVER_BUSY => {
+            metrics::refused(Refusal::Busy);
+            StatusCode::SERVICE_UNAVAILABLE
+        }
+        error_code::REQUEST_TIMEOUT => {
+            metrics::refused(Refusal::Timeout);
+            StatusCode::GATEWAY_TIMEOUT
+        }
         error_code::FORBIDDEN => StatusCode::FORBIDDEN,
         _ => StatusCode::BAD_REQUEST,
     }
@@ -113,6 +125,7 @@ pub(crate) fn forbidden(what: &str) -> HttpResponse {
 
 /// 413: the body is larger than the limit.
 pub(crate) fn too_large(limit: usize) -> HttpResponse {
+    metrics::refused(Refusal::TooLarge);
     let message = format!("the body exceeds the {limit}-byte limit");
     error(
         StatusCode::PAYLOAD_TOO_LARGE,

@@ -257,6 +257,7 @@ fn service(
 /// reset the answer away before the client has read it, but not for long:
 /// each refused connection is a file descriptor until then.
 fn refuse_connection(mut stream: TcpStream, peer: SocketAddr) {
+    crate::metrics::refused(crate::metrics::Refusal::Connections);
     REFUSALS.client.note(|suppressed| {
         tracing::warn!(%peer, suppressed, "refused a connection: its client has as many open as one client may");
     });

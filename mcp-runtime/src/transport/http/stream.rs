@@ -146,6 +146,8 @@ impl Stream {
                 () = cancelled(streaming.cancelled.as_ref()) => break,
                 () = &mut deadline => {
                     let limit = streaming.deadline.unwrap_or(Duration::MAX);
+                    // Counted here: a stream's status was sent before.
+                    crate::metrics::refused(crate::metrics::Refusal::Timeout);
                     let _ = events.send(event(&Reply::timed_out(&id, limit).frame)).await;
                     break;
                 }
