@@ -202,9 +202,13 @@ impl<T: Transport> Client<T> {
         };
         #[cfg(feature = "otel")]
         let traced = crate::otel::ClientCall::start(method, &params, id);
-        let mut meta = self.meta(id);
+        let meta = self.meta(id);
         #[cfg(feature = "otel")]
-        traced.inject(&mut meta);
+        let meta = {
+            let mut meta = meta;
+            traced.inject(&mut meta);
+            meta
+        };
         params.insert("_meta".into(), meta);
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let sent = self.transport.send(id, message.to_string());

@@ -78,12 +78,12 @@ use tracing_subscriber::Layer as _;
 use tracing_subscriber::filter::filter_fn;
 
 use self::counters::Counters;
+use self::layer::Recording;
 pub use self::layer::{OtelLayer, Traced};
-use self::layer::{Recording, TARGET};
 #[cfg(feature = "client")]
 pub(crate) use self::outgoing::ClientCall;
 use self::scrape::PrometheusEndpoint;
-use crate::tasks::WORK_TARGET;
+use crate::dispatch::audit::TARGET as AUDIT_TARGET;
 
 /// The variables that name a collector: any one of them turns export on.
 const ENDPOINTS: [&str; 3] = [
@@ -348,10 +348,7 @@ impl Telemetry {
         tracing_opentelemetry::layer()
             .with_tracer(tracer)
             .with_filter(filter_fn(|metadata| {
-                let ours = metadata.target() == TARGET || metadata.target() == WORK_TARGET;
-                let users = !metadata.target().starts_with("mcp_runtime")
-                    && *metadata.level() <= tracing::Level::INFO;
-                ours || users
+                exported(metadata.target(), *metadata.level())
             }))
     }
 
@@ -388,6 +385,20 @@ impl Drop for Telemetry {
             tracing::warn!("OpenTelemetry: the last metrics were not exported: {error}");
         }
     }
+}
+
+/// Whether the spans and events of `target` at `level` are exported: the
+/// runtime's own spans (the request's, a task's work, the inspector's:
+/// `mcp::*`), and your code's at `INFO` and above, never the runtime's
+/// internal ones (`mcp_runtime::*`) nor the audit events (`mcp::audit`),
+/// whose arguments stay where the audit's rules about secrets keep them.
+/// Were the audit events let through, every request would also pay for
+/// them (the audit layer runs while anything listens to its target).
+fn exported(target: &str, level: tracing::Level) -> bool {
+    if target.starts_with("mcp::") {
+        return target != AUDIT_TARGET;
+    }
+    !target.starts_with("mcp_runtime") && level <= tracing::Level::INFO
 }
 
 /// The trace id of `span`, in hex, when an OpenTelemetry layer records it
@@ -468,6 +479,18 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(otel.prometheus.as_deref(), Some("[::1]:9100"));
+    }
+
+    #[test]
+    fn the_runtime_spans_and_the_users_are_exported_but_not_the_audit_nor_internals() {
+        use tracing::Level;
+        for target in [layer::TARGET, crate::tasks::WORK_TARGET, "mcp::inspect"] {
+            assert!(exported(target, Level::INFO), "{target}");
+        }
+        assert!(exported("my_server::db", Level::INFO));
+        assert!(!exported("my_server::db", Level::DEBUG));
+        assert!(!exported(AUDIT_TARGET, Level::INFO));
+        assert!(!exported("mcp_runtime::transport::http", Level::WARN));
     }
 
     #[test]
