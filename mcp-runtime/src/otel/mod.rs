@@ -69,7 +69,7 @@ use std::time::Duration;
 
 use opentelemetry::propagation::TextMapCompositePropagator;
 use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_otlp::{MetricExporter, SpanExporter, WithExportConfig as _};
+use opentelemetry_otlp::{MetricExporter, SpanExporter, WithExportConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
@@ -263,20 +263,21 @@ impl Otel {
         })
     }
 
-    /// The base URL's path for one signal, when an endpoint was given.
-    fn signal_endpoint(&self, path: &str) -> Option<String> {
-        let base = self.endpoint.as_deref()?.trim_end_matches('/');
-        Some(format!("{base}{path}"))
+    /// An exporter's builder sending to the given endpoint's `path` for
+    /// its signal, when an endpoint was given (else where the variables
+    /// say).
+    fn sending_to<B: WithExportConfig>(&self, builder: B, path: &str) -> B {
+        match self.endpoint.as_deref() {
+            Some(base) => builder.with_endpoint(format!("{}{path}", base.trim_end_matches('/'))),
+            None => builder,
+        }
     }
 
     /// Spans in batches to the OTLP collector, if they are exported.
     fn tracer_provider(&self, resource: Resource) -> Result<SdkTracerProvider, OtelError> {
         let mut provider = SdkTracerProvider::builder().with_resource(resource);
         if self.otlp_traces {
-            let mut spans = SpanExporter::builder().with_http();
-            if let Some(endpoint) = self.signal_endpoint("/v1/traces") {
-                spans = spans.with_endpoint(endpoint);
-            }
+            let spans = self.sending_to(SpanExporter::builder().with_http(), "/v1/traces");
             let spans = spans.build().map_err(|e| OtelError(e.to_string()))?;
             provider = provider.with_batch_exporter(spans);
         }
@@ -292,10 +293,7 @@ impl Otel {
     ) -> Result<(SdkMeterProvider, Option<PrometheusEndpoint>), OtelError> {
         let mut provider = SdkMeterProvider::builder().with_resource(resource);
         if self.otlp_metrics {
-            let mut metrics = MetricExporter::builder().with_http();
-            if let Some(endpoint) = self.signal_endpoint("/v1/metrics") {
-                metrics = metrics.with_endpoint(endpoint);
-            }
+            let metrics = self.sending_to(MetricExporter::builder().with_http(), "/v1/metrics");
             let metrics = metrics.build().map_err(|e| OtelError(e.to_string()))?;
             provider = provider.with_reader(PeriodicReader::builder(metrics).build());
         }
