@@ -40,6 +40,62 @@ pub(crate) struct Recording {
     pub(crate) arguments: bool,
     /// `gen_ai.tool.call.result` (opt-in, likewise).
     pub(crate) results: bool,
+    /// Which requests get a span at all.
+    pub(crate) spans: Spans,
+}
+
+/// Which requests get a span: those the sampler can keep. A span the
+/// sampler drops still costs most of a kept one's work (the `tracing`
+/// span, its OpenTelemetry builder, the context's extraction), so none is
+/// made where the configuration already says it would be dropped. The
+/// duration histogram and the in-flight count are recorded either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Spans {
+    /// Every request (the sampler decides).
+    #[default]
+    Always,
+    /// Only a request whose client's trace was sampled (the `traceparent`
+    /// flag): a parent-based sampler whose root decision is "drop"
+    /// (`parentbased_always_off`, `parentbased_traceidratio` at 0).
+    WhenParentSampled,
+    /// None: traces are not exported, or `always_off`, or
+    /// `traceidratio` at 0.
+    Never,
+}
+
+impl Spans {
+    /// For the standard `OTEL_TRACES_SAMPLER` and its argument.
+    pub(crate) fn for_sampler(sampler: Option<&str>, argument: Option<&str>) -> Spans {
+        let zero = argument
+            .and_then(|ratio| ratio.trim().parse::<f64>().ok())
+            .is_some_and(|ratio| ratio <= 0.0);
+        let sampler = sampler.map(|s| s.trim().to_ascii_lowercase());
+        match (sampler.as_deref(), zero) {
+            (Some("always_off"), _) | (Some("traceidratio"), true) => Spans::Never,
+            (Some("parentbased_always_off"), _) | (Some("parentbased_traceidratio"), true) => {
+                Spans::WhenParentSampled
+            }
+            _ => Spans::Always,
+        }
+    }
+
+    /// Whether a request with this `traceparent` gets a span.
+    fn wanted(self, traceparent: Option<&str>) -> bool {
+        match self {
+            Spans::Always => true,
+            Spans::Never => false,
+            Spans::WhenParentSampled => traceparent.is_some_and(sampled),
+        }
+    }
+}
+
+/// Whether a W3C `traceparent` has its sampled flag set.
+fn sampled(traceparent: &str) -> bool {
+    traceparent
+        .rsplit('-')
+        .next()
+        .and_then(|flags| u8::from_str_radix(flags, 16).ok())
+        .is_some_and(|flags| flags & 1 == 1)
 }
 
 /// A request layer ([`ServerBuilder::request_layer`](crate::ServerBuilder::request_layer))
@@ -99,7 +155,14 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         let operation = Operation::of(&request, self.recording);
-        let span = operation.span(&request);
+        let span = match self
+            .recording
+            .spans
+            .wanted(request.meta().traceparent.as_deref())
+        {
+            true => operation.span(&request),
+            false => tracing::Span::none(),
+        };
         let in_flight = InFlight::begin(&operation.method);
         let answer = self.inner.call(request).instrument(span.clone());
         let recording = self.recording;
@@ -346,5 +409,21 @@ impl Extractor for MetaCarrier<'_> {
 
     fn keys(&self) -> Vec<&str> {
         vec!["traceparent", "tracestate", "baggage"]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parent_based_policy_follows_the_clients_sampled_flag() {
+        let kept = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let dropped = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
+        let policy = Spans::WhenParentSampled;
+        assert!(policy.wanted(Some(kept)));
+        assert!(!policy.wanted(Some(dropped)) && !policy.wanted(None));
+        assert!(!policy.wanted(Some("garbage")));
+        assert!(Spans::Always.wanted(None) && !Spans::Never.wanted(Some(kept)));
     }
 }

@@ -78,8 +78,8 @@ use tracing_subscriber::Layer as _;
 use tracing_subscriber::filter::filter_fn;
 
 use self::counters::Counters;
-use self::layer::Recording;
 pub use self::layer::{OtelLayer, Traced};
+use self::layer::{Recording, Spans};
 #[cfg(feature = "client")]
 pub(crate) use self::outgoing::ClientCall;
 use self::scrape::PrometheusEndpoint;
@@ -254,10 +254,20 @@ impl Otel {
         opentelemetry::global::set_tracer_provider(tracer_provider.clone());
         let counters = Counters::register(&opentelemetry::global::meter("mcp-runtime"));
         INSTALLED.store(true, Ordering::Relaxed);
+        let spans = match self.otlp_traces {
+            true => Spans::for_sampler(
+                std::env::var("OTEL_TRACES_SAMPLER").ok().as_deref(),
+                std::env::var("OTEL_TRACES_SAMPLER_ARG").ok().as_deref(),
+            ),
+            false => Spans::Never,
+        };
         Ok(Telemetry {
             tracer_provider,
             meter_provider: meters,
-            recording: self.recording,
+            recording: Recording {
+                spans,
+                ..self.recording
+            },
             _counters: counters,
             prometheus,
         })
@@ -489,6 +499,24 @@ mod tests {
         assert!(!exported("my_server::db", Level::DEBUG));
         assert!(!exported(AUDIT_TARGET, Level::INFO));
         assert!(!exported("mcp_runtime::transport::http", Level::WARN));
+    }
+
+    #[test]
+    fn no_span_is_made_where_the_sampler_would_drop_it() {
+        let spans = |sampler, argument| Spans::for_sampler(sampler, argument);
+        assert_eq!(spans(None, None), Spans::Always);
+        assert_eq!(spans(Some("parentbased_always_on"), None), Spans::Always);
+        assert_eq!(spans(Some("traceidratio"), Some("0.25")), Spans::Always);
+        assert_eq!(spans(Some(" Always_Off "), None), Spans::Never);
+        assert_eq!(spans(Some("traceidratio"), Some("0")), Spans::Never);
+        assert_eq!(
+            spans(Some("parentbased_always_off"), None),
+            Spans::WhenParentSampled
+        );
+        assert_eq!(
+            spans(Some("parentbased_traceidratio"), Some("0.0")),
+            Spans::WhenParentSampled
+        );
     }
 
     #[test]
