@@ -136,19 +136,17 @@ impl Throttle {
     }
 }
 
-/// The OpenTelemetry export `run()` starts, if any.
-#[cfg(feature = "otel")]
-pub(crate) type Telemetry = crate::otel::Telemetry;
-/// Without the `otel` feature, none.
-#[cfg(not(feature = "otel"))]
-pub(crate) type Telemetry = std::convert::Infallible;
+/// A `tracing` layer that exports spans (OpenTelemetry's, with the
+/// `otel` feature), given by the caller so that logging knows no exporter.
+pub(crate) type Exported =
+    Box<dyn tracing_subscriber::Layer<tracing_subscriber::Registry> + Send + Sync>;
 
 /// Logging to stderr for the standard entry point: level from `RUST_LOG`
-/// (the last bare level in it; default `warn`), and with `telemetry` its
+/// (the last bare level in it; default `warn`), and with `exported` the
 /// spans exported too. Keep the guard until the process ends: dropping it
 /// writes out what is queued (waiting at most a second for a stderr nobody
 /// reads).
-pub(crate) fn init(telemetry: Option<&Telemetry>) -> Option<LogGuard> {
+pub(crate) fn init(exported: Option<Exported>) -> Option<LogGuard> {
     let level = std::env::var("RUST_LOG")
         .ok()
         .and_then(|spec| {
@@ -160,9 +158,8 @@ pub(crate) fn init(telemetry: Option<&Telemetry>) -> Option<LogGuard> {
         .unwrap_or(tracing::Level::WARN);
     let writer = Arc::new(Dropping::default());
     let ansi = std::io::stderr().is_terminal();
-    let installed = match telemetry {
-        #[cfg(feature = "otel")]
-        Some(telemetry) => {
+    let installed = match exported {
+        Some(exported) => {
             use tracing_subscriber::Layer as _;
             use tracing_subscriber::layer::SubscriberExt as _;
             use tracing_subscriber::util::SubscriberInitExt as _;
@@ -171,13 +168,11 @@ pub(crate) fn init(telemetry: Option<&Telemetry>) -> Option<LogGuard> {
                 .with_ansi(ansi)
                 .with_filter(tracing_subscriber::filter::LevelFilter::from_level(level));
             tracing_subscriber::registry()
+                .with(exported)
                 .with(log)
-                .with(telemetry.tracing_layer())
                 .try_init()
                 .is_ok()
         }
-        #[cfg(not(feature = "otel"))]
-        Some(never) => match *never {},
         None => tracing_subscriber::fmt()
             .with_writer(Shared(writer.clone()))
             .with_ansi(ansi)

@@ -7,7 +7,12 @@ use std::process::ExitCode;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::diagnostics::Telemetry;
+/// The OpenTelemetry export `run()` starts, if any.
+#[cfg(feature = "otel")]
+type Telemetry = crate::otel::Telemetry;
+/// Without the `otel` feature, none.
+#[cfg(not(feature = "otel"))]
+type Telemetry = std::convert::Infallible;
 use crate::dispatch::Dispatcher;
 use crate::lifecycle::Launched;
 use crate::server::{Server, ServerBuilder};
@@ -44,7 +49,7 @@ impl ServerBuilder {
         // Held until the server is done: dropping them flushes the
         // telemetry, then the log.
         let (builder, telemetry) = self.telemetry();
-        let _logging = crate::diagnostics::init(telemetry.as_ref());
+        let _logging = crate::diagnostics::init(telemetry.as_ref().map(exported));
         let _telemetry = telemetry;
         let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
         #[cfg(feature = "cli")]
@@ -80,6 +85,8 @@ impl ServerBuilder {
             Ok(telemetry) => {
                 let layer = crate::middleware::RequestLayer::new(telemetry.layer());
                 self.request_layers.insert(0, layer);
+                self.observers
+                    .insert(0, std::sync::Arc::new(telemetry.layer()));
                 (self, Some(telemetry))
             }
             Err(error) => {
@@ -93,6 +100,17 @@ impl ServerBuilder {
     fn telemetry(self) -> (Self, Option<Telemetry>) {
         (self, None)
     }
+}
+
+/// The `tracing` layer that exports `telemetry`'s spans.
+#[cfg(feature = "otel")]
+fn exported(telemetry: &Telemetry) -> crate::diagnostics::Exported {
+    Box::new(telemetry.tracing_layer())
+}
+
+#[cfg(not(feature = "otel"))]
+fn exported(never: &Telemetry) -> crate::diagnostics::Exported {
+    match *never {}
 }
 
 /// How `run()` serves, once the command line is read.

@@ -81,6 +81,7 @@ pub struct ServerBuilder {
     layers: Vec<crate::dispatch::layers::GivenLayer>,
     /// Request layers, outermost first.
     pub(crate) request_layers: Vec<crate::middleware::RequestLayer>,
+    pub(crate) observers: Vec<Arc<dyn crate::middleware::NotificationObserver>>,
     /// OpenTelemetry export that `run()` starts, as given in code.
     #[cfg(feature = "otel")]
     pub(crate) otel: Option<crate::otel::Otel>,
@@ -167,6 +168,7 @@ impl ServerBuilder {
             items: Items::all(),
             layers: Vec::new(),
             request_layers: Vec::new(),
+            observers: Vec::new(),
             #[cfg(feature = "otel")]
             otel: None,
             states: States::new(),
@@ -220,6 +222,21 @@ impl ServerBuilder {
     /// [`build`](Self::build) with an error naming it.
     pub fn layer_on(mut self, items: Items, layer: impl crate::middleware::IntoItemLayer) -> Self {
         self.layers.push((items, layer.into_item_layer()));
+        self
+    }
+
+    /// Shows every notification from the client to `observer` (a
+    /// [`NotificationObserver`](crate::middleware::NotificationObserver),
+    /// or a closure taking a
+    /// [`&ClientNotification`](crate::middleware::ClientNotification)),
+    /// on every transport, before the server acts on it. Notifications
+    /// pass through no layer (nothing answers them): this is where they are
+    /// traced or counted. Observers given first see it first.
+    pub fn notification_observer(
+        mut self,
+        observer: impl crate::middleware::NotificationObserver,
+    ) -> Self {
+        self.observers.push(Arc::new(observer));
         self
     }
 
@@ -648,6 +665,7 @@ impl ServerBuilder {
             runtime,
             layers: self.layers.clone(),
             request_layers: self.request_layers.clone(),
+            observers: self.observers.iter().cloned().collect(),
         };
         Dispatcher::new(registry, &settings, parts)
     }

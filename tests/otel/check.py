@@ -37,6 +37,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 received = {"spans": [], "metrics": [], "resources": []}
 lock = threading.Lock()
+# What each notification sent should be a span of: (trace id, client span
+# id, method, network.transport, protocol version).
+notified = []
 
 
 class Receiver(BaseHTTPRequestHandler):
@@ -134,6 +137,12 @@ class Client:
             if answer.get("id") == self.next_id:
                 return answer
 
+    def notify(self, method, params, traceparent):
+        params = dict(params, _meta=meta(traceparent))
+        message = {"jsonrpc": "2.0", "method": method, "params": params}
+        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.flush()
+
     def close(self):
         self.process.stdin.close()
         return self.process.wait(timeout=30)
@@ -166,6 +175,16 @@ def exchange(client):
          {"gen_ai.prompt.name": "test_simple_prompt"})
     unknown = {"error.type": "-32601", "rpc.response.status_code": "-32601"}
     call("nothing/here", {}, "nothing/here", unknown, error="Method not found: nothing/here")
+    # A tool nobody serves: the span carries the name as sent, the
+    # histogram `_OTHER` (check_histogram).
+    missing = {"gen_ai.tool.name": "no_such_tool", "error.type": "-32602"}
+    call("tools/call", {"name": "no_such_tool"}, "tools/call no_such_tool", missing,
+         error="Unknown tool: no_such_tool")
+
+    # A notification (cancelling nothing in flight): a span with no id.
+    trace_id, span_id, parent = trace()
+    client.notify("notifications/cancelled", {"requestId": 999}, parent)
+    notified.append((trace_id, span_id, "notifications/cancelled", "pipe", "2026-07-28"))
 
     # Two rounds of one MRTR exchange: one trace, a span per round.
     trace_id, first_id, parent = trace()
@@ -208,32 +227,63 @@ def exchange(client):
     return expected
 
 
-def http_exchange(binary, endpoint):
-    """One tool call over Streamable HTTP, then SIGTERM (the server stops
-    gracefully and flushes): what its span should be."""
-    process, port = start_http(binary, server_env(endpoint))
-    trace_id, span_id, parent = trace()
-    params = {"name": "test_simple_text", "_meta": meta(parent)}
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+def http_post(port, message, traceparent=None):
+    """POSTs one message to the MCP endpoint, with an HTTP `traceparent`
+    header when given; the status and the answer's text."""
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": message["method"],
+    }
+    if "name" in message.get("params", {}):
+        headers["Mcp-Name"] = message["params"]["name"]
+    if traceparent:
+        headers["traceparent"] = traceparent
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/mcp",
-        data=body.encode(),
-        headers={
-            "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream",
-            "MCP-Protocol-Version": "2026-07-28",
-            "Mcp-Method": "tools/call",
-            "Mcp-Name": "test_simple_text",
-        },
-    )
+        f"http://127.0.0.1:{port}/mcp", data=json.dumps(message).encode(), headers=headers)
     with urllib.request.urlopen(request, timeout=10) as response:
-        answer = response.read().decode()
-    if "This is a simple text response" not in answer and '"content"' not in answer:
+        return response.status, response.read().decode()
+
+
+def http_exchange(binary, endpoint):
+    """Over Streamable HTTP: a tool call with trace context in both `_meta`
+    and the HTTP `traceparent` header (the span's parent is `_meta`'s, the
+    header's a link), one with the header only (its parent), and a
+    notification; then SIGTERM (the server stops gracefully and flushes).
+    What the spans should be, and the link expected."""
+    process, port = start_http(binary, server_env(endpoint))
+    tool = {"gen_ai.tool.name": "test_simple_text", "gen_ai.operation.name": "execute_tool"}
+    expected = []
+    trace_id, span_id, parent = trace()
+    link_trace, link_span, header = trace()
+    params = {"name": "test_simple_text", "_meta": meta(parent)}
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+    _, answer = http_post(port, message, header)
+    if '"content"' not in answer:
         raise SystemExit(f"the HTTP call was not answered: {answer}")
+    expected.append((trace_id, span_id, "tools/call test_simple_text", tool, None, "tcp"))
+    link = (span_id, link_trace, link_span)
+
+    trace_id, span_id, header = trace()
+    params = {"name": "test_simple_text", "_meta": meta(None)}
+    del params["_meta"]["traceparent"], params["_meta"]["tracestate"]
+    message = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
+    _, answer = http_post(port, message, header)
+    if '"content"' not in answer:
+        raise SystemExit(f"the second HTTP call was not answered: {answer}")
+    expected.append((trace_id, span_id, "tools/call test_simple_text", tool, None, "tcp"))
+
+    trace_id, span_id, parent = trace()
+    message = {"jsonrpc": "2.0", "method": "notifications/cancelled",
+               "params": {"requestId": 5, "_meta": {"traceparent": parent}}}
+    status, _ = http_post(port, message)
+    if status != 202:
+        raise SystemExit(f"the HTTP notification was answered {status}, expected 202")
+    notified.append((trace_id, span_id, "notifications/cancelled", "tcp", "2026-07-28"))
     process.send_signal(signal.SIGTERM)
     status = process.wait(timeout=30)
-    tool = {"gen_ai.tool.name": "test_simple_text", "gen_ai.operation.name": "execute_tool"}
-    return status, (trace_id, span_id, "tools/call test_simple_text", tool, None, "tcp")
+    return status, expected, link
 
 
 def legacy_exchange(binary, endpoint):
@@ -262,7 +312,10 @@ def legacy_exchange(binary, endpoint):
         "clientInfo": {"name": "otel-legacy", "version": "1.0.0"}}})
     if answer(1).get("result", {}).get("protocolVersion") != "2025-11-25":
         raise SystemExit("the legacy handshake failed")
-    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    trace_id, span_id, parent = trace()
+    send({"jsonrpc": "2.0", "method": "notifications/initialized",
+          "params": {"_meta": {"traceparent": parent}}})
+    notified.append((trace_id, span_id, "notifications/initialized", "pipe", "2025-11-25"))
     trace_id, span_id, parent = trace()
     send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "test_simple_text", "arguments": {}, "_meta": {"traceparent": parent}}})
@@ -342,6 +395,41 @@ def check_spans(expected, problems):
         problems.append(f"service.name is {service}, expected the server's name")
 
 
+def check_notifications(problems):
+    """Each notification is a SERVER span named by its method, its parent
+    the client's span, with no request id."""
+    by_parent = {span.parent_span_id.hex(): span for span in received["spans"]}
+    for trace_id, parent_id, method, transport, version in notified:
+        span = by_parent.get(parent_id)
+        if span is None:
+            problems.append(f"no span has the client's span {parent_id} as parent ({method})")
+            continue
+        got = attributes(span)
+        checks = [
+            (span.name, method, "name"),
+            (span.trace_id.hex(), trace_id, "trace id"),
+            (span.kind, Span.SPAN_KIND_SERVER, "kind"),
+            (got.get("mcp.method.name"), method, "mcp.method.name"),
+            (got.get("mcp.protocol.version"), version, "mcp.protocol.version"),
+            (got.get("network.transport"), transport, "network.transport"),
+            (got.get("jsonrpc.request.id"), None, "no jsonrpc.request.id"),
+            (span.status.code, Status.STATUS_CODE_UNSET, "status"),
+        ]
+        for actual, wanted, what in checks:
+            if actual != wanted:
+                problems.append(f"{method} ({transport}): {what} is {actual!r}, expected {wanted!r}")
+
+
+def check_http_link(link, problems):
+    """The span whose parent is `_meta`'s links the HTTP request's own
+    context (the `traceparent` header)."""
+    parent_id, link_trace, link_span = link
+    span = next((s for s in received["spans"] if s.parent_span_id.hex() == parent_id), None)
+    links = [(l.trace_id.hex(), l.span_id.hex()) for l in span.links] if span else None
+    if links != [(link_trace, link_span)]:
+        problems.append(f"the HTTP call's span links {links}, expected the header's context")
+
+
 def check_task_link(expected, problems):
     """The task's work is a span of its own (`task failing_job`, INTERNAL),
     in a trace of its own, linked to the request span that created it."""
@@ -383,11 +471,15 @@ def check_histogram(problems):
     wanted_bounds = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
     for key, count in [
         (("tools/call", "test_simple_text", "pipe"), 1),
-        (("tools/call", "test_simple_text", "tcp"), 1),
+        (("tools/call", "test_simple_text", "tcp"), 2),
         (("tools/call", "test_input_required_result_elicitation", "pipe"), 2),
         (("resources/read", None, "pipe"), 1),
         (("prompts/get", None, "pipe"), 1),
-        (("nothing/here", None, "pipe"), 1),
+        (("_OTHER", None, "pipe"), 1),
+        (("tools/call", "_OTHER", "pipe"), 1),
+        (("notifications/cancelled", None, "pipe"), 1),
+        (("notifications/cancelled", None, "tcp"), 1),
+        (("notifications/initialized", None, "pipe"), 1),
     ]:
         if key not in points:
             problems.append(f"no histogram point for {key}; points: {sorted(points, key=str)}")
@@ -399,6 +491,9 @@ def check_histogram(problems):
             problems.append(f"{key}: bounds {list(point.explicit_bounds)}")
         if "jsonrpc.request.id" in got or "mcp.resource.uri" in got:
             problems.append(f"{key}: attributes {got}")
+    sent = [key for key in points if "nothing/here" in key or "no_such_tool" in key]
+    if sent:
+        problems.append(f"names nobody serves are series of their own: {sent}")
     failing = points.get(("tools/call", "test_error_handling", "pipe"))
     if failing is None or failing[1].get("error.type") != "tool_error":
         problems.append(f"the failing tool's point has no error.type tool_error: {failing}")
@@ -573,13 +668,15 @@ def main():
     expected.append(legacy)
     if status != 0:
         problems.append(f"the legacy stdio server exited with status {status}")
-    status, over_http = http_exchange(binary, endpoint)
-    expected.append(over_http)
+    status, over_http, link = http_exchange(binary, endpoint)
+    expected += over_http
     if status != 0:
         problems.append(f"the HTTP server exited with status {status} on SIGTERM")
     receiver.shutdown()
     check_spans(expected, problems)
     check_task_link(expected, problems)
+    check_notifications(problems)
+    check_http_link(link, problems)
     check_histogram(problems)
     prometheus_exchange(binary, problems)
     print(f"{len(received['spans'])} spans and {len(received['metrics'])} metrics received")
@@ -587,7 +684,8 @@ def main():
         for problem in problems:
             print(f"FAIL {problem}")
         sys.exit(1)
-    print(f"all {len(expected)} server spans and the duration histogram are as the conventions say,"
+    print(f"all {len(expected)} request spans, {len(notified)} notification spans, the HTTP link"
+          " and the duration histogram are as the conventions say,"
           " and the Prometheus scrape parses with the names and labels expected")
 
 

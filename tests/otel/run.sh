@@ -3,7 +3,8 @@
 # what the conformance fixture sends with the official protobuf definitions
 # (opentelemetry-proto, pinned in requirements.txt) and checks the spans and
 # the duration histogram of a tool call, a tool error, a resource read, a
-# prompt, an unknown method, a two-round MRTR exchange and a task, then
+# prompt, an unknown method and tool, a two-round MRTR exchange, a task,
+# notifications, and the HTTP traceparent header's link, then
 # scrapes the Prometheus endpoint and parses it with prometheus_client;
 # interop.py has the official Python SDK's client (`mcp`, with its
 # OpenTelemetry instrumentation) start the trace that the server continues.

@@ -39,21 +39,16 @@ impl Request {
         self.params_range().map(|range| &self.body[range])
     }
 
-    /// The params' text, shared with the message's buffer.
-    pub(crate) fn params_bytes(&self) -> Option<bytes::Bytes> {
-        let range = self.params_range()?;
-        Some(self.body.as_bytes().slice(range))
-    }
-
     fn params_range(&self) -> Option<Range<usize>> {
         self.params
-            .get_or_init(|| {
-                serde_json::from_str::<Envelope<'_>>(&self.body)
-                    .ok()
-                    .and_then(|envelope| envelope.params)
-                    .map(|raw| offset_in(&self.body, raw.get()))
-            })
+            .get_or_init(|| locate_params(&self.body))
             .clone()
+    }
+
+    /// The whole message and, when it is already known, where its
+    /// `params` are: for a view that finds them on first use.
+    pub(crate) fn message(&self) -> (ByteString, Option<Option<Range<usize>>>) {
+        (self.body.clone(), self.params.get().cloned())
     }
 
     /// The members of `params` that `_meta` checks, header checks and
@@ -69,6 +64,12 @@ impl Request {
         range.clone().map(|range| &self.body[range])
     }
 
+    /// The raw JSON of one member the head located, shared with the
+    /// message's buffer.
+    pub(crate) fn member_bytes(&self, range: &Option<Range<usize>>) -> Option<bytes::Bytes> {
+        range.clone().map(|range| self.body.as_bytes().slice(range))
+    }
+
     /// The message as received.
     pub(crate) fn text(&self) -> &str {
         &self.body
@@ -82,29 +83,7 @@ impl Request {
     }
 }
 
-/// A JSON string's value, borrowed unless it has escapes (serde's `Cow`
-/// always allocates outside a `#[serde(borrow)]` field). `raw` is one JSON
-/// value as the envelope located it: a string without escapes or control
-/// characters is its own text between the quotes, which is what tool
-/// names, URIs and states are (read for every request, by several stages).
-pub(crate) fn json_str(raw: &str) -> Option<Cow<'_, str>> {
-    // Without an early exit the check vectorizes: a `requestState` is
-    // hundreds of bytes.
-    let plain = |inner: &str| {
-        !inner.bytes().fold(false, |odd, b| {
-            odd | (b == b'"') | (b == b'\\') | (b < 0x20)
-        })
-    };
-    if let Some(inner) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"'))
-        && plain(inner)
-    {
-        return Some(Cow::Borrowed(inner));
-    }
-    serde_json::from_str::<&str>(raw)
-        .map(Cow::Borrowed)
-        .or_else(|_| serde_json::from_str::<String>(raw).map(Cow::Owned))
-        .ok()
-}
+pub(crate) use crate::protocol::jsonrpc::json_str;
 
 #[derive(Debug)]
 #[allow(
@@ -140,6 +119,14 @@ struct Envelope<'a> {
     method: Option<Cow<'a, str>>,
     #[serde(borrow, default, deserialize_with = "present")]
     params: Option<&'a RawValue>,
+}
+
+/// Where a message's `params` are (a byte range of it), if present.
+pub(crate) fn locate_params(body: &str) -> Option<Range<usize>> {
+    serde_json::from_str::<Envelope<'_>>(body)
+        .ok()
+        .and_then(|envelope| envelope.params)
+        .map(|raw| offset_in(body, raw.get()))
 }
 
 /// Keeps an explicit `null` distinguishable from an absent member.
@@ -385,13 +372,19 @@ mod tests {
         ) else {
             panic!()
         };
-        assert_eq!(n, Notification::Cancelled(RequestId::from("a")));
+        assert_eq!(n.cancels, Some(RequestId::from("a")));
+        assert_eq!(&*n.method, "notifications/cancelled");
+        assert_eq!(
+            n.params.map(|p| p.get().to_owned()).as_deref(),
+            Some(r#"{"requestId":"a"}"#)
+        );
         let Ok(Incoming::Notification(n)) =
             parse(r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#)
         else {
             panic!()
         };
-        assert_eq!(n, Notification::Other);
+        assert_eq!(&*n.method, "notifications/whatever");
+        assert!(n.params.is_none() && n.cancels.is_none());
     }
 }
 

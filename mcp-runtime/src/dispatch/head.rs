@@ -158,13 +158,14 @@ impl<'de, M: MetaSlot<'de>> Deserialize<'de> for Members<'de, M> {
 }
 
 /// A client notification. Only cancellation means anything to a stateless
-/// server; everything else is accepted and ignored.
-#[derive(Debug, PartialEq)]
-pub(crate) enum Notification {
-    /// `notifications/cancelled` naming a request.
-    Cancelled(RequestId),
-    /// Any other notification (or a cancellation too malformed to act on).
-    Other,
+/// server; everything else is accepted and ignored (and shown to the
+/// notification observers, as cancellations are).
+#[derive(Debug)]
+pub(crate) struct Notification {
+    pub(crate) method: Box<str>,
+    pub(crate) params: Option<Box<RawValue>>,
+    /// The request a valid `notifications/cancelled` names.
+    pub(crate) cancels: Option<RequestId>,
 }
 
 pub(super) fn notification(method: &str, params: Option<&RawValue>) -> Notification {
@@ -173,15 +174,16 @@ pub(super) fn notification(method: &str, params: Option<&RawValue>) -> Notificat
     struct Cancelled {
         request_id: RequestId,
     }
-    if method != "notifications/cancelled" {
-        return Notification::Other;
-    }
     // Invalid cancellations are ignored, as the spec asks.
-    params
-        .and_then(|p| serde_json::from_str::<Cancelled>(p.get()).ok())
-        .map_or(Notification::Other, |c| {
-            Notification::Cancelled(c.request_id)
-        })
+    let cancels = (method == "notifications/cancelled")
+        .then(|| serde_json::from_str::<Cancelled>(params?.get()).ok())
+        .flatten()
+        .map(|cancelled| cancelled.request_id);
+    Notification {
+        method: method.into(),
+        params: params.map(ToOwned::to_owned),
+        cancels,
+    }
 }
 
 /// Where `part` (a subslice of `whole`) sits inside it.

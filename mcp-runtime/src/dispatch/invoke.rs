@@ -27,6 +27,7 @@ pub(super) fn written_unframed(
 ) -> Result<Unframed, ErrorObject> {
     let mut out = Unframed::with_capacity(written_capacity(server_info));
     write_result(out.json_mut(), tool, result, server_info)?;
+    out.set_tool_error(result.is_error);
     Ok(out)
 }
 

@@ -22,11 +22,14 @@ use super::resources::{read_resolved, serving};
 use super::tasks::Tasks;
 use super::{Admission, Dispatched, Dispatcher, Prepared, Reply, ResultJson};
 use crate::protocol::RequestMeta;
+use crate::protocol::method::MethodName;
 use crate::source::RequestSource;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 use crate::context::Context;
 use crate::extension::MethodResult;
+use crate::middleware::request::{Body, Params};
 use crate::middleware::{
     self, Invocation, Item, ItemKind, ItemLayer, Layers, Next, Output,
     Request as MiddlewareRequest, Response, Runner, TaskHandle,
@@ -416,10 +419,16 @@ impl Dispatcher {
         meta: &Arc<RequestMeta>,
         source: &RequestSource,
     ) -> MiddlewareRequest {
+        let head = request.head();
         MiddlewareRequest {
-            method: request.method.as_str().into(),
+            method: match &request.method {
+                MethodName::Known(method) => Cow::Borrowed(method.name()),
+                MethodName::Unknown(name) => Cow::Owned(name.to_string()),
+            },
             id: request.id.clone(),
-            params: request.params_bytes(),
+            params: Params::new(request.message(), super::envelope::locate_params),
+            name: request.member_bytes(&head.name),
+            uri: request.member_bytes(&head.uri),
             meta: meta.clone(),
             source: source.clone(),
             app: self.app.clone(),
@@ -435,13 +444,13 @@ impl Dispatcher {
         answer: Result<Bytes, ErrorObject>,
     ) -> Dispatched<F, A> {
         let mut view = self.request_view(&prepared.request, &prepared.meta, &prepared.source);
-        let answer = answer.map(|json| Response { json });
+        let answer = answer.map(Response::from_json);
         view.rest = Some(Box::pin(std::future::ready(answer)));
         let (stack, id) = (stack.clone(), prepared.request.id);
         let replied = id.clone();
         let future = async move {
             match middleware::answer_request(&stack, view).await {
-                Ok(response) => Reply::result(&replied, &response.json),
+                Ok(response) => Reply::result(&replied, response.json().as_bytes()),
                 Err(error) => Reply::error(Some(&replied), &error),
             }
         };
@@ -459,16 +468,21 @@ pub(super) fn through_request_layers(
     answer: impl Future<Output = Result<ResultJson, ErrorObject>> + 'static,
 ) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>>>> {
     let rest = async move {
-        let json = match answer.await? {
-            ResultJson::Shared(json) => json,
-            ResultJson::Unframed(json) => Bytes::copy_from_slice(json.json()),
-        };
-        Ok(Response { json })
+        Ok(match answer.await? {
+            ResultJson::Shared(json) => Response::from_json(json),
+            ResultJson::Unframed(json) => Response {
+                tool_error: Some(json.is_tool_error()),
+                json: Body::Unframed(json),
+            },
+        })
     };
     view.rest = Some(Box::pin(rest));
     Box::pin(async move {
         let response = middleware::answer_request(&stack, view).await?;
-        Ok(ResultJson::Shared(response.json))
+        Ok(match response.json {
+            Body::Shared(json) => ResultJson::Shared(json),
+            Body::Unframed(json) => ResultJson::Unframed(json),
+        })
     })
 }
 
@@ -477,10 +491,7 @@ async fn unwinding(id: RequestId, future: impl Future<Output = Reply>) -> Reply 
     match AssertUnwindSafe(future).catch_unwind().await {
         Ok(reply) => reply,
         Err(panic) => {
-            tracing::error!(
-                panic = super::panic_message(&*panic),
-                "a request layer panicked"
-            );
+            super::report_panic("a request layer", &*panic);
             Reply::error(Some(&id), &ErrorObject::internal_error())
         }
     }

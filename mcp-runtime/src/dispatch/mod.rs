@@ -315,6 +315,8 @@ pub(crate) struct Dispatcher {
     /// Those layers with the built-in audit layer innermost, for the
     /// requests audited while `mcp::audit` is listened to.
     audited: Next<MiddlewareRequest>,
+    /// What sees the client's notifications.
+    observers: middleware::Observers,
 }
 
 /// What the dispatcher is built from besides its registry.
@@ -326,6 +328,7 @@ pub(crate) struct Parts {
     pub(crate) runtime: Runtime,
     pub(crate) layers: Vec<layers::GivenLayer>,
     pub(crate) request_layers: Vec<RequestLayer>,
+    pub(crate) observers: middleware::Observers,
 }
 
 impl Dispatcher {
@@ -342,6 +345,7 @@ impl Dispatcher {
             runtime,
             layers,
             request_layers,
+            observers,
         } = parts;
         if let Some(tasks) = &tasks {
             extensions.push(tasks.extension());
@@ -389,7 +393,41 @@ impl Dispatcher {
             layers,
             request_layers: users_requests,
             audited,
+            observers,
         })
+    }
+
+    /// Whether anything observes the client's notifications.
+    pub(crate) fn observes_notifications(&self) -> bool {
+        !self.observers.is_empty()
+    }
+
+    /// Shows a client's notification to the observers, before the
+    /// transport acts on it (a cancellation). Nothing is read for a server
+    /// without observers.
+    pub(crate) fn notified(
+        &self,
+        notification: &envelope::Notification,
+        source: &RequestSource,
+        received: std::time::Instant,
+    ) {
+        if self.observers.is_empty() {
+            return;
+        }
+        let params = notification.params.as_deref().map(RawValue::get);
+        let seen = middleware::ClientNotification {
+            method: &notification.method,
+            params,
+            trace: middleware::TraceContext::read(params),
+            source,
+            received,
+        };
+        for observer in self.observers.iter() {
+            let observe = std::panic::AssertUnwindSafe(|| observer.notified(&seen));
+            if let Err(panic) = std::panic::catch_unwind(observe) {
+                report_panic("a notification observer", &*panic);
+            }
+        }
     }
 
     /// The tool named `name`: a `#[tool]`, else a runtime tool.
@@ -722,6 +760,11 @@ impl Dispatcher {
             other => Err(ErrorObject::method_not_found(other.name())),
         }
     }
+}
+
+/// Logs that `what` panicked (its answer, if any, is an internal error).
+pub(crate) fn report_panic(what: &str, panic: &(dyn std::any::Any + Send)) {
+    tracing::error!(panic = panic_message(panic), "{what} panicked");
 }
 
 pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {

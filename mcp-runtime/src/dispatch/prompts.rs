@@ -48,7 +48,7 @@ struct GetParams {
 pub(super) fn find(dispatcher: &Dispatcher, name: &str) -> Result<PromptRef, ErrorObject> {
     dispatcher
         .prompt(name)
-        .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt: {name}")))
+        .ok_or_else(|| ErrorObject::unknown_item("prompt", name))
 }
 
 /// `-32602` naming the arguments a prompt does take.

@@ -51,10 +51,7 @@ impl Dispatcher {
             Ok(Ok(result)) => Reply::framed(&id, result),
             Ok(Err(error)) => Reply::error(Some(&id), &error),
             Err(panic) => {
-                tracing::error!(
-                    panic = super::panic_message(&*panic),
-                    "request handler panicked"
-                );
+                super::report_panic("request handler", &*panic);
                 Reply::error(Some(&id), &ErrorObject::internal_error())
             }
         })

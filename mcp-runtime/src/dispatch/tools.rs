@@ -72,7 +72,7 @@ pub(super) fn call<'a>(
             }
         };
         let Some(tool) = dispatcher.tool(&name) else {
-            return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")));
+            return Err(ErrorObject::unknown_item("tool", &name));
         };
         for extension in tool.extensions() {
             require_extension(extension, &scope.meta.client_capabilities)?;

@@ -86,6 +86,11 @@ impl StdioHook for Connection {
 
     /// Answers `initialize` at once (what follows depends on it), or hands
     /// back the future that answers any other claimed request.
+    fn revision(&self) -> Option<&'static str> {
+        let session = self.session.borrow();
+        Some(super::negotiate(&session.as_ref()?.negotiated.version))
+    }
+
     fn start(self: Rc<Self>, request: Request, end_of_input: &CancellationToken) -> Started {
         if request.method.as_str() == "initialize" && self.session.borrow().is_none() {
             return Started::Answered(self.initialize(&request, end_of_input));

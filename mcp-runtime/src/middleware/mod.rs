@@ -42,7 +42,8 @@
 mod from_fn;
 mod invocation;
 mod next;
-mod request;
+mod notification;
+pub(crate) mod request;
 mod scopes;
 
 use std::collections::HashMap;
@@ -58,6 +59,8 @@ pub use self::from_fn::{FromFn, FromFnLayer, from_fn};
 pub use self::invocation::{Invocation, ItemKind, Output, TaskHandle};
 pub(crate) use self::invocation::{Item, Runner};
 pub use self::next::{BoxFuture, Level, Next};
+pub use self::notification::{ClientNotification, NotificationObserver};
+pub(crate) use self::notification::{Observers, TraceContext};
 pub use self::request::{Request, Response};
 pub(crate) use self::scopes::scope_layer;
 use crate::protocol::{ErrorObject, error_code};

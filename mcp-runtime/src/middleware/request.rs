@@ -1,14 +1,19 @@
 //! What a request layer sees: one request of the dispatcher, whatever its
 //! method, and the result it is answered with.
 
+use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::fmt;
 use std::future::Future;
+use std::ops::Range;
 use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use bytestring::ByteString;
 
 use super::next::{Level, sealed};
+use crate::protocol::jsonrpc::Unframed;
 use crate::protocol::{ClientCapabilities, ErrorObject, RequestId, RequestMeta};
 use crate::source::RequestSource;
 use crate::state::App;
@@ -28,9 +33,13 @@ pub(crate) type Rest = Pin<Box<dyn Future<Output = Result<Response, ErrorObject>
 /// on at most once: it is not `Clone`, so a retry layer does not apply
 /// here (item layers can retry).
 pub struct Request {
-    pub(crate) method: Box<str>,
+    pub(crate) method: Cow<'static, str>,
     pub(crate) id: RequestId,
-    pub(crate) params: Option<Bytes>,
+    pub(crate) params: Params,
+    /// `params.name` and `params.uri` as raw JSON, located when the
+    /// envelope was read.
+    pub(crate) name: Option<Bytes>,
+    pub(crate) uri: Option<Bytes>,
     pub(crate) meta: Arc<RequestMeta>,
     pub(crate) source: RequestSource,
     pub(crate) app: App,
@@ -56,9 +65,20 @@ impl Request {
 
     /// The params as JSON text, `_meta` included; `None` when absent.
     pub fn params(&self) -> Option<&str> {
-        let params = self.params.as_deref()?;
-        // Cut from the request's text, which is UTF-8.
-        std::str::from_utf8(params).ok()
+        self.params.get()
+    }
+
+    /// `params.name` when it is a string: the tool of a `tools/call`, the
+    /// prompt of a `prompts/get`. Read where the envelope was, so that a
+    /// layer keyed by the name parses nothing again.
+    pub fn name(&self) -> Option<Cow<'_, str>> {
+        member(self.name.as_deref()?)
+    }
+
+    /// `params.uri` when it is a string: the resource of a
+    /// `resources/read`.
+    pub fn uri(&self) -> Option<Cow<'_, str>> {
+        member(self.uri.as_deref()?)
     }
 
     /// The params parsed into `T`.
@@ -92,6 +112,59 @@ impl Request {
     }
 }
 
+/// A result's JSON: as the dispatcher wrote it (with room for its frame,
+/// so that an answer no layer replaced is framed without a copy), or
+/// given by a layer.
+#[derive(Clone, Debug)]
+pub(crate) enum Body {
+    Shared(Bytes),
+    Unframed(Unframed),
+}
+
+impl Body {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Body::Shared(json) => json,
+            Body::Unframed(json) => json.json(),
+        }
+    }
+}
+
+/// A request's params: found in the message on first use, since most
+/// layers never read them (finding them parses the whole message again).
+pub(crate) struct Params {
+    message: ByteString,
+    range: OnceCell<Option<Range<usize>>>,
+    locate: fn(&str) -> Option<Range<usize>>,
+}
+
+impl Params {
+    /// The params of `message`, where `located` says or as `locate`
+    /// finds them.
+    pub(crate) fn new(
+        (message, located): (ByteString, Option<Option<Range<usize>>>),
+        locate: fn(&str) -> Option<Range<usize>>,
+    ) -> Params {
+        let range = located.map_or_else(OnceCell::new, OnceCell::from);
+        Params {
+            message,
+            range,
+            locate,
+        }
+    }
+
+    fn get(&self) -> Option<&str> {
+        let text: &str = &self.message;
+        let range = self.range.get_or_init(|| (self.locate)(text)).clone()?;
+        text.get(range)
+    }
+}
+
+/// A member's raw JSON as a string, when it is one.
+fn member(raw: &[u8]) -> Option<Cow<'_, str>> {
+    crate::protocol::jsonrpc::json_str(std::str::from_utf8(raw).ok()?)
+}
+
 impl fmt::Debug for Request {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Request")
@@ -104,17 +177,35 @@ impl fmt::Debug for Request {
 /// A request's result, as JSON text (the `result` member of the answer).
 #[derive(Clone, Debug)]
 pub struct Response {
-    pub(crate) json: Bytes,
+    pub(crate) json: Body,
+    /// Whether it is a tool's error result (`isError: true`), when the
+    /// dispatcher knows it; `None`: read from the JSON when asked.
+    pub(crate) tool_error: Option<bool>,
 }
 
 impl Response {
     /// A result of `json`, the text of a JSON object.
     pub fn from_json(json: impl Into<Bytes>) -> Response {
-        Response { json: json.into() }
+        Response {
+            json: Body::Shared(json.into()),
+            tool_error: None,
+        }
     }
 
     /// The result's JSON text.
     pub fn json(&self) -> &str {
-        std::str::from_utf8(&self.json).unwrap_or_default()
+        std::str::from_utf8(self.json.bytes()).unwrap_or_default()
+    }
+
+    /// Whether it is a tool's error result (`isError: true`): the tool ran
+    /// and reported a failure, as opposed to a JSON-RPC error. Known
+    /// without parsing for a result the dispatcher wrote.
+    pub fn is_tool_error(&self) -> bool {
+        // Read as a `Value` (rare: a layer's own result), whose parser every
+        // binary has already, rather than a struct of its own.
+        self.tool_error.unwrap_or_else(|| {
+            serde_json::from_slice::<serde_json::Value>(self.json.bytes())
+                .is_ok_and(|result| result.get("isError") == Some(&serde_json::Value::Bool(true)))
+        })
     }
 }

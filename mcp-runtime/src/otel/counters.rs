@@ -5,10 +5,10 @@
 //! Their names are under `mcp_runtime.`, not `mcp.`: the conventions own
 //! that namespace, and these are this runtime's, not the conventions'.
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use opentelemetry::KeyValue;
-use opentelemetry::metrics::{Meter, ObservableCounter, ObservableGauge, UpDownCounter};
+use opentelemetry::metrics::{Meter, ObservableCounter, ObservableGauge, ObservableUpDownCounter};
 
 use crate::metrics::{self, Refusal};
 
@@ -20,6 +20,7 @@ pub(super) struct Counters {
     _redis_errors: ObservableCounter<u64>,
     _tasks: ObservableGauge<u64>,
     _subscriptions: ObservableGauge<u64>,
+    _active: ObservableUpDownCounter<i64>,
 }
 
 impl Counters {
@@ -57,6 +58,12 @@ impl Counters {
                     observer.observe(metrics::snapshot().subscriptions_open, &[]);
                 })
                 .build(),
+            _active: meter
+                .i64_observable_up_down_counter("mcp_runtime.requests.active")
+                .with_unit("{request}")
+                .with_description("Requests being served now (in flight).")
+                .with_callback(|observer| observer.observe(ACTIVE.load(Ordering::Relaxed), &[]))
+                .build(),
         }
     }
 }
@@ -68,32 +75,23 @@ fn refusal_attributes(refusal: Refusal) -> [KeyValue; 2] {
     ]
 }
 
-/// `mcp_runtime.requests.active`: requests the request layer has let in
-/// and not yet answered, by method.
-pub(super) fn active() -> &'static UpDownCounter<i64> {
-    static ACTIVE: OnceLock<UpDownCounter<i64>> = OnceLock::new();
-    ACTIVE.get_or_init(|| {
-        opentelemetry::global::meter("mcp-runtime")
-            .i64_up_down_counter("mcp_runtime.requests.active")
-            .with_unit("{request}")
-            .with_description("Requests being served now (in flight), by method.")
-            .build()
-    })
-}
+/// Requests the request layer has let in and not yet answered: counted
+/// here and read when a reader collects (an OpenTelemetry up-down counter
+/// would hash an attribute set twice per request).
+static ACTIVE: AtomicI64 = AtomicI64::new(0);
 
 /// Counts one request in flight while it lives.
-pub(super) struct InFlight([KeyValue; 1]);
+pub(super) struct InFlight(());
 
 impl InFlight {
-    pub(super) fn begin(method: &str) -> InFlight {
-        let attributes = [KeyValue::new("mcp.method.name", method.to_owned())];
-        active().add(1, &attributes);
-        InFlight(attributes)
+    pub(super) fn begin() -> InFlight {
+        ACTIVE.fetch_add(1, Ordering::Relaxed);
+        InFlight(())
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        active().add(-1, &self.0);
+        ACTIVE.fetch_sub(1, Ordering::Relaxed);
     }
 }

@@ -1,13 +1,15 @@
 //! The request layer that makes each request a SERVER span and a point of
 //! `mcp.server.operation.duration`, by OpenTelemetry's MCP conventions.
 
-use std::sync::{Arc, OnceLock};
+use std::borrow::Cow;
+use std::sync::OnceLock;
 use std::task::{Context as TaskContext, Poll};
 use std::time::Instant;
 
 use opentelemetry::KeyValue;
 use opentelemetry::metrics::Histogram;
 use opentelemetry::propagation::Extractor;
+use opentelemetry::trace::TraceContextExt as _;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tracing::Instrument as _;
@@ -16,8 +18,9 @@ use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use super::counters::InFlight;
 use crate::middleware::{BoxError, BoxFuture, Layer, Request, Response, Service};
-use crate::protocol::ErrorObject;
-use crate::source::TransportKind;
+use crate::protocol::{ErrorObject, error_code};
+use crate::source::{RequestSource, TransportKind};
+use crate::transport::http::HttpRequest;
 
 /// The `tracing` target of the spans this layer makes: what the exporting
 /// subscriber layer lets through.
@@ -79,12 +82,13 @@ impl Spans {
         }
     }
 
-    /// Whether a request with this `traceparent` gets a span.
-    fn wanted(self, traceparent: Option<&str>) -> bool {
+    /// Whether a request with this `traceparent` (read only when it
+    /// matters) gets a span.
+    pub(super) fn wanted<'a>(self, traceparent: impl FnOnce() -> Option<&'a str>) -> bool {
         match self {
             Spans::Always => true,
             Spans::Never => false,
-            Spans::WhenParentSampled => traceparent.is_some_and(sampled),
+            Spans::WhenParentSampled => traceparent().is_some_and(sampled),
         }
     }
 }
@@ -109,7 +113,7 @@ fn sampled(traceparent: &str) -> bool {
 /// so when the `OTEL_EXPORTER_OTLP_*ENDPOINT` variables are set.
 #[derive(Clone, Debug, Default)]
 pub struct OtelLayer {
-    recording: Recording,
+    pub(super) recording: Recording,
 }
 
 impl OtelLayer {
@@ -154,18 +158,15 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let operation = Operation::of(&request, self.recording);
-        let span = match self
-            .recording
-            .spans
-            .wanted(request.meta().traceparent.as_deref())
-        {
-            true => operation.span(&request),
+        let recording = self.recording;
+        let operation = Operation::of(&request);
+        let traceparent = || traceparent(request.meta().traceparent.as_deref(), request.source());
+        let span = match recording.spans.wanted(traceparent) {
+            true => operation.span(&request, recording),
             false => tracing::Span::none(),
         };
-        let in_flight = InFlight::begin(&operation.method);
+        let in_flight = InFlight::begin();
         let answer = self.inner.call(request).instrument(span.clone());
-        let recording = self.recording;
         Box::pin(async move {
             // Dropped with the future, answered or not.
             let _in_flight = in_flight;
@@ -176,73 +177,61 @@ where
     }
 }
 
-/// The params the span's target and attributes come from.
-#[derive(Deserialize)]
-struct Target<'a> {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    uri: Option<String>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
+/// What an [`Operation`] names.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Tool,
+    Prompt,
 }
 
-/// One request's attributes, kept for its histogram point.
+/// One request's attributes, kept for its histogram point. Nothing is
+/// parsed again (the envelope located the name) and only the tool's or
+/// prompt's name is copied.
 struct Operation {
-    method: Arc<str>,
-    tool: Option<String>,
-    prompt: Option<String>,
-    uri: Option<String>,
-    arguments: Option<String>,
-    version: String,
+    method: Cow<'static, str>,
+    /// The tool of a `tools/call`, the prompt of a `prompts/get`.
+    target: Option<(Target, String)>,
+    version: Cow<'static, str>,
     transport: Option<&'static str>,
     started: Instant,
 }
 
 impl Operation {
-    fn of(request: &Request, recording: Recording) -> Operation {
-        let method: Arc<str> = request.method().into();
-        let target = request
-            .params()
-            .and_then(|params| serde_json::from_str::<Target<'_>>(params).ok());
-        let (name, uri, arguments) = match target {
-            Some(target) => (target.name, target.uri, target.arguments),
-            None => (None, None, None),
+    fn of(request: &Request) -> Operation {
+        let target = match request.method() {
+            "tools/call" => Some(Target::Tool),
+            "prompts/get" => Some(Target::Prompt),
+            _ => None,
         };
-        let (tool, prompt) = match &*method {
-            "tools/call" => (name, None),
-            "prompts/get" => (None, name),
-            _ => (None, None),
-        };
-        let arguments = arguments
-            .filter(|_| recording.arguments && tool.is_some())
-            .map(|raw| cut(raw.get()));
         Operation {
-            method,
-            tool,
-            prompt,
-            uri: uri.filter(|_| request.method().starts_with("resources/")),
-            arguments,
-            // An older client's own revision, through the adapter.
-            version: match request.source().negotiated_revision() {
-                Some(revision) => revision.to_owned(),
-                None => request.meta().protocol_version.clone(),
-            },
-            transport: match request.source().transport() {
-                TransportKind::Stdio => Some("pipe"),
-                TransportKind::Http => Some("tcp"),
-                _ => None,
-            },
+            method: request.method.clone(),
+            target: target.and_then(|target| Some((target, request.name()?.into_owned()))),
+            version: version(request),
+            transport: network_transport(request.source()),
             started: Instant::now(),
         }
     }
 
-    /// The span, its parent the client's trace context when it sent one.
-    fn span(&self, request: &Request) -> tracing::Span {
-        let name = match self.tool.as_deref().or(self.prompt.as_deref()) {
+    /// The tool or prompt named, if `kind`.
+    fn named(&self, kind: Target) -> Option<&str> {
+        let (target, name) = self.target.as_ref()?;
+        (*target == kind).then_some(name.as_str())
+    }
+
+    /// The span, its parent the client's trace context when it sent one,
+    /// linked to the HTTP request's own.
+    fn span(&self, request: &Request, recording: Recording) -> tracing::Span {
+        let (tool, prompt) = (self.named(Target::Tool), self.named(Target::Prompt));
+        let name = match tool.or(prompt) {
             Some(target) => format!("{} {target}", self.method),
             None => self.method.to_string(),
         };
+        let arguments = (recording.arguments && tool.is_some())
+            .then(|| arguments(request))
+            .flatten();
+        let uri = request
+            .uri()
+            .filter(|_| self.method.starts_with("resources/"));
         let span = tracing::info_span!(
             target: TARGET,
             "mcp.server",
@@ -252,26 +241,18 @@ impl Operation {
             otel.status_description = Empty,
             mcp.method.name = &*self.method,
             jsonrpc.request.id = %request.id(),
-            mcp.protocol.version = self.version.as_str(),
+            mcp.protocol.version = &*self.version,
             network.transport = self.transport,
-            gen_ai.tool.name = self.tool.as_deref(),
-            gen_ai.prompt.name = self.prompt.as_deref(),
-            gen_ai.operation.name = self.tool.as_ref().map(|_| "execute_tool"),
-            mcp.resource.uri = self.uri.as_deref(),
-            gen_ai.tool.call.arguments = self.arguments.as_deref(),
+            gen_ai.tool.name = tool,
+            gen_ai.prompt.name = prompt,
+            gen_ai.operation.name = tool.map(|_| "execute_tool"),
+            mcp.resource.uri = uri.as_deref(),
+            gen_ai.tool.call.arguments = arguments,
             gen_ai.tool.call.result = Empty,
             error.type = Empty,
             rpc.response.status_code = Empty,
         );
-        let meta = request.meta();
-        if meta.traceparent.is_some() {
-            let carrier = MetaCarrier(meta);
-            let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
-                propagator.extract(&carrier)
-            });
-            // Fails only when no OpenTelemetry layer is installed.
-            let _ = span.set_parent(parent);
-        }
+        parent_and_link(&span, &TraceCarrier::of(request.meta()), request.source());
         span
     }
 
@@ -282,49 +263,182 @@ impl Operation {
         answer: &Result<Response, BoxError>,
         recording: Recording,
     ) {
-        let error = match answer {
-            Err(error) => Some(match error.downcast_ref::<ErrorObject>() {
-                Some(error) => (error.code.to_string(), error.message.to_string()),
-                None => ("-32603".to_owned(), error.to_string()),
-            }),
-            Ok(result) if self.tool.is_some() && is_tool_error(result) => {
-                Some(("tool_error".to_owned(), String::new()))
-            }
-            Ok(_) => None,
-        };
-        if let (Ok(result), true) = (answer, recording.results && self.tool.is_some()) {
+        let tool = self.named(Target::Tool).is_some();
+        let failure = Failure::of(answer, tool);
+        if let (Ok(result), true) = (answer, recording.results && tool && !span.is_none()) {
             span.record("gen_ai.tool.call.result", cut(result.json()));
         }
-        let mut attributes = self.attributes();
-        if let Some((kind, message)) = &error {
-            span.record("error.type", kind.as_str());
-            span.record("otel.status_code", "ERROR");
-            if !message.is_empty() {
-                span.record("otel.status_description", message.as_str());
-            }
-            attributes.push(KeyValue::new("error.type", kind.clone()));
-            if kind != "tool_error" {
-                span.record("rpc.response.status_code", kind.as_str());
-                attributes.push(KeyValue::new("rpc.response.status_code", kind.clone()));
-            }
+        if let Some(failure) = &failure
+            && !span.is_none()
+        {
+            failure.record(span);
         }
         let elapsed = self.started.elapsed().as_secs_f64();
-        duration().record(elapsed, &attributes);
+        duration().record(elapsed, &self.attributes(failure.as_ref()));
     }
 
     /// The histogram point's attributes (no id, no URI: they would make a
-    /// series per request).
-    fn attributes(&self) -> Vec<KeyValue> {
-        let mut attributes = point_attributes(
-            &self.method,
-            &self.version,
-            self.tool.as_deref(),
-            self.prompt.as_deref(),
-        );
+    /// series per request). A method not found and a tool or prompt not
+    /// served are `_OTHER`, as OpenTelemetry records unknown HTTP methods:
+    /// each name a client makes up would otherwise be a series of its own.
+    fn attributes(&self, failure: Option<&Failure>) -> Vec<KeyValue> {
+        let unknown = failure.map_or(Unknown::Neither, Failure::unknown);
+        let method = match unknown {
+            Unknown::Method => Cow::Borrowed(OTHER),
+            _ => self.method.clone(),
+        };
+        let mut attributes = Vec::with_capacity(7);
+        attributes.push(KeyValue::new("mcp.method.name", method));
+        attributes.push(KeyValue::new("mcp.protocol.version", self.version.clone()));
+        if let Some((target, name)) = &self.target {
+            let name = match unknown {
+                Unknown::Item => OTHER.to_owned(),
+                _ => name.clone(),
+            };
+            match target {
+                Target::Tool => {
+                    attributes.push(KeyValue::new("gen_ai.tool.name", name));
+                    attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+                }
+                Target::Prompt => attributes.push(KeyValue::new("gen_ai.prompt.name", name)),
+            }
+        }
         if let Some(transport) = self.transport {
             attributes.push(KeyValue::new("network.transport", transport));
         }
+        if let Some(failure) = failure {
+            failure.push_attributes(&mut attributes);
+        }
         attributes
+    }
+}
+
+/// What the histogram records in place of a name nobody serves.
+pub(super) const OTHER: &str = "_OTHER";
+
+/// Which name of a failed request was not served.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Unknown {
+    Neither,
+    Method,
+    Item,
+}
+
+/// How a request failed: a JSON-RPC error, or a tool's error result.
+struct Failure {
+    /// The JSON-RPC code, or `tool_error`.
+    kind: Cow<'static, str>,
+    message: Option<String>,
+    unknown: Unknown,
+}
+
+impl Failure {
+    fn of(answer: &Result<Response, BoxError>, tool: bool) -> Option<Failure> {
+        match answer {
+            Err(error) => Some(match error.downcast_ref::<ErrorObject>() {
+                Some(error) => Failure {
+                    kind: Cow::Owned(error.code.to_string()),
+                    message: Some(error.message.to_string()),
+                    unknown: match error.code {
+                        error_code::METHOD_NOT_FOUND => Unknown::Method,
+                        _ if error.names_unknown_item() => Unknown::Item,
+                        _ => Unknown::Neither,
+                    },
+                },
+                None => Failure {
+                    kind: Cow::Borrowed("-32603"),
+                    message: Some(error.to_string()),
+                    unknown: Unknown::Neither,
+                },
+            }),
+            Ok(result) if tool && result.is_tool_error() => Some(Failure {
+                kind: Cow::Borrowed("tool_error"),
+                message: None,
+                unknown: Unknown::Neither,
+            }),
+            Ok(_) => None,
+        }
+    }
+
+    fn unknown(&self) -> Unknown {
+        self.unknown
+    }
+
+    /// `error.type`, and the JSON-RPC code as `rpc.response.status_code`.
+    fn push_attributes(&self, attributes: &mut Vec<KeyValue>) {
+        attributes.push(KeyValue::new("error.type", self.kind.clone()));
+        if self.kind != "tool_error" {
+            let code = self.kind.clone();
+            attributes.push(KeyValue::new("rpc.response.status_code", code));
+        }
+    }
+
+    /// The status, `error.type` and status code on the span.
+    fn record(&self, span: &tracing::Span) {
+        span.record("error.type", &*self.kind);
+        span.record("otel.status_code", "ERROR");
+        if let Some(message) = self.message.as_deref().filter(|m| !m.is_empty()) {
+            span.record("otel.status_description", message);
+        }
+        if self.kind != "tool_error" {
+            span.record("rpc.response.status_code", &*self.kind);
+        }
+    }
+}
+
+/// `network.transport`: `pipe` for stdio, `tcp` for HTTP.
+pub(super) fn network_transport(source: &RequestSource) -> Option<&'static str> {
+    match source.transport() {
+        TransportKind::Stdio => Some("pipe"),
+        TransportKind::Http => Some("tcp"),
+        _ => None,
+    }
+}
+
+/// The protocol version the client speaks: an older client's own through
+/// the adapter. Borrowed for the revisions this runtime speaks (no other
+/// passes the `_meta` check).
+fn version(request: &Request) -> Cow<'static, str> {
+    if let Some(revision) = request.source().negotiated_revision() {
+        return Cow::Borrowed(revision);
+    }
+    match request.meta().protocol_version.as_str() {
+        crate::protocol::PROTOCOL_VERSION => Cow::Borrowed(crate::protocol::PROTOCOL_VERSION),
+        other => Cow::Owned(other.to_owned()),
+    }
+}
+
+/// The span's parent: the trace context in `_meta` (the conventions'
+/// choice: one MCP request may take several HTTP requests). The HTTP
+/// request's own `traceparent`, the ambient context, is linked when both
+/// are there, and is the parent when `_meta` has none.
+pub(super) fn parent_and_link(
+    span: &tracing::Span,
+    meta: &TraceCarrier<'_>,
+    source: &RequestSource,
+) {
+    let http = (source.attachment::<HttpRequest>())
+        .map(|http| HeaderCarrier(http.headers()))
+        .filter(|carrier| carrier.0.contains_key("traceparent"));
+    let extract = |carrier: &dyn Extractor| {
+        opentelemetry::global::get_text_map_propagator(|propagator| propagator.extract(carrier))
+    };
+    // Each fails only when no OpenTelemetry layer is installed.
+    match (meta.traceparent.is_some(), http) {
+        (true, http) => {
+            let _ = span.set_parent(extract(meta));
+            if let Some(http) = http {
+                let ambient = extract(&http);
+                let context = ambient.span().span_context().clone();
+                if context.is_valid() {
+                    span.add_link(context);
+                }
+            }
+        }
+        (false, Some(http)) => {
+            let _ = span.set_parent(extract(&http));
+        }
+        (false, None) => {}
     }
 }
 
@@ -364,7 +478,7 @@ pub(super) fn histogram(name: &'static str, description: &'static str) -> Histog
 }
 
 /// `mcp.server.operation.duration`.
-fn duration() -> &'static Histogram<f64> {
+pub(super) fn duration() -> &'static Histogram<f64> {
     static DURATION: OnceLock<Histogram<f64>> = OnceLock::new();
     DURATION.get_or_init(|| {
         histogram(
@@ -374,14 +488,16 @@ fn duration() -> &'static Histogram<f64> {
     })
 }
 
-/// Whether a `tools/call` result is a tool error (`isError: true`).
-fn is_tool_error(result: &Response) -> bool {
+/// A `tools/call`'s arguments as JSON text (for the opt-in attribute
+/// only: this parses the params again).
+fn arguments(request: &Request) -> Option<String> {
     #[derive(Deserialize)]
-    struct Flag {
-        #[serde(rename = "isError", default)]
-        is_error: bool,
+    struct Params<'a> {
+        #[serde(borrow)]
+        arguments: Option<&'a RawValue>,
     }
-    serde_json::from_str::<Flag>(result.json()).is_ok_and(|flag| flag.is_error)
+    let params = serde_json::from_str::<Params<'_>>(request.params()?).ok()?;
+    Some(cut(params.arguments?.get()))
 }
 
 /// `text`, cut to [`SHOWN_BYTES`] on a character boundary.
@@ -393,16 +509,30 @@ fn cut(text: &str) -> String {
     text[..end].to_owned()
 }
 
-/// The request's `_meta` trace context, as the propagators read it: the
+/// A message's `_meta` trace context, as the propagators read it: the
 /// unprefixed `traceparent`, `tracestate` and `baggage` keys.
-struct MetaCarrier<'a>(&'a crate::protocol::RequestMeta);
+pub(super) struct TraceCarrier<'a> {
+    pub(super) traceparent: Option<&'a str>,
+    pub(super) tracestate: Option<&'a str>,
+    pub(super) baggage: Option<&'a str>,
+}
 
-impl Extractor for MetaCarrier<'_> {
+impl<'a> TraceCarrier<'a> {
+    fn of(meta: &'a crate::protocol::RequestMeta) -> Self {
+        TraceCarrier {
+            traceparent: meta.traceparent.as_deref(),
+            tracestate: meta.tracestate.as_deref(),
+            baggage: meta.baggage.as_deref(),
+        }
+    }
+}
+
+impl Extractor for TraceCarrier<'_> {
     fn get(&self, key: &str) -> Option<&str> {
         match key {
-            "traceparent" => self.0.traceparent.as_deref(),
-            "tracestate" => self.0.tracestate.as_deref(),
-            "baggage" => self.0.baggage.as_deref(),
+            "traceparent" => self.traceparent,
+            "tracestate" => self.tracestate,
+            "baggage" => self.baggage,
             _ => None,
         }
     }
@@ -410,6 +540,28 @@ impl Extractor for MetaCarrier<'_> {
     fn keys(&self) -> Vec<&str> {
         vec!["traceparent", "tracestate", "baggage"]
     }
+}
+
+/// The HTTP request's trace context headers.
+struct HeaderCarrier<'a>(&'a http::HeaderMap);
+
+impl Extractor for HeaderCarrier<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key)?.to_str().ok()
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.0.keys().map(http::HeaderName::as_str).collect()
+    }
+}
+
+/// The client's `traceparent`: from `_meta`, else the HTTP request's.
+pub(super) fn traceparent<'a>(meta: Option<&'a str>, source: &'a RequestSource) -> Option<&'a str> {
+    if let Some(traceparent) = meta {
+        return Some(traceparent);
+    }
+    let http = source.attachment::<HttpRequest>()?;
+    http.headers().get("traceparent")?.to_str().ok()
 }
 
 #[cfg(test)]
@@ -421,9 +573,9 @@ mod tests {
         let kept = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
         let dropped = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
         let policy = Spans::WhenParentSampled;
-        assert!(policy.wanted(Some(kept)));
-        assert!(!policy.wanted(Some(dropped)) && !policy.wanted(None));
-        assert!(!policy.wanted(Some("garbage")));
-        assert!(Spans::Always.wanted(None) && !Spans::Never.wanted(Some(kept)));
+        assert!(policy.wanted(|| Some(kept)));
+        assert!(!policy.wanted(|| Some(dropped)) && !policy.wanted(|| None));
+        assert!(!policy.wanted(|| Some("garbage")));
+        assert!(Spans::Always.wanted(|| None) && !Spans::Never.wanted(|| Some(kept)));
     }
 }

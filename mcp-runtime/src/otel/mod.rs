@@ -14,6 +14,19 @@
 //! request is also a point of the `mcp.server.operation.duration`
 //! histogram (seconds, the conventions' buckets and attributes).
 //!
+//! On HTTP, the request's own `traceparent` header (the ambient context)
+//! is a link of the span when `_meta` has a trace context too, and its
+//! parent when `_meta` has none. Each client notification
+//! (`notifications/cancelled`, an older client's
+//! `notifications/initialized`) is a SERVER span named by its method and
+//! a point of the histogram too.
+//!
+//! The histogram's series are bounded whatever clients send: a method the
+//! server does not serve, and a tool or prompt it does not have, are
+//! recorded as `_OTHER` (as OpenTelemetry records unknown HTTP methods),
+//! and so is a notification method no client revision defines. The spans
+//! carry the names as sent.
+//!
 //! The built-in client (and so `TestClient` and the inspector) makes a
 //! CLIENT span per request, with the same name and attributes, injects
 //! its context into the request's `_meta`, and records
@@ -60,6 +73,7 @@
 
 mod counters;
 mod layer;
+mod notified;
 #[cfg(feature = "client")]
 mod outgoing;
 mod scrape;
@@ -227,7 +241,9 @@ impl Otel {
         self
     }
 
-    /// The request layer this configuration records with.
+    /// The request layer this configuration records with: give it to the
+    /// server as a request layer and as a notification observer
+    /// (`.request_layer(otel.layer()).notification_observer(otel.layer())`).
     pub fn layer(&self) -> OtelLayer {
         OtelLayer::recording(self.recording)
     }
@@ -236,7 +252,8 @@ impl Otel {
     /// them as OpenTelemetry's global providers with the W3C trace-context
     /// and baggage propagators, and returns them with the `tracing` layer
     /// that feeds them the spans: add that layer to your subscriber (as
-    /// `run()` does), and [`layer`](Self::layer) to the server. Keep the
+    /// `run()` does), and [`layer`](Self::layer) to the server, as a
+    /// request layer and a notification observer. Keep the
     /// [`Telemetry`] until the server stops: dropping it flushes. Once it
     /// has run, `run()` starts no export of its own.
     ///
@@ -365,7 +382,8 @@ impl Telemetry {
         INSTALLED.load(Ordering::Relaxed)
     }
 
-    /// The request layer for the server.
+    /// The request layer for the server, which observes its notifications
+    /// too: `.request_layer(t.layer()).notification_observer(t.layer())`.
     pub fn layer(&self) -> OtelLayer {
         OtelLayer::recording(self.recording)
     }

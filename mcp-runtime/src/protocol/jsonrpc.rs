@@ -169,6 +169,24 @@ impl ErrorObject {
         Self::new(error_code::INVALID_PARAMS, message)
     }
 
+    /// `-32602` for a `tools/call` or `prompts/get` naming no item this
+    /// server serves (`kind` is `tool` or `prompt`).
+    pub(crate) fn unknown_item(kind: &str, name: &str) -> Self {
+        Self::invalid_params(format!("Unknown {kind}: {name}"))
+    }
+
+    /// Whether this is the `-32602` of a `tools/call` or `prompts/get`
+    /// that names no tool or prompt this server has. A metrics layer keeps
+    /// the caller's name out of its labels then (as the OpenTelemetry
+    /// layer does): every name a client makes up would be a series of its
+    /// own.
+    pub fn names_unknown_item(&self) -> bool {
+        self.code == error_code::INVALID_PARAMS
+            && ["Unknown tool: ", "Unknown prompt: "]
+                .iter()
+                .any(|prefix| self.message.starts_with(prefix))
+    }
+
     /// `-32603`: something failed inside the server.
     pub fn internal_error() -> Self {
         Self::new(error_code::INTERNAL_ERROR, "Internal error")
@@ -243,25 +261,43 @@ const HEAD_ROOM: usize = 64;
 /// A result's JSON written after room for its frame's head, so that
 /// framing it with the request's id copies nothing: the head goes into
 /// the room, and the frame is the same allocation.
-#[derive(Debug)]
-pub(crate) struct Unframed(Vec<u8>);
+#[derive(Clone, Debug)]
+pub(crate) struct Unframed {
+    out: Vec<u8>,
+    /// A tool's result with `isError` set: request layers read it without
+    /// parsing the result again.
+    tool_error: bool,
+}
 
 impl Unframed {
     /// Room for `json` bytes of result (more may be written).
     pub(crate) fn with_capacity(json: usize) -> Unframed {
         let mut out = Vec::with_capacity(HEAD_ROOM + json + RESULT_END.len());
         out.resize(HEAD_ROOM, 0);
-        Unframed(out)
+        Unframed {
+            out,
+            tool_error: false,
+        }
+    }
+
+    /// Marks the result as a tool's error result (`isError: true`).
+    pub(crate) fn set_tool_error(&mut self, tool_error: bool) {
+        self.tool_error = tool_error;
+    }
+
+    /// Whether it is a tool's error result.
+    pub(crate) fn is_tool_error(&self) -> bool {
+        self.tool_error
     }
 
     /// Where the result's JSON is written.
     pub(crate) fn json_mut(&mut self) -> &mut Vec<u8> {
-        &mut self.0
+        &mut self.out
     }
 
     /// The result's JSON.
     pub(crate) fn json(&self) -> &[u8] {
-        &self.0[HEAD_ROOM..]
+        &self.out[HEAD_ROOM..]
     }
 
     /// `{"jsonrpc":"2.0","id":ID,"result":RESULT}`; an id too long for the
@@ -280,9 +316,9 @@ impl Unframed {
             return bytes::Bytes::from(result_frame(id, self.json()));
         };
         let start = HEAD_ROOM - length;
-        self.0[start..HEAD_ROOM].copy_from_slice(&head[..length]);
-        self.0.extend_from_slice(RESULT_END);
-        let mut frame = bytes::Bytes::from(self.0);
+        self.out[start..HEAD_ROOM].copy_from_slice(&head[..length]);
+        self.out.extend_from_slice(RESULT_END);
+        let mut frame = bytes::Bytes::from(self.out);
         frame.advance(start);
         frame
     }
@@ -314,6 +350,30 @@ pub(crate) fn notification_frame<P: Serialize + ?Sized>(method: &str, params: &P
     push_json(&mut out, params);
     out.push(b'}');
     out
+}
+
+/// A JSON string's value, borrowed unless it has escapes (serde's `Cow`
+/// always allocates outside a `#[serde(borrow)]` field). `raw` is one JSON
+/// value as the envelope located it: a string without escapes or control
+/// characters is its own text between the quotes, which is what tool
+/// names, URIs and states are (read for every request, by several stages).
+pub(crate) fn json_str(raw: &str) -> Option<Cow<'_, str>> {
+    // Without an early exit the check vectorizes: a `requestState` is
+    // hundreds of bytes.
+    let plain = |inner: &str| {
+        !inner.bytes().fold(false, |odd, b| {
+            odd | (b == b'"') | (b == b'\\') | (b < 0x20)
+        })
+    };
+    if let Some(inner) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"'))
+        && plain(inner)
+    {
+        return Some(Cow::Borrowed(inner));
+    }
+    serde_json::from_str::<&str>(raw)
+        .map(Cow::Borrowed)
+        .or_else(|_| serde_json::from_str::<String>(raw).map(Cow::Owned))
+        .ok()
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::FutureExt as _;
@@ -190,6 +190,8 @@ pub(crate) trait StdioHook {
     /// Serves a claimed request; `end_of_input` is cancelled when stdin
     /// ends.
     fn start(self: Rc<Self>, request: Request, end_of_input: &CancellationToken) -> Started;
+    /// The revision the connection's client negotiated, once it has.
+    fn revision(&self) -> Option<&'static str>;
 }
 
 /// An empty frame tells the writer that no more output will come.
@@ -311,7 +313,16 @@ impl Connection {
     }
 
     fn on_notification(&self, notification: Notification) {
-        if let Notification::Cancelled(id) = notification
+        if self.dispatcher.observes_notifications() {
+            let source = RequestSource::new(TransportKind::Stdio);
+            let revision = self.hook.as_ref().and_then(|hook| hook.revision());
+            let source = match revision {
+                Some(revision) => source.with_negotiated_revision(revision),
+                None => source,
+            };
+            (self.dispatcher).notified(&notification, &source, Instant::now());
+        }
+        if let Some(id) = notification.cancels
             && let Some(task) = self.in_flight.borrow_mut().remove(&id)
         {
             tracing::debug!(%id, "request cancelled by the client");

@@ -7,6 +7,7 @@
 )]
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use http::request::Parts;
 use http::{HeaderValue, StatusCode};
@@ -19,7 +20,7 @@ use crate::dispatch::envelope::{self, Incoming, Notification, Request};
 use crate::legacy::session::Negotiated;
 use crate::legacy::session_id::SessionToken;
 use crate::legacy::shared::Forwarded;
-use crate::legacy::{LEGACY_VERSIONS, is_legacy_version, is_modern_meta};
+use crate::legacy::{LEGACY_VERSIONS, is_legacy_version, is_modern_meta, negotiate};
 use crate::protocol::{ErrorObject, PROTOCOL_VERSION, RequestId};
 use crate::transport::http::endpoint::Endpoint;
 use crate::transport::http::hook::Post;
@@ -100,7 +101,10 @@ async fn serve(
             return Err(respond::error(StatusCode::BAD_REQUEST, id, error));
         }
         Ok(Incoming::Notification(notification)) => {
+            let received = Instant::now();
             endpoint.authorize(&mut parts, None).await?;
+            let token = session.as_ref().map(|(token, _)| token);
+            observe(endpoint, &notification, (parts, peer), token, received);
             return Ok(notify(legacy, session.as_ref(), notification).await);
         }
         Ok(Incoming::Request(request)) => request,
@@ -204,6 +208,27 @@ async fn take_answer(
     }
 }
 
+/// Shows a notification to the server's observers, as from the session's
+/// revision.
+fn observe(
+    endpoint: &Endpoint,
+    notification: &Notification,
+    (parts, peer): (Parts, Option<std::net::SocketAddr>),
+    session: Option<&SessionToken>,
+    received: Instant,
+) {
+    let dispatcher = endpoint.dispatcher();
+    if !dispatcher.observes_notifications() {
+        return;
+    }
+    let source = Endpoint::attach(Endpoint::source(&parts), parts, peer);
+    let source = match session {
+        Some(token) => source.with_negotiated_revision(negotiate(&token.negotiated.version)),
+        None => source,
+    };
+    dispatcher.notified(notification, &source, received);
+}
+
 /// A notification: the client gave up on one of its requests, which stops
 /// its handler and closes its stream (no response is due); others are
 /// accepted and ignored.
@@ -212,7 +237,7 @@ async fn notify(
     session: Option<&(SessionToken, Arc<Local>)>,
     notification: Notification,
 ) -> HttpResponse {
-    if let (Notification::Cancelled(id), Some((token, _))) = (notification, session)
+    if let (Some(id), Some((token, _))) = (notification.cancels, session)
         && !legacy.tables.cancel(&token.nonce, id.clone())
         && let Some(share) = &legacy.share
         && let Err(error) = share

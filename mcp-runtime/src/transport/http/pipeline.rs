@@ -274,41 +274,66 @@ fn after_body<'a>(
         };
         return Ok(Next::Later(hook.post(endpoint, post)));
     }
-    let request = match envelope::parse(text) {
+    let received = Instant::now();
+    let incoming = match envelope::parse(text) {
         Err(rejection) => return Err(modern(Reply::from(rejection))),
-        Ok(Incoming::Notification(_)) => None,
-        Ok(Incoming::Request(request)) => Some(request),
+        Ok(incoming) => incoming,
     };
     if endpoint.gate.is_some() {
         // Authorization may wait (keys to fetch, a token to introspect).
-        let authorized = authorized(endpoint, request, parts, peer, accepts, permit);
+        let authorized = authorized(endpoint, incoming, parts, peer, accepts, permit);
         return Ok(Next::Later(Box::pin(authorized.map(either_answer))));
     }
-    Ok(match request {
-        Some(request) => match dispatch(endpoint, request, parts, peer, accepts, permit) {
-            Dispatching::Answered(response) => Next::Answered(response),
-            Dispatching::Later(answering) => Next::Later(answering),
-        },
-        // Nothing to cancel by notification on HTTP: closing the stream is
-        // how a client cancels.
-        None => Next::Answered(respond::empty(StatusCode::ACCEPTED)),
+    Ok(match incoming {
+        Incoming::Request(request) => {
+            match dispatch(endpoint, request, parts, peer, accepts, permit) {
+                Dispatching::Answered(response) => Next::Answered(response),
+                Dispatching::Later(answering) => Next::Later(answering),
+            }
+        }
+        Incoming::Notification(notification) => {
+            Next::Answered(notified(endpoint, &notification, parts, peer, received))
+        }
     })
+}
+
+/// A notification that may pass, shown to the observers and accepted.
+/// Nothing is cancelled by notification on HTTP: closing the stream is how
+/// a client cancels.
+fn notified(
+    endpoint: &Endpoint,
+    notification: &envelope::Notification,
+    parts: Parts,
+    peer: Option<SocketAddr>,
+    received: Instant,
+) -> HttpResponse {
+    let dispatcher = endpoint.dispatcher();
+    if dispatcher.observes_notifications() {
+        let source = Endpoint::attach(Endpoint::source(&parts), parts, peer);
+        dispatcher.notified(notification, &source, received);
+    }
+    respond::empty(StatusCode::ACCEPTED)
 }
 
 /// The rest of [`serve`] for an endpoint with authorization: the token and
 /// scopes are checked first.
 async fn authorized(
     endpoint: &Arc<Endpoint>,
-    request: Option<envelope::Request>,
+    incoming: Incoming,
     mut parts: Parts,
     peer: Option<SocketAddr>,
     accepts: Accepts,
     permit: OwnedSemaphorePermit,
 ) -> Result<HttpResponse, HttpResponse> {
-    endpoint.authorize(&mut parts, request.as_ref()).await?;
-    let Some(request) = request else {
-        return Ok(respond::empty(StatusCode::ACCEPTED));
+    let received = Instant::now();
+    let request = match incoming {
+        Incoming::Request(request) => request,
+        Incoming::Notification(notification) => {
+            endpoint.authorize(&mut parts, None).await?;
+            return Ok(notified(endpoint, &notification, parts, peer, received));
+        }
     };
+    endpoint.authorize(&mut parts, Some(&request)).await?;
     Ok(
         match dispatch(endpoint, request, parts, peer, accepts, permit) {
             Dispatching::Answered(response) => response,
