@@ -12,7 +12,8 @@ so two builds can be compared on a noisy machine.
 
 Workloads: echo, list, discover, mrtr (round 2 of `confirm_delete` with a
 sealed `requestState`), layer-none, layer-noop, layer-timeout (echo under
-no item layer, a no-op one, tower's timeout), otel-off, otel-unsampled,
+no item layer, a no-op one, tower's timeout; layer-request-noop: the
+no-op layer as a request layer), otel-off, otel-unsampled,
 otel-sampled (echo in `bench-otel`, built with the `otel` feature: export
 not started; started with the sampler at 0; everything sampled and
 exported to a local OTLP/HTTP receiver; build it with `cargo build
@@ -58,6 +59,7 @@ WORKLOADS = {
     "layer-none": ("bench-layers", "tools/call", "echo", {"name": "echo", "arguments": {"text": "hello"}}),
     "layer-noop": ("bench-layers", "tools/call", "echo", {"name": "echo", "arguments": {"text": "hello"}}),
     "layer-timeout": ("bench-layers", "tools/call", "echo", {"name": "echo", "arguments": {"text": "hello"}}),
+    "layer-request-noop": ("bench-layers", "tools/call", "echo", {"name": "echo", "arguments": {"text": "hello"}}),
     # `bench-scoped`: an unscoped echo beside a scoped one (the control),
     # and the scoped one, under the built-in scope check.
     "scope-control": ("bench-scoped", "tools/call", "echo", {"name": "echo", "arguments": {"text": "hello"}}),
@@ -66,7 +68,8 @@ WORKLOADS = {
 }
 
 # The layer each `bench-layers` workload runs under.
-LAYERS = {"layer-none": "none", "layer-noop": "noop", "layer-timeout": "timeout"}
+LAYERS = {"layer-none": "none", "layer-noop": "noop", "layer-timeout": "timeout",
+          "layer-request-noop": "request-noop"}
 
 ECHO = {"name": "echo", "arguments": {"text": "hello"}}
 for _otel in ("otel-off", "otel-unsampled", "otel-sampled"):
