@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use mcp_runtime::middleware::{self, BoxError, ClientNotification, Next, Request, Response};
 use mcp_runtime::{CallToolResult, Server, ServerBuilder, TransportKind, resource, tool};
-use mcp_test_support::{parse, request};
+use mcp_test_support::request;
+use mcp_test_support::stdio::{InMemory, served};
 use serde_json::json;
 
 /// What the layer and the observer saw, in order.
@@ -85,15 +86,11 @@ fn cancelled() -> String {
 
 #[tokio::test]
 async fn a_layer_reads_names_and_tool_errors_and_observers_see_stdio_notifications() {
-    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
     let seen = Seen::default();
     let server = observed(&seen);
-    let (client, served) = tokio::io::duplex(64 * 1024);
-    let (read, write) = tokio::io::split(served);
+    let (mut client, (read, write)) = InMemory::pair();
     let serving = server.serve_streams(mcp_runtime::StdioOptions::new(), read, write);
     let talking = async move {
-        let (output, mut input) = tokio::io::split(client);
-        let mut lines = tokio::io::BufReader::new(output).lines();
         let messages = [
             cancelled(),
             mcp_test_support::call_tool(1, "refuses", json!({})),
@@ -102,19 +99,15 @@ async fn a_layer_reads_names_and_tool_errors_and_observers_see_stdio_notificatio
             r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#.to_owned(),
         ];
         for message in messages {
-            input
-                .write_all(format!("{message}\n").as_bytes())
-                .await
-                .unwrap();
+            client.send(&message).await;
             if message.contains("\"id\"") {
-                let answer = parse(&lines.next_line().await.unwrap().unwrap());
+                let answer = client.receive().await;
                 assert!(answer.get("result").is_some(), "{answer}");
             }
         }
-        drop(input);
+        client.close().await;
     };
-    let (served, ()) = tokio::join!(serving, talking);
-    served.unwrap();
+    let ((), ()) = tokio::join!(served(serving), talking);
     assert_eq!(
         seen.take(),
         [
@@ -160,22 +153,16 @@ fn an_observer_that_panics_costs_nothing_but_its_report() {
         .build()
         .unwrap();
     runtime.block_on(async {
-        use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
-        let (client, served) = tokio::io::duplex(64 * 1024);
-        let (read, write) = tokio::io::split(served);
+        let (mut client, (read, write)) = InMemory::pair();
         let serving = server.serve_streams(mcp_runtime::StdioOptions::new(), read, write);
         let talking = async move {
-            let (output, mut input) = tokio::io::split(client);
-            let mut lines = tokio::io::BufReader::new(output).lines();
-            let list = request(1, "tools/list", json!({}));
-            let both = format!("{}\n{list}\n", cancelled());
-            input.write_all(both.as_bytes()).await.unwrap();
-            let answer = parse(&lines.next_line().await.unwrap().unwrap());
-            drop(input);
+            client.send(&cancelled()).await;
+            client.send(&request(1, "tools/list", json!({}))).await;
+            let answer = client.receive().await;
+            client.close().await;
             answer
         };
-        let (served, answer) = tokio::join!(serving, talking);
-        served.unwrap();
+        let ((), answer) = tokio::join!(served(serving), talking);
         assert_eq!(answer["id"], 1);
         assert!(answer["result"]["tools"].is_array(), "{answer}");
     });
