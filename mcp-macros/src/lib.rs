@@ -14,6 +14,7 @@ mod kind;
 mod link;
 mod model;
 mod paths;
+mod skills;
 mod symbol;
 mod uri;
 
@@ -43,6 +44,13 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(ElicitForm, attributes(elicit_form))]
 pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
     derive_form::expand(input.into()).into()
+}
+
+/// Embeds a directory of Agent Skills, checked at compile time;
+/// documented at `mcp_runtime::skills!`.
+#[proc_macro]
+pub fn skills(input: TokenStream) -> TokenStream {
+    skills::expand(input.into()).into()
 }
 
 /// Links the calling package's library into the crate being compiled, if

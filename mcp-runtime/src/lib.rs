@@ -48,6 +48,9 @@ mod run;
 pub mod schema;
 pub mod security;
 mod server;
+#[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+pub mod skills;
 mod source;
 mod state;
 pub mod tasks;
@@ -71,6 +74,13 @@ pub use mcp_runtime_macros::ElicitForm;
 pub use mcp_runtime_macros::prompt;
 #[doc = include_str!("docs/resource.md")]
 pub use mcp_runtime_macros::resource;
+/// Embeds a directory of Agent Skills in the binary, checked at compile
+/// time, as a [`skills::Skills`] (feature `skills`): see the
+/// [`skills`](mod@skills) module.
+///
+/// `skills!("skills")` reads the directory `skills/` of the package being
+/// built (the path is relative to its `Cargo.toml`).
+pub use mcp_runtime_macros::skills;
 #[doc = include_str!("docs/tool.md")]
 pub use mcp_runtime_macros::tool;
 pub use mrtr::{
@@ -107,6 +117,9 @@ pub mod __private {
     pub use ::serde;
     pub use ::serde_json;
     pub use mcp_runtime_macros::link_package_library;
+
+    #[cfg(feature = "skills")]
+    pub use crate::skills::{StaticFile, StaticSkill, from_static as skills_from_static};
 
     pub use crate::apps::{extension as apps_extension, with_view_meta as apps_view_meta};
     pub use crate::bind::{BindContext, BindNothing, Probe};

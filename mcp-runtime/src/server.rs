@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 
-use crate::catalog::{Attached, Catalog, Kind};
+use crate::catalog::{Attached, Catalog, CatalogError, Kind, ResourceProvider};
 use crate::changes::{ChangeBus, Changes, InProcessBus};
 use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming};
@@ -75,6 +75,9 @@ pub struct ServerBuilder {
     /// function made there, so that a server without a catalog links none
     /// of the catalog's code.
     catalog: Option<Arc<AttachCatalog>>,
+    /// Providers given to [`resource_provider`](Self::resource_provider):
+    /// each adds itself to the catalog when the server is built.
+    providers: Vec<Arc<AddProvider>>,
     /// Which linked items it serves (default: all).
     items: Items,
     /// Item layers, outermost first, with the items each wraps.
@@ -92,8 +95,12 @@ pub struct ServerBuilder {
 
 /// Gives a catalog the server's static items and settings: the
 /// dispatcher's view of it.
-type AttachCatalog =
-    dyn Fn(&Registry, &Settings, &Changes) -> Result<Runtime, String> + Send + Sync;
+type AttachCatalog = dyn Fn(&Registry, &Settings, &Changes, &[Arc<AddProvider>]) -> Result<Runtime, String>
+    + Send
+    + Sync;
+
+/// Adds a provider to the server's catalog.
+type AddProvider = dyn Fn(&Catalog) -> Result<(), CatalogError> + Send + Sync;
 
 /// How `requestState` is sealed.
 #[derive(Clone)]
@@ -165,6 +172,7 @@ impl ServerBuilder {
             extensions: Vec::new(),
             tasks: None,
             catalog: None,
+            providers: Vec::new(),
             items: Items::all(),
             layers: Vec::new(),
             request_layers: Vec::new(),
@@ -449,25 +457,37 @@ impl ServerBuilder {
     /// catalog serves, with `listChanged`, and announces every change.
     /// One catalog serves one server.
     pub fn catalog(mut self, catalog: &Catalog) -> Self {
-        let catalog = catalog.clone();
-        self.catalog = Some(Arc::new(move |registry, settings, changes| {
-            let attached = Attached {
-                tools: registry.tools().to_vec(),
-                resources: registry.resources().to_vec(),
-                prompts: registry.prompts().to_vec(),
-                page_size: settings.page_size,
-                list_cache: settings.list_cache,
-                server_info: settings.server_info(),
-                changes: changes.clone(),
-            };
-            let serves = |kind| catalog.kinds().any(|k| k == kind);
-            Ok(Runtime {
-                tools: serves(Kind::Tools),
-                prompts: serves(Kind::Prompts),
-                resources: serves(Kind::Resources),
-                items: Some(catalog.attach(attached)?),
-            })
+        self.catalog = Some(attach(catalog.clone()));
+        self
+    }
+
+    /// Serves the resources of `provider` beside the others, as a
+    /// [catalog](crate::catalog)'s provider does: listed, read and
+    /// announced with them. It joins the catalog given to
+    /// [`catalog`](Self::catalog) when the server is built (which must
+    /// serve resources), or, without one, a catalog of resources made for
+    /// it. What it lists is told apart from other resources by URI: a URI
+    /// taken twice stops the build. The provider's
+    /// [`added`](ResourceProvider::added) gets its handle, to refresh the
+    /// list when its collection changes.
+    ///
+    /// This is how an extension that serves resources plugs in: the Skills
+    /// extension serves each skill's files through one.
+    pub fn resource_provider<P: ResourceProvider + Clone>(
+        mut self,
+        name: impl Into<String>,
+        provider: P,
+    ) -> Self {
+        let name = name.into();
+        self.providers.push(Arc::new(move |catalog: &Catalog| {
+            let scopes: [&str; 0] = [];
+            catalog
+                .add_provider(name.clone(), provider.clone(), scopes)
+                .map(drop)
         }));
+        if self.catalog.is_none() {
+            self.catalog = Some(attach(Catalog::of([Kind::Resources])));
+        }
         self
     }
 
@@ -652,9 +672,8 @@ impl ServerBuilder {
         let mut settings = self.settings.clone();
         settings.shared_limits = shared.limits;
         let runtime = match &self.catalog {
-            Some(attach) => {
-                attach(&registry, &self.settings, &changes).map_err(BuildError::Catalog)?
-            }
+            Some(attach) => attach(&registry, &self.settings, &changes, &self.providers)
+                .map_err(BuildError::Catalog)?,
             None => Runtime::default(),
         };
         let parts = crate::dispatch::Parts {
@@ -853,4 +872,32 @@ impl Server {
 
 fn frame_text(frame: &Bytes) -> String {
     String::from_utf8_lossy(frame).into_owned()
+}
+
+/// What attaches `catalog` to the server being built: the providers given
+/// to the builder join it, then it learns the server's static items. Made
+/// only where a catalog is given, so that a server without one links none
+/// of the catalog's code.
+fn attach(catalog: Catalog) -> Arc<AttachCatalog> {
+    Arc::new(move |registry, settings, changes, providers| {
+        for add in providers {
+            add(&catalog).map_err(|error| error.to_string())?;
+        }
+        let attached = Attached {
+            tools: registry.tools().to_vec(),
+            resources: registry.resources().to_vec(),
+            prompts: registry.prompts().to_vec(),
+            page_size: settings.page_size,
+            list_cache: settings.list_cache,
+            server_info: settings.server_info(),
+            changes: changes.clone(),
+        };
+        let serves = |kind| catalog.kinds().any(|k| k == kind);
+        Ok(Runtime {
+            tools: serves(Kind::Tools),
+            prompts: serves(Kind::Prompts),
+            resources: serves(Kind::Resources),
+            items: Some(catalog.attach(attached)?),
+        })
+    })
 }

@@ -447,4 +447,12 @@ pub trait ResourceProvider: Send + Sync + 'static {
 
     /// Reads `uri`, one of the listed URIs.
     fn read(&self, uri: &str, context: Context) -> ResourceFuture;
+
+    /// Called once the provider is in a catalog, with its handle: a
+    /// provider that knows when its collection changes keeps it, to
+    /// [refresh](super::ProviderHandle::refresh) the list then. Does
+    /// nothing by default.
+    fn added(&self, handle: &super::ProviderHandle) {
+        let _ = handle;
+    }
 }

@@ -334,10 +334,16 @@ impl Catalog {
             Ok(())
         });
         settled(added)?;
-        Ok(ProviderHandle {
+        let handle = ProviderHandle {
             shared: self.shared.clone(),
             id,
-        })
+        };
+        // Outside the lock: the provider may refresh itself right away.
+        let provider = (self.shared.state().providers.get(&id)).map(|p| p.provider.clone());
+        if let Some(provider) = provider {
+            provider.added(&handle);
+        }
+        Ok(handle)
     }
 
     /// Gives the catalog its server's static items and settings, checking
