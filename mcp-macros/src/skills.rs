@@ -77,8 +77,7 @@ mod tree {
     pub(super) fn read(root: &Path, shown: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
         if !root.is_dir() {
             return Err(format!(
-                "`{shown}` is not a directory (the path is relative to the package's Cargo.toml: {})",
-                root.display()
+                "`{shown}` is not a directory: the path is relative to the directory of the package's Cargo.toml"
             ));
         }
         let mut files = Vec::new();

@@ -79,7 +79,10 @@ pub use mcp_runtime_macros::resource;
 /// [`skills`](mod@skills) module.
 ///
 /// `skills!("skills")` reads the directory `skills/` of the package being
-/// built (the path is relative to its `Cargo.toml`).
+/// built (the path is relative to its `Cargo.toml`). Each file is embedded
+/// with `include_bytes!`, so a change to one rebuilds the crate; for files
+/// added or removed, add a `build.rs` that prints
+/// `cargo::rerun-if-changed=skills`.
 pub use mcp_runtime_macros::skills;
 #[doc = include_str!("docs/tool.md")]
 pub use mcp_runtime_macros::tool;

@@ -4,9 +4,15 @@
 //! resources.
 #![cfg(feature = "skills")]
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use mcp_runtime::skills::{Skill, Skills};
-use mcp_runtime::{Server, ServerBuilder};
-use mcp_test_support::{assert_valid, parse, request};
+use mcp_runtime::{ReadError, Server, ServerBuilder, StdioOptions};
+use mcp_test_support::stdio::InMemory;
+use mcp_test_support::{
+    assert_valid, assert_valid_notification, assert_valid_skills, parse, request,
+};
 use serde_json::{Value, json};
 
 fn server(skills: &Skills) -> Server {
@@ -27,6 +33,16 @@ async fn send(server: &Server, method: &str, params: Value) -> Value {
             .unwrap(),
     );
     if let Some(result) = response.get_mut("result") {
+        // The extension's results, held to the SEP's shapes.
+        let definition = match method {
+            "skills/list" => Some("ListSkillsResult"),
+            "skills/get" => Some("GetSkillResult"),
+            "resources/directory/read" => Some("ReadDirectoryResult"),
+            _ => None,
+        };
+        if let Some(definition) = definition {
+            assert_valid_skills(definition, result);
+        }
         let meta = result.as_object_mut().unwrap().remove("_meta").unwrap();
         assert_eq!(
             meta,
@@ -88,6 +104,8 @@ async fn the_extension_is_advertised_with_directory_reads_and_resources() {
             "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": true}}
         })
     );
+    let settings = &discovered["capabilities"]["extensions"]["io.modelcontextprotocol/skills"];
+    assert_valid_skills("SkillsSettings", settings);
 }
 
 #[tokio::test]
@@ -348,4 +366,205 @@ fn runtime_skills_are_checked_as_embedded_ones_are() {
             .problem
             .contains("served at skill://notes/SKILL.md already")
     );
+}
+
+/// A generated skill: its instructions written on each read, counting.
+fn on_call(reads: Arc<AtomicU32>) -> Skill {
+    let frontmatter = json!({
+        "name": "on-call",
+        "description": "Who is on call: page them with the page tool",
+        "metadata": {"rota": "weekly", "team": "platform: core"}
+    });
+    Skill::generated("team/on-call", frontmatter, move |_ctx| {
+        let read = reads.fetch_add(1, Ordering::SeqCst) + 1;
+        async move {
+            match read {
+                1 => Ok(format!("Page Ada (read {read}).\n")),
+                _ => Err(ReadError::Failed("the rota is unavailable".into())),
+            }
+        }
+    })
+    .unwrap()
+}
+
+#[tokio::test]
+async fn generated_skills_have_no_resources_and_are_written_on_each_read() {
+    let skills = Skills::new();
+    let reads = Arc::new(AtomicU32::new(0));
+    skills.add(on_call(reads.clone())).unwrap();
+    let server = server(&skills);
+    let entry = json!({
+        "uri": "skill://team/on-call/SKILL.md",
+        "frontmatter": {
+            "name": "on-call",
+            "description": "Who is on call: page them with the page tool",
+            "metadata": {"rota": "weekly", "team": "platform: core"}
+        }
+    });
+    let listed = send(&server, "skills/list", json!({})).await;
+    assert_eq!(listed["skills"], json!([entry]));
+    let got = send(
+        &server,
+        "skills/get",
+        json!({"uri": "skill://team/on-call/SKILL.md"}),
+    )
+    .await;
+    assert_eq!(got["skill"], entry);
+    assert_eq!(reads.load(Ordering::SeqCst), 0, "listing generates nothing");
+
+    let skill_md = json!({
+        "uri": "skill://team/on-call/SKILL.md",
+        "name": "on-call",
+        "description": "Who is on call: page them with the page tool",
+        "mimeType": "text/markdown"
+    });
+    let resources = send(&server, "resources/list", json!({})).await;
+    assert_eq!(resources["resources"], json!([skill_md]));
+    let directory = send(
+        &server,
+        "resources/directory/read",
+        json!({"uri": "skill://team/on-call"}),
+    )
+    .await;
+    assert_eq!(
+        directory,
+        json!({"resultType": "complete", "resources": [skill_md]})
+    );
+
+    let read = send(
+        &server,
+        "resources/read",
+        json!({"uri": "skill://team/on-call/SKILL.md"}),
+    )
+    .await;
+    let text = read["contents"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        text,
+        "---\nname: \"on-call\"\ndescription: \"Who is on call: page them with the page tool\"\nmetadata: {\"rota\":\"weekly\",\"team\":\"platform: core\"}\n---\n\nPage Ada (read 1).\n"
+    );
+    assert_eq!(read["contents"][0]["mimeType"], "text/markdown");
+    // What a host parses out of it is the entry's frontmatter, exactly.
+    let parsed = mcp_runtime_skill_format::parse_frontmatter(text.as_bytes()).unwrap();
+    assert_eq!(Value::Object(parsed), entry["frontmatter"]);
+
+    let failed = send(
+        &server,
+        "resources/read",
+        json!({"uri": "skill://team/on-call/SKILL.md"}),
+    )
+    .await;
+    assert_eq!(failed["code"], -32603);
+    assert_eq!(
+        failed["message"],
+        "Failed to read resource skill://team/on-call/SKILL.md: the rota is unavailable"
+    );
+}
+
+#[test]
+fn generated_skills_are_checked_as_others_are() {
+    let generated = |path: &str, frontmatter: Value| {
+        Skill::generated(path, frontmatter, |_ctx| async { Ok(String::new()) })
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        generated("team/pager", json!({"name": "on-call", "description": "d"})),
+        "team/pager/SKILL.md: the directory `pager` must be named after the skill: its frontmatter says `name: on-call`"
+    );
+    assert!(
+        generated("on-call", json!({"name": "on-call"})).contains("description"),
+        "a description is required"
+    );
+    assert_eq!(
+        generated("on-call", json!("on-call")),
+        "on-call/SKILL.md: the frontmatter must be a JSON object"
+    );
+}
+
+#[tokio::test]
+async fn subscribers_hear_when_skills_are_added_or_removed() {
+    let skills = Skills::new();
+    let server = server(&skills);
+    let (mut client, (server_read, server_write)) = InMemory::pair();
+    let serve = server.serve_streams(StdioOptions::new(), server_read, server_write);
+    let script = async move {
+        let listen = request(
+            9,
+            "subscriptions/listen",
+            json!({"notifications": {"resourcesListChanged": true}}),
+        );
+        client.send(&listen).await;
+        assert_valid_notification(&client.receive().await);
+        skills.add(on_call(Arc::default())).unwrap();
+        assert!(skills.remove("skill://team/on-call/SKILL.md"));
+        for _ in 0..2 {
+            let note = client.receive().await;
+            assert_valid_notification(&note);
+            assert_eq!(note["method"], "notifications/resources/list_changed");
+        }
+        client.close().await;
+        assert_eq!(client.receive().await["method"], "notifications/cancelled");
+    };
+    let (served, ()) = tokio::join!(serve, script);
+    served.unwrap();
+}
+
+#[cfg(feature = "legacy")]
+#[tokio::test]
+async fn legacy_clients_reach_the_skills_through_the_adapter() {
+    use mcp_test_support::legacy::assert_valid_legacy_response;
+
+    let server = server(&mcp_runtime::skills!("tests/skills"));
+    let (mut client, (server_read, server_write)) = InMemory::pair();
+    let serve = server.serve_streams(StdioOptions::new(), server_read, server_write);
+    let script = async move {
+        let mut call = async |id: i64, method: &str, params: Value, definition: &str| {
+            let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            client.send(&message.to_string()).await;
+            let response = client.receive().await;
+            assert_eq!(response["id"], id, "{response}");
+            assert_valid_legacy_response(definition, &response);
+            response
+        };
+        let initialize = json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "legacy-host", "version": "1.0.0"}
+        });
+        let response = call(0, "initialize", initialize, "InitializeResult").await;
+        assert_eq!(
+            response["result"]["capabilities"]["extensions"],
+            json!({"io.modelcontextprotocol/skills": {"directoryRead": true}})
+        );
+        let mut listed = call(1, "skills/list", json!({}), "Result").await;
+        assert_valid_skills("ListSkillsResult", &listed["result"]);
+        // The list-caching attributes and `resultType` are 2026-07-28's:
+        // not on this wire.
+        listed["result"].as_object_mut().unwrap().remove("_meta");
+        assert_eq!(
+            listed["result"],
+            json!({"skills": [refunds(), git_workflow(), pdf_processing()]})
+        );
+        let uri = json!({"uri": "skill://git-workflow/SKILL.md"});
+        let mut got = call(2, "skills/get", uri, "Result").await;
+        got["result"].as_object_mut().unwrap().remove("_meta");
+        assert_eq!(got["result"], json!({"skill": git_workflow()}));
+        let unknown = call(
+            3,
+            "skills/get",
+            json!({"uri": "skill://nope/SKILL.md"}),
+            "Result",
+        )
+        .await;
+        assert_eq!(unknown["error"]["code"], -32602);
+        let directory = json!({"uri": "skill://pdf-processing/templates"});
+        let read = call(4, "resources/directory/read", directory, "Result").await;
+        assert_eq!(read["result"]["resources"].as_array().unwrap().len(), 2);
+        let file = json!({"uri": "skill://acme/billing/refunds/examples/email.md"});
+        let read = call(5, "resources/read", file, "ReadResourceResult").await;
+        assert_eq!(read["result"]["contents"][0]["mimeType"], "text/markdown");
+        client.close().await;
+    };
+    let (served, ()) = tokio::join!(serve, script);
+    served.unwrap();
 }

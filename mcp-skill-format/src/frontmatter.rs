@@ -36,22 +36,28 @@ fn closing_line(text: &str) -> bool {
     rest.is_empty() || rest.starts_with('\n') || rest.starts_with("\r\n")
 }
 
-/// The frontmatter of a `SKILL.md` as a JSON object, with the fields the
-/// Agent Skills specification requires: `name` and `description`, strings
-/// that are not empty (the description at most 1024 characters). Every
-/// other field passes through as written.
-pub fn parse_frontmatter(bytes: &[u8]) -> Result<Map<String, Value>, String> {
+/// The frontmatter of a `SKILL.md` as a JSON object, every field as
+/// written, with no field required: what a client compares, field by
+/// field, with a skill's entry.
+pub fn frontmatter_fields(bytes: &[u8]) -> Result<Map<String, Value>, String> {
     let text = std::str::from_utf8(bytes).map_err(|_| "SKILL.md is not UTF-8".to_owned())?;
     let block = frontmatter_block(text).ok_or_else(|| {
         "SKILL.md must begin with YAML frontmatter: a `---` line, `name:` and `description:`, and a closing `---` line".to_owned()
     })?;
     let value: Value = serde_saphyr::from_str(block)
         .map_err(|error| format!("the frontmatter is not YAML that JSON can hold: {error}"))?;
-    let Value::Object(fields) = value else {
-        return Err(
-            "the frontmatter must be a YAML mapping (`name: ...`, `description: ...`)".into(),
-        );
-    };
+    match value {
+        Value::Object(fields) => Ok(fields),
+        _ => Err("the frontmatter must be a YAML mapping (`name: ...`, `description: ...`)".into()),
+    }
+}
+
+/// The frontmatter of a `SKILL.md` as a JSON object, with the fields the
+/// Agent Skills specification requires: `name` and `description`, strings
+/// that are not empty (the description at most 1024 characters). Every
+/// other field passes through as written.
+pub fn parse_frontmatter(bytes: &[u8]) -> Result<Map<String, Value>, String> {
+    let fields = frontmatter_fields(bytes)?;
     for required in ["name", "description"] {
         match fields.get(required) {
             Some(Value::String(text)) if !text.trim().is_empty() => {}

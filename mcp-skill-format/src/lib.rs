@@ -12,7 +12,7 @@ mod tree;
 
 use sha2::{Digest, Sha256};
 
-pub use self::frontmatter::{frontmatter_block, parse_frontmatter};
+pub use self::frontmatter::{frontmatter_block, frontmatter_fields, parse_frontmatter};
 pub use self::names::{check_file_path, check_name, check_skill_path};
 pub use self::tree::{PlanError, PlannedSkill, plan};
 

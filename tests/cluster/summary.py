@@ -52,11 +52,12 @@ def conformance(checks: Checks, results: Path, status: str) -> None:
         checks.record(f"conformance: {name}", not problems,
                       f"{len(scenarios) - len(bad & set(scenarios))}/{len(scenarios)} scenarios clean"
                       + (f"; {brief(problems)}" if problems else ""))
-    tasks = (results / "tasks.txt").read_text().split() if (results / "tasks.txt").exists() else []
-    problems = quietly(judge.judge_tasks, results)
+    listing = results / "extensions.txt"
+    tasks = listing.read_text().split() if listing.exists() else []
+    problems = quietly(judge.judge_extensions, results)
     problems += [f"{n} exited {(results / f'{n}.exit').read_text().strip()}" for n in tasks
                  if (results / f"{n}.exit").exists() and (results / f"{n}.exit").read_text().strip() != "0"]
-    checks.record("conformance: tasks-* extension scenarios (forced)", bool(tasks) and not problems,
+    checks.record("conformance: tasks-* and sep-2640-* extension scenarios (forced)", bool(tasks) and not problems,
                   f"{len(tasks)} scenarios" + (f"; {brief(problems)}" if problems else ", all clean"))
     alone = [p for p in sorted(results.iterdir())
              if p.is_dir() and p.name not in {"scored", "scored-legacy", "client", *tasks}]

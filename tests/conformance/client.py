@@ -44,6 +44,19 @@ ECHOES = {
     "json-schema-2020-12-preservation": ("json_schema_echo", "schema", "json_schema_2020_12_tool"),
 }
 
+# The Skills extension's client scenarios, and whether the script uses a
+# skill there: in `no-prefetch` it only lists them (nothing may be fetched
+# until a skill is loaded); in the others it loads the first listed skill
+# with `skills load URI FILE...` (SKILL.md, then the entry's other files
+# as a model reading them would), which stops at the first file that fails
+# verification.
+SKILL_SCENARIOS = {
+    "sep-2640-client-no-prefetch": False,
+    "sep-2640-client-verify-digest": True,
+    "sep-2640-client-verify-size": True,
+    "sep-2640-client-verify-frontmatter": True,
+}
+
 # This client's Client ID Metadata Document URL, its client_id where an
 # authorization server supports such documents (the suite's `auth/basic-cimd`
 # expects this one).
@@ -103,12 +116,29 @@ def main():
                 a["name"]: "conformance" for a in prompt.get("arguments", []) if a.get("required")
             }
             run("prompt", prompt["name"], json.dumps(needed))
+        scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+        if scenario in SKILL_SCENARIOS:
+            use_skills(run, SKILL_SCENARIOS[scenario])
     finally:
         os.unlink(answers.name)
         for left in (tokens, tokens + ".lock"):
             if os.path.exists(left):
                 os.unlink(left)
     return 0
+
+
+def use_skills(run, load):
+    """Lists the skills; with `load`, loads the first one and reads its
+    other files, each verified by the inspector."""
+    listed = run("skills", "list", "--json")
+    if listed.returncode != 0 or not load:
+        return
+    entries = json.loads(listed.stdout)
+    if not entries:
+        return
+    entry = entries[0]
+    files = [f["uri"] for f in entry.get("resources", []) if f["uri"] != entry["uri"]]
+    run("skills", "load", entry["uri"], *files)
 
 
 def arguments(schema):

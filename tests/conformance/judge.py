@@ -17,9 +17,13 @@ Verdict (exit status 1 if any of these holds):
 - a run exited non-zero;
 - a scored scenario is missing, or has a FAILURE or WARNING row;
 - a single-scenario run has a FAILURE row;
-- a Tasks extension scenario (listed in `tasks.txt`) did not run, or has a
-  FAILURE or WARNING row, or a SKIPPED row other than the suite's own
-  placeholder (`tasks-status-notifications`, which always skips).
+- an extension's server scenario (Tasks, Skills: listed in
+  `extensions.txt`) did not run, or has a FAILURE or WARNING row, or a
+  SKIPPED row other than in the suite's own placeholder
+  (`tasks-status-notifications`, which always skips);
+- a Skills client scenario (listed in `client-extensions.txt`, run into
+  `client-extensions/`) did not run, or has a FAILURE, WARNING or SKIPPED
+  row.
 Not-scored scenarios inside the scored run (the tasks extension, and the
 pending scenarios that run.sh also runs on their own) are listed, not judged.
 
@@ -154,13 +158,13 @@ def judge_scored(results: Path, run: str, listing: str) -> list[str]:
 ALWAYS_SKIPPED = {"tasks-status-notifications"}
 
 
-def judge_tasks(results: Path) -> list[str]:
-    """Judges the forced runs of the Tasks extension's scenarios."""
-    listing = results / "tasks.txt"
+def judge_extensions(results: Path) -> list[str]:
+    """Judges the forced runs of the extensions' server scenarios."""
+    listing = results / "extensions.txt"
     if not listing.exists():
-        return ["tasks.txt is missing: the tasks-* scenarios did not run"]
+        return ["extensions.txt is missing: the tasks-* and sep-2640-* scenarios did not run"]
     failures: list[str] = []
-    print("Tasks extension scenarios (forced), judged on FAILURE, WARNING and SKIPPED rows:")
+    print("Extension server scenarios (forced), judged on FAILURE, WARNING and SKIPPED rows:")
     for name in listing.read_text().split():
         rows = load_checks(results / name).get(name)
         if rows is None:
@@ -172,6 +176,36 @@ def judge_tasks(results: Path) -> list[str]:
         counts = Counter(row["status"] for row in rows)
         print(f"  {'✗' if found else '✓'} {name}: "
               + ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s]))
+    return failures
+
+
+def judge_client_extensions(results: Path) -> list[str]:
+    """Judges the forced runs of the Skills extension's client scenarios."""
+    if (results / "client.skipped").exists():
+        return []
+    listing = results / "client-extensions.txt"
+    if not listing.exists():
+        return ["client-extensions.txt is missing: the sep-2640-client-* scenarios did not run"]
+    checks = load_client_checks(results / "client-extensions")
+    failures: list[str] = []
+    print("[client] Skills extension scenarios (forced), judged on FAILURE, WARNING and SKIPPED rows:")
+    for name in listing.read_text().split():
+        rows = checks.get(name)
+        if rows is None:
+            failures.append(f"[client] {name}: no checks.json (scenario did not run)")
+            print(f"  ✗ {name}: did not run")
+            continue
+        found = problems(f"[client] {name}", rows, ("FAILURE", "WARNING", "SKIPPED"))
+        status = results / f"client-{name}.status"
+        if status.exists() and status.read_text().strip() != "0":
+            found.append(f"[client] {name}: the suite exited {status.read_text().strip()}")
+        failures += found
+        counts = Counter(row["status"] for row in rows)
+        print(f"  {'✓' if not found else '✗'} {name}: "
+              + ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s]))
+        notes = [describe(row) for row in rows if row["status"] != "SUCCESS"]
+        if notes:
+            print("\n".join(notes))
     return failures
 
 
@@ -242,12 +276,13 @@ def main() -> int:
     for run, listing in SCORED_RUNS:
         failures += judge_scored(results, run, listing)
     failures += judge_client(results)
+    failures += judge_client_extensions(results)
 
-    failures += judge_tasks(results)
+    failures += judge_extensions(results)
 
-    tasks_listing = results / "tasks.txt"
-    tasks = set(tasks_listing.read_text().split()) if tasks_listing.exists() else set()
-    scored_dirs = {run for run, _ in SCORED_RUNS} | {"client"} | tasks
+    listing = results / "extensions.txt"
+    extensions = set(listing.read_text().split()) if listing.exists() else set()
+    scored_dirs = {run for run, _ in SCORED_RUNS} | {"client", "client-extensions"} | extensions
     for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and p.name not in scored_dirs):
         for name, rows in load_checks(run_dir).items():
             counts = Counter(row["status"] for row in rows)

@@ -11,13 +11,14 @@
 #    test step built it, and its lanes must not wait on cargo's lock);
 # 3. starts the server on a free loopback port and waits until it answers;
 # 4. runs `--requirements 2026-07-28` (37 scored scenarios), then the
-#    pending scenarios below one by one, then every `tasks-*` scenario of
-#    the Tasks extension (forced: the suite skips extension scenarios
-#    otherwise), then `--requirements 2025-11-25`
+#    pending scenarios below one by one, then every server scenario of
+#    the Tasks and Skills extensions (`tasks-*`, `sep-2640-*`; forced: the
+#    suite skips extension scenarios otherwise), then `--requirements 2025-11-25`
 #    (30 scored scenarios, served by the legacy adapter on the same
 #    endpoint of the same binary), then the client leg: the client
 #    scenarios of `--requirements 2026-07-28` against the binary's
-#    inspector (client.py);
+#    inspector (client.py), then the Skills extension's client scenarios
+#    (`sep-2640-client-*`, forced);
 # 5. judges the checks.json files with judge.py.
 #
 # Exits non-zero on any FAILURE, on any WARNING in a scored scenario, or if
@@ -156,15 +157,19 @@ for scenario in "${pending[@]}"; do
     suite "$scenario" --scenario "$scenario" --spec-version "$spec"
 done
 
-# The Tasks extension's scenarios: not scored, and skipped (exit 0) unless
-# forced; every one the pinned suite has, judged like the scored ones.
-mapfile -t tasks < <(npx --no conformance list --server | sed -n 's/^ *- \(tasks-[a-z0-9-]*\) \[extension\]$/\1/p')
-if ((${#tasks[@]} == 0)); then
-    echo "error: the suite lists no tasks-* scenarios" >&2
-    exit 1
-fi
-printf '%s\n' "${tasks[@]}" >"$results/tasks.txt"
-for scenario in "${tasks[@]}"; do
+# The extensions' scenarios (Tasks, and Skills: `sep-2640-*`): not
+# scored, and skipped (exit 0) unless forced; every one the pinned suite
+# has, judged like the scored ones.
+mapfile -t extensions < <(npx --no conformance list --server |
+    sed -n 's/^ *- \(\(tasks\|sep-2640\)-[a-z0-9-]*\) \[extension\]$/\1/p')
+for family in tasks- sep-2640-; do
+    if ! printf '%s\n' "${extensions[@]}" | grep -q "^$family"; then
+        echo "error: the suite lists no ${family}* server scenarios" >&2
+        exit 1
+    fi
+done
+printf '%s\n' "${extensions[@]}" >"$results/extensions.txt"
+for scenario in "${extensions[@]}"; do
     log "extension scenario: $scenario (forced)"
     suite "$scenario" --scenario "$scenario" --spec-version "$spec" --force
 done
@@ -201,6 +206,25 @@ else
     echo "--- conformance summary: client (exit status $client_status) ---"
     sed -n '/=== SUITE SUMMARY ===/,$p' "$results/client.log"
     echo
+
+    # The Skills extension's client scenarios (`sep-2640-client-*`: no
+    # prefetch, and the digest, size and frontmatter checks), forced one
+    # by one; judged with no FAILURE, WARNING or SKIPPED row.
+    mapfile -t client_extensions < <(npx --no conformance list --client |
+        sed -n 's/^ *- \(sep-2640-[a-z0-9-]*\) \[extension\]$/\1/p')
+    if ((${#client_extensions[@]} == 0)); then
+        echo "error: the suite lists no sep-2640-* client scenarios" >&2
+        exit 1
+    fi
+    printf '%s\n' "${client_extensions[@]}" >"$results/client-extensions.txt"
+    for scenario in "${client_extensions[@]}"; do
+        log "client extension scenario: $scenario (forced)"
+        status=0
+        MCP_INSPECTOR="$server" npx --no conformance client --command "python3 $here/client.py" \
+            --scenario "$scenario" --force --timeout "$scenario_timeout" \
+            -o "$results/client-extensions" >"$results/client-$scenario.log" 2>&1 || status=$?
+        echo "$status" >"$results/client-$scenario.status"
+    done
 fi
 
 # --- 5. Verdict -----------------------------------------------------------

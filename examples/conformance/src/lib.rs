@@ -37,4 +37,7 @@ pub fn builder() -> ServerBuilder {
         .list_changed()
         // Advertise `resources.subscribe` (resources-subscribe scenarios).
         .resource_subscriptions()
+        // The Skills extension (the suite's `sep-2640-*` scenarios): two
+        // skills embedded from `skills/`, checked when this crate compiles.
+        .skills(&mcp_runtime::skills!("skills"))
 }

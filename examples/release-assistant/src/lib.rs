@@ -13,12 +13,28 @@
 //!   extension get a task to poll, answer and cancel; others wait for the
 //!   result.
 //!
+//! It ships a skill, `release-workflow` (in `skills/`), that teaches an
+//! agent this workflow: served with the Skills extension, checked when
+//! this crate compiles.
+//!
 //! The binary serves these tools; `walkthrough` plays the client.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use mcp_runtime::{ElicitForm, Elicitation, Input, Progress, SamplingResult, tool};
+use mcp_runtime::{ElicitForm, Elicitation, Input, Progress, SamplingResult, ServerBuilder, tool};
+
+/// The server: these tools, and the skill that teaches them, embedded from
+/// `skills/` (a skill that breaks the Agent Skills rules is a compile
+/// error naming its file).
+pub fn builder() -> ServerBuilder {
+    mcp_runtime::server!()
+        .instructions(
+            "Deploys services (asking where, and confirming production) and drafts release notes. \
+             The skill skill://release-workflow/SKILL.md teaches the whole release workflow.",
+        )
+        .skills(&mcp_runtime::skills!("skills"))
+}
 
 /// Where a deployment goes.
 #[derive(Clone, Copy, Debug, serde::Deserialize, schemars::JsonSchema, ElicitForm)]

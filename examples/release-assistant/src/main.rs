@@ -4,12 +4,8 @@
 //! Set `MCP_STATE_KEY` (32 bytes, base64) on every instance when several
 //! run behind a load balancer, so any of them can continue a round.
 
-// The handlers are in this package's library, which `server!()` links.
+// The handlers and the skills are in this package's library.
 
 fn main() -> std::process::ExitCode {
-    mcp_runtime::server!()
-        .instructions(
-            "Deploys services (asking where, and confirming production) and drafts release notes.",
-        )
-        .run()
+    release_assistant::builder().run()
 }

@@ -420,6 +420,9 @@ pub(crate) enum ListKind {
     Resources,
     Templates,
     Prompts,
+    /// `skills/list` (the Skills extension), for the contract and the
+    /// skills client.
+    Skills,
 }
 
 impl ListKind {
@@ -430,6 +433,7 @@ impl ListKind {
             ListKind::Resources => ("resources/list", "resources"),
             ListKind::Templates => ("resources/templates/list", "resourceTemplates"),
             ListKind::Prompts => ("prompts/list", "prompts"),
+            ListKind::Skills => ("skills/list", "skills"),
         }
     }
 }

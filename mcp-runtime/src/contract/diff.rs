@@ -32,6 +32,7 @@ pub fn compare(old: &Value, new: &Value) -> Vec<Difference> {
         ("resourceTemplates", Kind::Template),
         ("prompts", Kind::Prompt),
         ("extensionMethods", Kind::ExtensionMethod),
+        ("skills", Kind::Skill),
     ] {
         compare_items(&mut changes, kind, &section(old, key), &section(new, key));
     }
@@ -45,6 +46,7 @@ enum Kind {
     Template,
     Prompt,
     ExtensionMethod,
+    Skill,
 }
 
 impl Kind {
@@ -55,6 +57,7 @@ impl Kind {
             Kind::Template => "resource template",
             Kind::Prompt => "prompt",
             Kind::ExtensionMethod => "extension method",
+            Kind::Skill => "skill",
         }
     }
 }
@@ -95,6 +98,7 @@ fn compare_items(
             Kind::Prompt => compare_prompt(changes, &item, before, after),
             Kind::Resource | Kind::Template => compare_resource(changes, &item, before, after),
             Kind::ExtensionMethod => compare_extension_method(changes, &item, before, after),
+            Kind::Skill => compare_skill(changes, &item, before, after),
         }
     }
     for name in new.keys().filter(|name| !old.contains_key(*name)) {
@@ -183,6 +187,42 @@ fn compare_extension_method(changes: &mut Changes, item: &str, before: &Value, a
         )),
         (true, false) => changes.additive(format!("{item}: open to every client now")),
         _ => {}
+    }
+}
+
+/// A skill's frontmatter, field by field, and its files' digests. Neither
+/// breaks a client, but a changed file is a new skill to a host: hosts
+/// bind a user's approval to the digests, and ask again.
+fn compare_skill(changes: &mut Changes, item: &str, before: &Value, after: &Value) {
+    let files = |skill: &Value| -> Map<String, Value> {
+        let listed = skill["resources"].as_array().map(Vec::as_slice);
+        let uri = |file: &Value| file["uri"].as_str().unwrap_or_default().to_owned();
+        let digests = listed.unwrap_or_default().iter();
+        digests
+            .map(|file| (uri(file), file["digest"].clone()))
+            .collect()
+    };
+    let frontmatter = |skill: &Value| {
+        skill["frontmatter"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default()
+    };
+    for (what, old, new) in [
+        ("frontmatter", frontmatter(before), frontmatter(after)),
+        ("file", files(before), files(after)),
+    ] {
+        let keys: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+        for key in keys {
+            let shown = |value: Option<&Value>| value.map_or_else(|| "absent".into(), compact);
+            if old.get(key) != new.get(key) {
+                changes.additive(format!(
+                    "{item}: {what} `{key}`: {} -> {}",
+                    shown(old.get(key)),
+                    shown(new.get(key))
+                ));
+            }
+        }
     }
 }
 
@@ -473,6 +513,37 @@ mod tests {
                 "additive  tool `c` was added",
                 "additive  resource `r://x` was added",
             ]
+        );
+    }
+
+    #[test]
+    fn skills_changed_frontmatter_and_files() {
+        let skill = |description: &str, files: Value| {
+            json!({"skills": {"skill://a/SKILL.md": {
+                "frontmatter": {"name": "a", "description": description},
+                "resources": files,
+            }}})
+        };
+        let old = skill(
+            "Old.",
+            json!([{"uri": "skill://a/SKILL.md", "digest": "sha256:1"}, {"uri": "skill://a/x.md", "digest": "sha256:2"}]),
+        );
+        let new = skill(
+            "New.",
+            json!([{"uri": "skill://a/SKILL.md", "digest": "sha256:3"}, {"uri": "skill://a/y.md", "digest": "sha256:4"}]),
+        );
+        assert_eq!(
+            described(&compare(&old, &new)),
+            [
+                "additive  skill `skill://a/SKILL.md`: frontmatter `description`: \"Old.\" -> \"New.\"",
+                "additive  skill `skill://a/SKILL.md`: file `skill://a/SKILL.md`: \"sha256:1\" -> \"sha256:3\"",
+                "additive  skill `skill://a/SKILL.md`: file `skill://a/x.md`: \"sha256:2\" -> absent",
+                "additive  skill `skill://a/SKILL.md`: file `skill://a/y.md`: absent -> \"sha256:4\"",
+            ]
+        );
+        assert_eq!(
+            described(&compare(&old, &json!({"skills": {}}))),
+            ["BREAKING  skill `skill://a/SKILL.md` was removed (or renamed)"]
         );
     }
 

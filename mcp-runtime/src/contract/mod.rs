@@ -39,8 +39,11 @@ pub const UPDATE_ENV: &str = "MCP_CONTRACT_UPDATE";
 /// items by) carry `"group"`, tools declared with `requires_extension` carry
 /// `"requiresExtensions"`, tools that run as tasks carry `"task"`
 /// (`"optional"`, or `"required"` for `task(required)`), and the methods
-/// extensions serve are listed under `"extensionMethods"`. Each appears only where there is something
-/// to say, so lock files written before it existed stay valid.
+/// extensions serve are listed under `"extensionMethods"`. The skills a
+/// server ships (the Skills extension) are listed under `"skills"`, each
+/// with its frontmatter and every file's digest and size. Each appears only
+/// where there is something to say, so lock files written before it
+/// existed stay valid.
 ///
 /// It covers the static items only (`#[tool]`, `#[resource]`,
 /// `#[prompt]`): items of a runtime [`Catalog`](crate::catalog::Catalog)
@@ -137,14 +140,22 @@ pub async fn manifest_of<T: Transport>(client: &mut Client<T>) -> Result<Value, 
     };
     // Only what the server advertises can be listed.
     let offers = &discovery.capabilities;
+    // The skills a server ships (the Skills extension): each one's
+    // frontmatter and every file's digest, so that a changed skill shows
+    // in the diff even where its listing does not.
+    let skills_declared = offers
+        .extensions
+        .as_ref()
+        .is_some_and(|extensions| extensions.contains_key(SKILLS_EXTENSION));
     let kinds = [
         (ListKind::Tools, offers.tools.is_some()),
         (ListKind::Resources, offers.resources.is_some()),
         (ListKind::Templates, offers.resources.is_some()),
         (ListKind::Prompts, offers.prompts.is_some()),
+        (ListKind::Skills, skills_declared),
     ];
-    // One loop over the kinds: one copy of the paging, not four.
-    let mut lists: [Vec<Value>; 4] = Default::default();
+    // One loop over the kinds: one copy of the paging, not five.
+    let mut lists: [Vec<Value>; 5] = Default::default();
     for ((kind, offered), list) in kinds.into_iter().zip(&mut lists) {
         if offered {
             // As the server wrote them: the lock records what it
@@ -152,16 +163,24 @@ pub async fn manifest_of<T: Transport>(client: &mut Client<T>) -> Result<Value, 
             *list = client.list_json(kind).await?;
         }
     }
-    let [tools, resources, templates, prompts] = lists;
-    Ok(json!({
+    let [tools, resources, templates, prompts, skills] = lists;
+    let mut manifest = json!({
         "protocolVersions": discovery.supported_versions,
         "capabilities": capabilities,
         "tools": keyed(tools, "name"),
         "resources": keyed(resources, "uri"),
         "resourceTemplates": keyed(templates, "uriTemplate"),
         "prompts": keyed(prompts, "name"),
-    }))
+    });
+    if skills_declared {
+        manifest["skills"] = keyed(skills, "uri");
+    }
+    Ok(manifest)
 }
+
+/// The Skills extension's identifier (SEP-2640), spelled out here so that
+/// the lock records skills whether or not this build serves them.
+const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
 
 /// The manifest as the lock file spells it.
 pub fn render(manifest: &Value) -> String {

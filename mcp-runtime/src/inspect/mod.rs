@@ -53,6 +53,8 @@ mod answer;
 mod connection;
 mod oauth;
 mod print;
+#[cfg(feature = "skills")]
+mod skills;
 mod task;
 mod terminal;
 
@@ -114,6 +116,11 @@ pub(crate) enum Command {
     },
     /// Prints the contract manifest (what `assert_contract!` locks).
     Contract(Target),
+    /// Skills (the `io.modelcontextprotocol/skills` extension): list them,
+    /// show an entry, load one verified.
+    #[cfg(feature = "skills")]
+    #[command(subcommand)]
+    Skills(self::skills::SkillsCommand),
 }
 
 impl Command {
@@ -124,6 +131,8 @@ impl Command {
             | Command::Call { target, .. }
             | Command::Read { target, .. }
             | Command::Prompt { target, .. } => target,
+            #[cfg(feature = "skills")]
+            Command::Skills(command) => command.target(),
         }
     }
 
@@ -136,6 +145,8 @@ impl Command {
             Command::Read { .. } => "read",
             Command::Prompt { .. } => "prompt",
             Command::Contract(_) => "contract",
+            #[cfg(feature = "skills")]
+            Command::Skills(_) => "skills",
         }
     }
 
@@ -370,6 +381,8 @@ async fn execute(
             write!(out, "{}", crate::contract::render(&manifest))?;
             Ok(ExitCode::SUCCESS)
         }
+        #[cfg(feature = "skills")]
+        Command::Skills(command) => self::skills::execute(server, command, out).await,
     }
 }
 

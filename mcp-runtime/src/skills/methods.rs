@@ -8,7 +8,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::provider::{describe, file_name};
+use super::provider::describe_file;
 use super::{EXTENSION_ID, Options, Set, Skills};
 use crate::extension::{Extension, ExtensionMethod, MethodResult};
 use crate::protocol::{CacheHint, ErrorObject, Resource};
@@ -164,16 +164,7 @@ fn children(set: &Set, uri: &str) -> Vec<(String, Resource)> {
                 let resource = Resource::new(format!("{prefix}{sub}"), sub).mime_type(DIRECTORY);
                 children.push((key.clone(), resource));
             }
-            None => {
-                let file = &skill.files()[*index];
-                let resource = match set.skills.get(key) {
-                    Some(manifest) => {
-                        describe(file, manifest.name()).description(manifest.description())
-                    }
-                    None => describe(file, file_name(key)),
-                };
-                children.push((key.clone(), resource));
-            }
+            None => children.push((key.clone(), describe_file(set, key, skill, *index))),
         }
     }
     children

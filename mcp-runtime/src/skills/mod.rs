@@ -28,6 +28,8 @@
 //!
 //! [`skills!`]: crate::skills!
 
+#[cfg(feature = "client")]
+mod client;
 mod load;
 mod methods;
 mod provider;
@@ -40,7 +42,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use arc_swap::ArcSwap;
 use bytes::Bytes;
 
-pub use self::skill::{Skill, SkillError};
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub use self::client::{LoadedSkill, SkillContent, SkillEntry, SkillFile, SkillLoadError};
+pub use self::skill::{InstructionsFuture, Skill, SkillError};
 use crate::catalog::ProviderHandle;
 use crate::extension::Extension;
 use crate::protocol::{CacheHint, CacheScope};

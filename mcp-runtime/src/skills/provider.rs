@@ -5,8 +5,8 @@ use std::sync::PoisonError;
 
 use mcp_runtime_skill_format as format;
 
-use super::Skills;
-use super::skill::SkillFile;
+use super::skill::{Skill, SkillFile};
+use super::{Set, Skills};
 use crate::catalog::{ProviderHandle, ResourceFuture, ResourceProvider};
 use crate::context::Context;
 use crate::protocol::{ReadResourceResult, Resource, ResourceContents};
@@ -18,21 +18,14 @@ impl ResourceProvider for Skills {
         let set = self.set();
         set.files
             .iter()
-            .map(|(uri, (skill, index))| {
-                let file = &skill.files()[*index];
-                match set.skills.get(uri) {
-                    Some(manifest) => {
-                        describe(file, manifest.name()).description(manifest.description())
-                    }
-                    None => describe(file, file_name(uri)),
-                }
-            })
+            .map(|(uri, (skill, index))| describe_file(&set, uri, skill, *index))
             .collect()
     }
 
-    fn read(&self, uri: &str, _context: Context) -> ResourceFuture {
+    fn read(&self, uri: &str, context: Context) -> ResourceFuture {
         let set = self.set();
         let read = match set.files.get(uri) {
+            Some((skill, _)) if skill.is_generated() => return read_generated(skill, context),
             Some((skill, index)) => Ok(ReadResourceResult::new([contents(&skill.files()[*index])])),
             // Removed since it was listed.
             None => Err(ReadError::NotFound),
@@ -50,11 +43,38 @@ impl ResourceProvider for Skills {
     }
 }
 
-/// A file as `resources/list` (and `resources/directory/read`) show it.
-pub(super) fn describe(file: &SkillFile, name: &str) -> Resource {
-    Resource::new(file.uri.clone(), name)
-        .mime_type(file.mime)
-        .size(file.bytes.len() as u64)
+/// The file at `uri`, the `index`th of `skill`, as `resources/list` (and
+/// `resources/directory/read`) show it: a `SKILL.md` named and described
+/// by its frontmatter; no size for a generated one.
+pub(super) fn describe_file(set: &Set, uri: &str, skill: &Skill, index: usize) -> Resource {
+    let file = &skill.files()[index];
+    let resource = match set.skills.get(uri) {
+        Some(manifest) => {
+            Resource::new(file.uri.clone(), manifest.name()).description(manifest.description())
+        }
+        None => Resource::new(file.uri.clone(), file_name(uri)),
+    };
+    let resource = resource.mime_type(file.mime);
+    if skill.is_generated() {
+        resource
+    } else {
+        resource.size(file.bytes.len() as u64)
+    }
+}
+
+/// A generated skill's `SKILL.md`, written now.
+fn read_generated(skill: &Skill, context: Context) -> ResourceFuture {
+    let uri = skill.uri().to_owned();
+    let mime = skill.files()[0].mime;
+    let generating = skill.generate(context);
+    Box::pin(async move {
+        let text = match generating {
+            Some(generating) => generating.await?,
+            None => return Err(ReadError::NotFound),
+        };
+        let contents = ResourceContents::text(uri, text).with_mime_type(mime);
+        Ok(ReadResourceResult::new([contents]))
+    })
 }
 
 /// The last segment of `uri`.

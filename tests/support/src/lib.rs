@@ -44,6 +44,23 @@ pub fn assert_valid_task(definition: &str, instance: &Value) {
     assert_valid_in("tasks", tasks_schema(), definition, instance);
 }
 
+/// The Skills extension's wire shapes, written from SEP-2640 (which ships
+/// no schema yet): `tests/support/skills-schema.json`.
+pub fn skills_schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        serde_json::from_str(include_str!("../skills-schema.json"))
+            .expect("the skills schema parses")
+    })
+}
+
+/// Validates `instance` against `#/$defs/{definition}` of the Skills
+/// schema (`ListSkillsResult`, `GetSkillResult`, `ReadDirectoryResult`,
+/// `SkillsSettings`), panicking with every violation.
+pub fn assert_valid_skills(definition: &str, instance: &Value) {
+    assert_valid_in("skills", skills_schema(), definition, instance);
+}
+
 /// Validates `instance` against `#/$defs/{definition}` of `schema` (the
 /// schema of `revision`), panicking with every violation.
 pub(crate) fn assert_valid_in(

@@ -1,0 +1,3 @@
+fn main() {
+    let _skills = mcp_runtime::skills!("skills");
+}

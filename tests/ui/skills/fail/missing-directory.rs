@@ -1,0 +1,3 @@
+fn main() {
+    let _ = mcp_runtime::skills!("no-such-directory");
+}
