@@ -52,12 +52,19 @@ pub fn authorization(resource: &str, issuer: &str, jwt: JwtSettings) -> Authoriz
 /// Who you are, as this server sees your token.
 #[tool(annotations(read_only))]
 fn whoami(#[ctx] principal: Option<&Principal>) -> String {
+    let scopes = |p: &Principal| p.scopes().collect::<Vec<_>>().join(" ");
     match principal {
+        // A client acting for itself: the client credentials grant.
+        Some(p) if p.is_client() => format!(
+            "client {}, scopes [{}]",
+            p.client_id().unwrap_or("-"),
+            scopes(p)
+        ),
         Some(p) => format!(
-            "subject {}, client {}, scopes [{}]",
+            "user {}, through client {}, scopes [{}]",
             p.subject().unwrap_or("-"),
             p.client_id().unwrap_or("-"),
-            p.scopes().collect::<Vec<_>>().join(" ")
+            scopes(p)
         ),
         None => "anonymous (no authorization on this transport)".to_owned(),
     }

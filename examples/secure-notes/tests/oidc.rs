@@ -268,7 +268,7 @@ async fn a_valid_token_is_served_and_the_handler_sees_the_principal() {
         .await;
     assert_eq!(
         reply.json()["result"]["content"][0]["text"],
-        "subject notes-app, client notes-app, scopes [notes:read notes:write]"
+        "client notes-app, scopes [notes:read notes:write]"
     );
     let reply = mcp
         .post(Some(&token), &call_tool(3, "list_notes", json!({})))
@@ -512,7 +512,7 @@ async fn opaque_tokens_are_introspected() {
         .await;
     assert_eq!(
         reply.json()["result"]["content"][0]["text"],
-        "subject -, client opaque-app, scopes [notes:read notes:write]"
+        "client opaque-app, scopes [notes:read notes:write]"
     );
     // Scopes come from the introspection answer.
     let reader = provider

@@ -75,6 +75,20 @@ impl Principal {
         self.inner.client_id.as_deref()
     }
 
+    /// Whether the token was issued to a client acting for itself, with no
+    /// user behind it (the client credentials grant: a CI job, a daemon, a
+    /// backend agent): it names a client, and either no subject or the
+    /// client as its subject, as RFC 9068 (§2.2) has an authorization
+    /// server write `sub` when no resource owner is involved. A user's
+    /// token has a subject of its own.
+    pub fn is_client(&self) -> bool {
+        match (&self.inner.client_id, &self.inner.subject) {
+            (Some(client), Some(subject)) => client == subject,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+
     /// The authorization server that issued the token (`iss`).
     pub fn issuer(&self) -> Option<&str> {
         self.inner.issuer.as_deref()
@@ -174,5 +188,23 @@ mod tests {
             p.scopes().collect::<Vec<_>>(),
             ["notes:read", "notes:write"]
         );
+    }
+
+    #[test]
+    fn a_client_acting_for_itself_is_told_from_a_user() {
+        let user = Principal::new("u")
+            .with_subject("ann")
+            .with_client_id("cli");
+        assert!(!user.is_client());
+        // RFC 9068 §2.2: no resource owner, `sub` is the client.
+        let client = Principal::new("c")
+            .with_subject("cli")
+            .with_client_id("cli");
+        assert!(client.is_client());
+        // Introspection of a client credentials token: no `sub` at all.
+        assert!(Principal::new("c").with_client_id("cli").is_client());
+        // No client named: whatever it is, not a client.
+        assert!(!Principal::new("x").with_subject("ann").is_client());
+        assert!(!Principal::new("x").is_client());
     }
 }
