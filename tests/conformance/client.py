@@ -20,7 +20,11 @@ ANSWERS below. Every request, header and retry is the inspector's.
 Servers behind OAuth are authorized by the inspector itself (`--authorize
 fetch`: the suite's authorization servers approve without a person), with
 the pre-registered client the context names, if any, and a token cache the
-scenario's commands share.
+scenario's commands share. In the ext-auth scenarios with no user (GRANTS)
+it acts for itself: `--grant client-credentials` with the context's secret
+or, for `private_key_jwt`, its private key (`--client-key`), or `--grant
+jwt-bearer` with the workload's JWT (`--assertion-file`), each in a file
+only its owner can read.
 
 Exits 0 when every command ran; a command the server answered with an
 error is reported on stderr and does not stop the others.
@@ -62,6 +66,15 @@ SKILL_SCENARIOS = {
 # expects this one).
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 
+# The ext-auth scenarios in which the inspector acts with no user, and the
+# grant it uses (`--grant`): the client credentials extension's, and
+# workload identity federation's JWT bearer grant.
+GRANTS = {
+    "auth/client-credentials-basic": "client-credentials",
+    "auth/client-credentials-jwt": "client-credentials",
+    "auth/wif-jwt-bearer": "jwt-bearer",
+}
+
 # One scenario's commands should take well under a second each.
 TIMEOUT = 20
 
@@ -82,6 +95,18 @@ def main():
         oauth += ["--client-id", context["client_id"]]
         oauth += ["--client-secret", context["client_secret"]] if context.get("client_secret") else []
         oauth += ["--client-issuer", context["issuer"]] if context.get("issuer") else []
+    # The client credentials extension's scenarios: the client acts for
+    # itself, with the credentials the context gives (a secret, or a
+    # private key to sign its assertions with, handed over in a file of
+    # the owner's only, as a user would keep one).
+    grant = GRANTS.get(os.environ.get("MCP_CONFORMANCE_SCENARIO", ""))
+    if grant:
+        oauth += ["--grant", grant]
+    if context.get("private_key_pem"):
+        oauth += ["--client-key", secret_file(answers.name + ".key.pem", context["private_key_pem"]),
+                  "--client-key-algorithm", context.get("signing_algorithm", "ES256")]
+    if context.get("valid_jwt"):
+        oauth += ["--assertion-file", secret_file(answers.name + ".jwt", context["valid_jwt"])]
 
     def run(*args):
         command = [inspector, *args, "--url", url, *oauth]
@@ -121,10 +146,18 @@ def main():
             use_skills(run, SKILL_SCENARIOS[scenario])
     finally:
         os.unlink(answers.name)
-        for left in (tokens, tokens + ".lock"):
+        for left in (tokens, tokens + ".lock", answers.name + ".key.pem", answers.name + ".jwt"):
             if os.path.exists(left):
                 os.unlink(left)
     return 0
+
+
+def secret_file(path, text):
+    """Writes `text` to `path`, readable by its owner only, as a user keeps
+    a key or a token; returns the path."""
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as out:
+        out.write(text)
+    return path
 
 
 def use_skills(run, load):

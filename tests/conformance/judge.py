@@ -21,9 +21,9 @@ Verdict (exit status 1 if any of these holds):
   `extensions.txt`) did not run, or has a FAILURE or WARNING row, or a
   SKIPPED row other than in the suite's own placeholder
   (`tasks-status-notifications`, which always skips);
-- a Skills client scenario (listed in `client-extensions.txt`, run into
-  `client-extensions/`) did not run, or has a FAILURE, WARNING or SKIPPED
-  row.
+- an extension's client scenario (Skills, client credentials: listed in
+  `client-extensions.txt`, run into `client-extensions/`) did not run, or
+  has a FAILURE, WARNING or SKIPPED row, or its run exited non-zero.
 Not-scored scenarios inside the scored run (the tasks extension, and the
 pending scenarios that run.sh also runs on their own) are listed, not judged.
 
@@ -180,7 +180,7 @@ def judge_extensions(results: Path) -> list[str]:
 
 
 def judge_client_extensions(results: Path) -> list[str]:
-    """Judges the forced runs of the Skills extension's client scenarios."""
+    """Judges the forced runs of the extensions' client scenarios."""
     if (results / "client.skipped").exists():
         return []
     listing = results / "client-extensions.txt"
@@ -188,7 +188,7 @@ def judge_client_extensions(results: Path) -> list[str]:
         return ["client-extensions.txt is missing: the sep-2640-client-* scenarios did not run"]
     checks = load_client_checks(results / "client-extensions")
     failures: list[str] = []
-    print("[client] Skills extension scenarios (forced), judged on FAILURE, WARNING and SKIPPED rows:")
+    print("[client] Extension scenarios (forced), judged on FAILURE, WARNING and SKIPPED rows:")
     for name in listing.read_text().split():
         rows = checks.get(name)
         if rows is None:
@@ -196,14 +196,14 @@ def judge_client_extensions(results: Path) -> list[str]:
             print(f"  ✗ {name}: did not run")
             continue
         found = problems(f"[client] {name}", rows, ("FAILURE", "WARNING", "SKIPPED"))
-        status = results / f"client-{name}.status"
+        status = results / f"client-{name.replace('/', '_')}.status"
         if status.exists() and status.read_text().strip() != "0":
             found.append(f"[client] {name}: the suite exited {status.read_text().strip()}")
         failures += found
         counts = Counter(row["status"] for row in rows)
         print(f"  {'✓' if not found else '✗'} {name}: "
               + ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s]))
-        notes = [describe(row) for row in rows if row["status"] != "SUCCESS"]
+        notes = [describe(row) for row in rows if row["status"] not in ("SUCCESS", "INFO")]
         if notes:
             print("\n".join(notes))
     return failures

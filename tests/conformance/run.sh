@@ -17,8 +17,9 @@
 #    (30 scored scenarios, served by the legacy adapter on the same
 #    endpoint of the same binary), then the client leg: the client
 #    scenarios of `--requirements 2026-07-28` against the binary's
-#    inspector (client.py), then the Skills extension's client scenarios
-#    (`sep-2640-client-*`, forced);
+#    inspector (client.py), then the extensions' client scenarios
+#    (`sep-2640-client-*`, `auth/client-credentials-*` and
+#    `auth/wif-jwt-bearer`, forced);
 # 5. judges the checks.json files with judge.py.
 #
 # Exits non-zero on any FAILURE, on any WARNING in a scored scenario, or if
@@ -207,23 +208,29 @@ else
     sed -n '/=== SUITE SUMMARY ===/,$p' "$results/client.log"
     echo
 
-    # The Skills extension's client scenarios (`sep-2640-client-*`: no
-    # prefetch, and the digest, size and frontmatter checks), forced one
-    # by one; judged with no FAILURE, WARNING or SKIPPED row.
+    # The extensions' client scenarios, forced one by one and judged with
+    # no FAILURE, WARNING or SKIPPED row: every Skills one
+    # (`sep-2640-client-*`: no prefetch, and the digest, size and
+    # frontmatter checks), the client credentials ones (a secret,
+    # `private_key_jwt`) and workload identity's JWT bearer grant. The
+    # other ext-auth scenarios (enterprise-managed authorization, DPoP) are
+    # not built yet.
     mapfile -t client_extensions < <(npx --no conformance list --client |
         sed -n 's/^ *- \(sep-2640-[a-z0-9-]*\) \[extension\]$/\1/p')
     if ((${#client_extensions[@]} == 0)); then
         echo "error: the suite lists no sep-2640-* client scenarios" >&2
         exit 1
     fi
+    client_extensions+=(auth/client-credentials-basic auth/client-credentials-jwt auth/wif-jwt-bearer)
     printf '%s\n' "${client_extensions[@]}" >"$results/client-extensions.txt"
     for scenario in "${client_extensions[@]}"; do
         log "client extension scenario: $scenario (forced)"
         status=0
+        file=${scenario//\//_}
         MCP_INSPECTOR="$server" npx --no conformance client --command "python3 $here/client.py" \
-            --scenario "$scenario" --force --timeout "$scenario_timeout" \
-            -o "$results/client-extensions" >"$results/client-$scenario.log" 2>&1 || status=$?
-        echo "$status" >"$results/client-$scenario.status"
+            --scenario "$scenario" --spec-version "$spec" --force --timeout "$scenario_timeout" \
+            -o "$results/client-extensions" >"$results/client-$file.log" 2>&1 || status=$?
+        echo "$status" >"$results/client-$file.status"
     done
 fi
 

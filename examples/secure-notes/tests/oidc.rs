@@ -251,6 +251,49 @@ fn assert_invalid_token(reply: &Reply, mcp: &Mcp, description: &str) {
     );
 }
 
+/// A caller with no user (a CI job): the built-in client discovers the
+/// provider from the server's challenge and metadata, gets a token with the
+/// client credentials grant (`client_secret_basic`, the resource indicator,
+/// the scopes the server lists), and the handler sees a client principal.
+#[tokio::test]
+async fn the_built_in_client_authorizes_itself_with_client_credentials() {
+    use mcp_runtime::client::oauth::OAuth;
+    use mcp_runtime::client::{Client, Outcome, Remote};
+
+    let provider = Provider::start(free_port(), "a").await;
+    let mcp = Mcp::start(&provider.issuer(), false);
+    let oauth = OAuth::new("ci-job")
+        .client("notes-app", Some("notes-app-secret".into()), None)
+        .client_credentials();
+    let remote = Remote::new(&mcp.resource).unwrap().oauth(oauth);
+    let mut client = Client::new(remote);
+    let called = client.call_tool("whoami", json!({})).await.unwrap();
+    let Outcome::Complete(result) = called.outcome else {
+        panic!("whoami completes");
+    };
+    assert_eq!(
+        serde_json::to_value(&result.content).unwrap()[0]["text"],
+        "client notes-app, scopes [notes:admin notes:read notes:write]"
+    );
+    // A wrong secret gets no token, and the error says where it failed.
+    let oauth = OAuth::new("ci-job")
+        .client("notes-app", Some("wrong".into()), None)
+        .client_credentials();
+    let remote = Remote::new(&mcp.resource).unwrap().oauth(oauth);
+    let error = Client::new(remote)
+        .call_tool("whoami", json!({}))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("the token request to"), "{error}");
+    assert!(error.contains("invalid_client"), "{error}");
+    assert!(
+        !error.contains("wrong"),
+        "the secret stays out of errors: {error}"
+    );
+    provider.stop().await;
+}
+
 #[tokio::test]
 async fn a_valid_token_is_served_and_the_handler_sees_the_principal() {
     let provider = Provider::start(free_port(), "a").await;

@@ -43,6 +43,58 @@ mod enabled {
         /// runs, with refresh tokens.
         #[arg(long, value_name = "FILE", requires = "url")]
         token_cache: Option<std::path::PathBuf>,
+        /// The grant: `authorization-code` (a user approves, in a browser
+        /// or as --authorize says), `client-credentials` (this client
+        /// acting for itself, no user: needs --client-id, and
+        /// --client-secret or --client-key) or `jwt-bearer` (a workload's
+        /// identity token from --assertion-file, exchanged for a token:
+        /// needs --client-id).
+        #[arg(
+            long,
+            value_enum,
+            default_value = "authorization-code",
+            requires = "url",
+            requires_ifs([
+                ("client-credentials", "client_id"),
+                ("jwt-bearer", "client_id"),
+                ("jwt-bearer", "assertion_file"),
+            ])
+        )]
+        grant: GrantBy,
+        /// With --grant jwt-bearer: the file holding the workload's JWT (a
+        /// Kubernetes service account token, a CI system's OIDC token),
+        /// read at each authorization.
+        #[arg(long, value_name = "FILE")]
+        assertion_file: Option<std::path::PathBuf>,
+        /// With --grant client-credentials: the client authenticates with a
+        /// JWT signed by this private key (a PEM file; `private_key_jwt`)
+        /// instead of a secret.
+        #[arg(
+            long,
+            value_name = "PEM FILE",
+            requires = "client_id",
+            conflicts_with = "client_secret"
+        )]
+        client_key: Option<std::path::PathBuf>,
+        /// The JWS algorithm of --client-key.
+        #[arg(
+            long,
+            value_name = "ALG",
+            default_value = "ES256",
+            requires = "client_key"
+        )]
+        client_key_algorithm: String,
+    }
+
+    /// `--grant`.
+    #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) enum GrantBy {
+        /// The authorization code flow with PKCE.
+        AuthorizationCode,
+        /// The client credentials grant.
+        ClientCredentials,
+        /// The JWT bearer grant, with a workload's identity token.
+        JwtBearer,
     }
 
     /// `--authorize`.
@@ -73,6 +125,14 @@ mod enabled {
             }
             if let Some(path) = &self.token_cache {
                 oauth = oauth.token_cache(path);
+            }
+            match (self.grant, &self.assertion_file) {
+                (GrantBy::ClientCredentials, _) => oauth = oauth.client_credentials(),
+                (GrantBy::JwtBearer, Some(path)) => oauth = oauth.jwt_bearer_file(path),
+                _ => {}
+            }
+            if let Some(path) = &self.client_key {
+                oauth = oauth.private_key_jwt_file(path, &self.client_key_algorithm);
             }
             oauth
         }

@@ -101,11 +101,34 @@ pub(crate) struct ServerMetadata {
     pub(crate) grant_types: Option<Vec<String>>,
     pub(crate) iss_parameter_supported: bool,
     pub(crate) client_id_metadata_documents: bool,
+    /// Whether it supports PKCE with `S256`, which the authorization code
+    /// flow requires (the client credentials grant has no use for it).
+    pub(crate) pkce_s256: bool,
+}
+
+impl ServerMetadata {
+    /// Refuses an authorization server without PKCE `S256` or an
+    /// authorization endpoint before any request is made to it.
+    pub(crate) fn check_authorization_code(&self) -> Result<(), TransportError> {
+        if !self.pkce_s256 {
+            return Err(TransportError::new(format!(
+                "the authorization server {} does not support PKCE with S256 (code_challenge_methods_supported): not authorizing",
+                self.issuer
+            )));
+        }
+        if self.authorization_endpoint.is_empty() {
+            return Err(TransportError::new(format!(
+                "the authorization server metadata of {} has no `authorization_endpoint`",
+                self.issuer
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// Fetches the metadata of the authorization server `issuer` from the
 /// well-known URIs in the spec's order, using only a document whose
-/// `issuer` is `issuer` exactly, and that supports PKCE with `S256`.
+/// `issuer` is `issuer` exactly.
 pub(crate) async fn server_metadata(issuer: &str) -> Result<ServerMetadata, TransportError> {
     let uri = http_url(issuer)?;
     // With a path: path insertion for both, then OpenID's path appending;
@@ -149,14 +172,9 @@ fn metadata_from(url: &str, document: &Value) -> Result<ServerMetadata, Transpor
         })
     };
     let pkce = strings(&document["code_challenge_methods_supported"]).unwrap_or_default();
-    if !pkce.iter().any(|m| m == "S256") {
-        return Err(TransportError::new(format!(
-            "the authorization server at {url} does not support PKCE with S256 (code_challenge_methods_supported): not authorizing"
-        )));
-    }
     Ok(ServerMetadata {
         issuer: required("issuer")?,
-        authorization_endpoint: required("authorization_endpoint")?,
+        authorization_endpoint: text("authorization_endpoint").unwrap_or_default(),
         token_endpoint: required("token_endpoint")?,
         registration_endpoint: text("registration_endpoint"),
         scopes_supported: strings(&document["scopes_supported"]),
@@ -164,6 +182,7 @@ fn metadata_from(url: &str, document: &Value) -> Result<ServerMetadata, Transpor
         grant_types: strings(&document["grant_types_supported"]),
         iss_parameter_supported: document["authorization_response_iss_parameter_supported"] == true,
         client_id_metadata_documents: document["client_id_metadata_document_supported"] == true,
+        pkce_s256: pkce.iter().any(|m| m == "S256"),
     })
 }
 

@@ -255,6 +255,72 @@ pub(crate) struct Tokens {
     pub(crate) scopes: Vec<String>,
 }
 
+/// The client credentials grant (RFC 6749 §4.4, OAuth 2.1 §4.2): a token
+/// for the client itself, for `resource` (RFC 8707), with `scopes`. An
+/// authorization server whose metadata lists its grants without this one
+/// is not asked.
+/// With `assertion` (a signed `private_key_jwt`), the client authenticates
+/// with it rather than a secret.
+pub(crate) async fn client_credentials(
+    metadata: &ServerMetadata,
+    client: &Registration,
+    (resource, assertion): (&str, Option<&str>),
+    scopes: &[String],
+) -> Result<Tokens, TransportError> {
+    require_grant(
+        metadata,
+        "client_credentials",
+        "the client credentials grant",
+    )?;
+    let scope = scopes.join(" ");
+    let mut pairs = vec![("grant_type", "client_credentials"), ("resource", resource)];
+    if !scope.is_empty() {
+        pairs.push(("scope", scope.as_str()));
+    }
+    if let Some(assertion) = assertion {
+        pairs.push(("client_assertion_type", super::assertion::JWT_BEARER));
+        pairs.push(("client_assertion", assertion));
+    }
+    request_token(metadata, client, &pairs, scopes).await
+}
+
+/// Refuses `grant` (called `name` in the error) where the authorization
+/// server's metadata lists its grants without it.
+fn require_grant(metadata: &ServerMetadata, grant: &str, name: &str) -> Result<(), TransportError> {
+    let offered = metadata.grant_types.as_ref();
+    if offered.is_some_and(|grants| !grants.iter().any(|g| g == grant)) {
+        return Err(TransportError::new(format!(
+            "{} does not offer {name} (grant_types_supported)",
+            metadata.issuer
+        )));
+    }
+    Ok(())
+}
+
+/// The JWT bearer grant (RFC 7523 §2.1): `assertion`, a JWT issued to this
+/// workload by its platform, for a token for `resource` with `scopes`. An
+/// authorization server whose metadata lists its grants without this one
+/// is not asked; a refusal is returned as it is, never retried.
+pub(crate) async fn jwt_bearer(
+    metadata: &ServerMetadata,
+    client: &Registration,
+    (resource, assertion): (&str, &str),
+    scopes: &[String],
+) -> Result<Tokens, TransportError> {
+    const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+    require_grant(metadata, JWT_BEARER, "the JWT bearer grant")?;
+    let scope = scopes.join(" ");
+    let mut pairs = vec![
+        ("grant_type", JWT_BEARER),
+        ("assertion", assertion),
+        ("resource", resource),
+    ];
+    if !scope.is_empty() {
+        pairs.push(("scope", scope.as_str()));
+    }
+    request_token(metadata, client, &pairs, scopes).await
+}
+
 /// A token request (`grant` holds the grant's own parameters), with the
 /// client authenticated as registered.
 pub(crate) async fn request_token(
@@ -332,6 +398,7 @@ mod tests {
             grant_types: None,
             iss_parameter_supported: iss_supported,
             client_id_metadata_documents: false,
+            pkce_s256: true,
         }
     }
 
@@ -393,5 +460,32 @@ mod tests {
         assert_eq!(params["code"], "a+b");
         assert_eq!(params["state"], "x y");
         assert_eq!(params["iss"], "http://as");
+    }
+
+    /// A grant the authorization server does not list is not asked for:
+    /// the error says why, before any request (the token endpoint here
+    /// does not exist).
+    #[tokio::test]
+    async fn grants_the_server_does_not_offer_are_not_requested() {
+        let mut server = metadata(false);
+        server.token_endpoint = "http://127.0.0.1:9/token".into();
+        server.grant_types = Some(vec!["authorization_code".into()]);
+        let client = Registration::given("cli".into(), Some("s".into()), &server);
+        let error = client_credentials(&server, &client, ("http://rs/mcp", None), &[])
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("does not offer the client credentials grant"),
+            "{error}"
+        );
+        let error = jwt_bearer(&server, &client, ("http://rs/mcp", "e.y.j"), &[])
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("does not offer the JWT bearer grant"),
+            "{error}"
+        );
     }
 }

@@ -12,6 +12,7 @@
 //! what the challenge asks; at most [`MAX_AUTHORIZATIONS`] authorizations
 //! and refreshes per process).
 
+mod assertion;
 mod cache;
 mod discovery;
 mod grant;
@@ -22,6 +23,7 @@ use std::path::PathBuf;
 
 use http::Uri;
 
+use self::assertion::{AssertionKey, SecretSource};
 use self::discovery::{Challenge, ResourceMetadata, ServerMetadata, parse_challenge};
 use self::grant::{Registration, Tokens};
 use crate::client::transport::TransportError;
@@ -48,13 +50,46 @@ pub enum Authorize {
 }
 
 /// How the built-in client obtains OAuth 2.1 tokens for servers that ask.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct OAuth {
     client_name: String,
     client: Option<(String, Option<String>, Option<String>)>,
     client_metadata_url: Option<String>,
     authorize: Authorize,
     token_cache: Option<PathBuf>,
+    grant: Grant,
+    assertion: Option<AssertionKey>,
+}
+
+/// The grant that gets tokens.
+#[derive(Clone, Debug)]
+enum Grant {
+    /// A user approves: the authorization code flow with PKCE.
+    AuthorizationCode,
+    /// The client acts for itself (RFC 6749 §4.4).
+    ClientCredentials,
+    /// A JWT the platform issued to this workload, exchanged for a token
+    /// (RFC 7523 §2.1: workload identity federation).
+    JwtBearer(SecretSource),
+}
+
+/// Without the client's secret or key: a debug print must not leak them.
+impl std::fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let client = self
+            .client
+            .as_ref()
+            .map(|(id, secret, issuer)| (id, secret.as_ref().map(|_| "<redacted>"), issuer));
+        f.debug_struct("OAuth")
+            .field("client_name", &self.client_name)
+            .field("client", &client)
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("authorize", &self.authorize)
+            .field("token_cache", &self.token_cache)
+            .field("grant", &self.grant)
+            .field("assertion", &self.assertion)
+            .finish()
+    }
 }
 
 impl OAuth {
@@ -66,6 +101,8 @@ impl OAuth {
             client_metadata_url: None,
             authorize: Authorize::default(),
             token_cache: None,
+            grant: Grant::AuthorizationCode,
+            assertion: None,
         }
     }
 
@@ -85,6 +122,72 @@ impl OAuth {
     /// its `client_id` with servers that support such documents.
     pub fn client_metadata_url(mut self, url: impl Into<String>) -> Self {
         self.client_metadata_url = Some(url.into());
+        self
+    }
+
+    /// Authorizes with the client credentials grant, for a client acting
+    /// for itself with no user present (a CI job, a daemon, a backend
+    /// agent; the `io.modelcontextprotocol/oauth-client-credentials`
+    /// extension): the pre-registered [`client`](Self::client)
+    /// authenticates at the token endpoint as the authorization server's
+    /// metadata says (`client_secret_basic` or `client_secret_post`), with
+    /// the resource indicator and the scopes; no browser, no registration,
+    /// no refresh token (a refused token is simply requested again).
+    pub fn client_credentials(mut self) -> Self {
+        self.grant = Grant::ClientCredentials;
+        self
+    }
+
+    /// Authorizes with a JWT the platform issued to this workload (a
+    /// Kubernetes service account token, a CI system's OIDC token),
+    /// exchanged for an access token with the JWT bearer grant (RFC 7523
+    /// §2.1; the workload identity federation extension). The
+    /// pre-registered [`client`](Self::client) names the client (with its
+    /// secret if it has one). A refused assertion is an error, neither
+    /// retried nor traded for another grant.
+    pub fn jwt_bearer(mut self, assertion: impl Into<String>) -> Self {
+        self.grant = Grant::JwtBearer(SecretSource::Inline(assertion.into()));
+        self
+    }
+
+    /// [`jwt_bearer`](Self::jwt_bearer) with the JWT in the file at
+    /// `path`, read (off the async runtime) at each authorization, since
+    /// platforms rotate such tokens in place.
+    pub fn jwt_bearer_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.grant = Grant::JwtBearer(SecretSource::File(path.into()));
+        self
+    }
+
+    /// With the [client credentials grant](Self::client_credentials),
+    /// authenticates the pre-registered client with a JWT it signs
+    /// (`private_key_jwt`, RFC 7523) instead of a secret: `key_pem` is its
+    /// private key in PEM, `algorithm` the JWS algorithm registered for it
+    /// (`ES256`, `RS256`, `PS256`, `EdDSA`, ...). Each token request gets
+    /// a fresh assertion (`iss` and `sub` the client id, `aud` the
+    /// authorization server's issuer, a minute of life, a new `jti`).
+    pub fn private_key_jwt(
+        mut self,
+        key_pem: impl Into<String>,
+        algorithm: impl Into<String>,
+    ) -> Self {
+        self.assertion = Some(AssertionKey {
+            source: SecretSource::Inline(key_pem.into()),
+            algorithm: algorithm.into(),
+        });
+        self
+    }
+
+    /// [`private_key_jwt`](Self::private_key_jwt) with the key in the file
+    /// at `path`, read (off the async runtime) when a token is needed.
+    pub fn private_key_jwt_file(
+        mut self,
+        path: impl Into<PathBuf>,
+        algorithm: impl Into<String>,
+    ) -> Self {
+        self.assertion = Some(AssertionKey {
+            source: SecretSource::File(path.into()),
+            algorithm: algorithm.into(),
+        });
         self
     }
 
@@ -253,9 +356,26 @@ impl Session {
         self.authorizations += 1;
         let resource = discovery::resource_metadata(server, challenge).await?;
         let metadata = discovery::server_metadata(&resource.issuer).await?;
-        let client = self.client_for(&metadata).await?;
         let scopes = self.scopes(wanted, &resource, &metadata);
-        let tokens = self.grant(&metadata, &client, &resource, &scopes).await?;
+        let resource_uri = resource.resource.as_str();
+        let tokens = match &self.settings.grant {
+            Grant::AuthorizationCode => {
+                metadata.check_authorization_code()?;
+                let client = self.client_for(&metadata).await?;
+                self.grant(&metadata, &client, &resource, &scopes).await?
+            }
+            Grant::ClientCredentials => {
+                let client = self.preregistered(&metadata)?;
+                let signed = self.signed_assertion(&client, &metadata).await?;
+                let grant = (resource_uri, signed.as_deref());
+                grant::client_credentials(&metadata, &client, grant, &scopes).await?
+            }
+            Grant::JwtBearer(source) => {
+                let client = self.workload_client(&metadata)?;
+                let jwt = source.read("the workload's identity token").await?;
+                grant::jwt_bearer(&metadata, &client, (resource_uri, jwt.trim()), &scopes).await?
+            }
+        };
         self.hold(&metadata, &resource, tokens).await;
         Ok(())
     }
@@ -282,7 +402,10 @@ impl Session {
             .grant_types
             .as_ref()
             .is_none_or(|g| g.iter().any(|t| t == "refresh_token"));
-        let kept = self.settings.token_cache.is_some();
+        // Refresh tokens are for a user's grant: a client or a workload
+        // asks again.
+        let kept = self.settings.token_cache.is_some()
+            && matches!(self.settings.grant, Grant::AuthorizationCode);
         if kept
             && refreshes
             && offered("offline_access")
@@ -291,6 +414,60 @@ impl Session {
             scopes.push("offline_access".into());
         }
         scopes
+    }
+
+    /// A `private_key_jwt` assertion for `client`, if it signs one.
+    async fn signed_assertion(
+        &self,
+        client: &Registration,
+        metadata: &ServerMetadata,
+    ) -> Result<Option<String>, TransportError> {
+        let Some(key) = &self.settings.assertion else {
+            return Ok(None);
+        };
+        let pem = key.source.read("the client's signing key").await?;
+        assertion::sign(key, &pem, &client.client_id, metadata).map(Some)
+    }
+
+    /// The client a workload's token is exchanged as: pre-registered, with
+    /// its secret if it has one.
+    fn workload_client(&self, metadata: &ServerMetadata) -> Result<Registration, TransportError> {
+        match &self.settings.client {
+            Some((id, secret, bound)) if bound.as_ref().is_none_or(|b| *b == metadata.issuer) => {
+                Ok(Registration::given(id.clone(), secret.clone(), metadata))
+            }
+            Some((_, _, Some(bound))) => Err(TransportError::new(format!(
+                "the client is pre-registered with {bound}, but the server's authorization server is now {}",
+                metadata.issuer
+            ))),
+            _ => Err(TransportError::new(
+                "the JWT bearer grant needs this client's id (--client-id)".into(),
+            )),
+        }
+    }
+
+    /// The pre-registered client, which the client credentials grant needs:
+    /// it has no other way to authenticate.
+    fn preregistered(&self, metadata: &ServerMetadata) -> Result<Registration, TransportError> {
+        // A signing key stands in for the secret (and the client id goes
+        // in the form, beside the assertion).
+        let signs = self.settings.assertion.is_some();
+        match &self.settings.client {
+            Some((id, secret, bound))
+                if (secret.is_some() || signs)
+                    && bound.as_ref().is_none_or(|b| *b == metadata.issuer) =>
+            {
+                let secret = secret.clone().filter(|_| !signs);
+                Ok(Registration::given(id.clone(), secret, metadata))
+            }
+            Some((_, secret, Some(bound))) if secret.is_some() || signs => Err(TransportError::new(format!(
+                "the client is pre-registered with {bound}, but the server's authorization server is now {}",
+                metadata.issuer
+            ))),
+            _ => Err(TransportError::new(
+                "the client credentials grant needs a pre-registered client with its secret or signing key (--client-id, and --client-secret or --client-key)".into(),
+            )),
+        }
     }
 
     /// This client's identity at the server: pre-registered, then a Client

@@ -216,3 +216,16 @@ fn a_symlink_at_the_lock_path_is_refused() {
     assert!(!target.exists(), "nothing is created through the link");
     assert!(!path.exists());
 }
+
+#[test]
+fn settings_print_without_their_secrets() {
+    let oauth = super::OAuth::new("ci")
+        .client("ci-job", Some("s3cret".into()), None)
+        .private_key_jwt("-----BEGIN PRIVATE KEY-----\nMIG...\n", "ES256")
+        .jwt_bearer("eyJ.workload.jwt");
+    let printed = format!("{oauth:?}");
+    assert!(printed.contains("ci-job"), "{printed}");
+    for secret in ["s3cret", "PRIVATE KEY", "eyJ.workload.jwt"] {
+        assert!(!printed.contains(secret), "{secret} in {printed}");
+    }
+}
