@@ -75,6 +75,10 @@ GRANTS = {
     "auth/wif-jwt-bearer": "jwt-bearer",
 }
 
+# The DPoP extension's scenarios (SEP-1932): tokens bound to the
+# inspector's key (`--dpop`).
+DPOP_SCENARIOS = {"auth/dpop", "auth/dpop-nonce"}
+
 # One scenario's commands should take well under a second each.
 TIMEOUT = 20
 
@@ -99,9 +103,12 @@ def main():
     # itself, with the credentials the context gives (a secret, or a
     # private key to sign its assertions with, handed over in a file of
     # the owner's only, as a user would keep one).
-    grant = GRANTS.get(os.environ.get("MCP_CONFORMANCE_SCENARIO", ""))
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    grant = GRANTS.get(scenario)
     if grant:
         oauth += ["--grant", grant]
+    if scenario in DPOP_SCENARIOS:
+        oauth += ["--dpop"]
     if context.get("private_key_pem"):
         oauth += ["--client-key", secret_file(answers.name + ".key.pem", context["private_key_pem"]),
                   "--client-key-algorithm", context.get("signing_algorithm", "ES256")]

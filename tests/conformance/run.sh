@@ -18,8 +18,8 @@
 #    endpoint of the same binary), then the client leg: the client
 #    scenarios of `--requirements 2026-07-28` against the binary's
 #    inspector (client.py), then the extensions' client scenarios
-#    (`sep-2640-client-*`, `auth/client-credentials-*` and
-#    `auth/wif-jwt-bearer`, forced);
+#    (`sep-2640-client-*`, `auth/client-credentials-*`,
+#    `auth/wif-jwt-bearer`, `auth/dpop` and `auth/dpop-nonce`, forced);
 # 5. judges the checks.json files with judge.py.
 #
 # Exits non-zero on any FAILURE, on any WARNING in a scored scenario, or if
@@ -212,16 +212,17 @@ else
     # no FAILURE, WARNING or SKIPPED row: every Skills one
     # (`sep-2640-client-*`: no prefetch, and the digest, size and
     # frontmatter checks), the client credentials ones (a secret,
-    # `private_key_jwt`) and workload identity's JWT bearer grant. The
-    # other ext-auth scenarios (enterprise-managed authorization, DPoP) are
-    # not built yet.
+    # `private_key_jwt`), workload identity's JWT bearer grant and DPoP
+    # (with and without nonces). Enterprise-managed authorization is not
+    # built yet.
     mapfile -t client_extensions < <(npx --no conformance list --client |
         sed -n 's/^ *- \(sep-2640-[a-z0-9-]*\) \[extension\]$/\1/p')
     if ((${#client_extensions[@]} == 0)); then
         echo "error: the suite lists no sep-2640-* client scenarios" >&2
         exit 1
     fi
-    client_extensions+=(auth/client-credentials-basic auth/client-credentials-jwt auth/wif-jwt-bearer)
+    client_extensions+=(auth/client-credentials-basic auth/client-credentials-jwt auth/wif-jwt-bearer
+        auth/dpop auth/dpop-nonce)
     printf '%s\n' "${client_extensions[@]}" >"$results/client-extensions.txt"
     for scenario in "${client_extensions[@]}"; do
         log "client extension scenario: $scenario (forced)"

@@ -201,6 +201,14 @@ impl Gate {
                 return Err(Denied::Refused(Refusal::InvalidToken(error.to_string())));
             }
         };
+        if is_dpop_bound(&principal) {
+            // RFC 9449 §7.1: a bound token is worthless without its proof,
+            // and this server checks none, so it is never taken as a
+            // bearer token (a thief who copied it would be served).
+            return Err(Denied::Refused(Refusal::InvalidToken(
+                "the token is bound to a DPoP key (cnf.jkt), and this server does not accept DPoP proofs: a bound token is never accepted as a bearer token".into(),
+            )));
+        }
         let granted = self.hierarchy.expand(principal.scopes());
         let principal = principal.with_scopes(granted);
         if !principal.has_scopes(required) {
@@ -221,6 +229,14 @@ impl Gate {
     ) -> Response<B> {
         refusal.response(&self.metadata_url, required, body)
     }
+}
+
+/// Whether the token is bound to a proof-of-possession key (`cnf.jkt`,
+/// RFC 9449 §6; an introspection answer carries it the same way).
+fn is_dpop_bound(principal: &Principal) -> bool {
+    principal
+        .claim("cnf")
+        .is_some_and(|cnf| cnf.get("jkt").is_some())
 }
 
 /// The bearer token of the `Authorization` header (RFC 6750 §2.1). Several
@@ -267,7 +283,73 @@ fn is_token68(token: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{Map, json};
+
     use super::*;
+    use crate::auth::verifier::VerifyFuture;
+
+    /// Takes any token, as the principal `claims` describe.
+    struct Accepts(Map<String, serde_json::Value>);
+
+    impl TokenVerifier for Accepts {
+        fn verify<'a>(&'a self, _token: &'a str) -> VerifyFuture<'a> {
+            let principal = Principal::new("c").with_claims(self.0.clone());
+            Box::pin(std::future::ready(Ok(principal)))
+        }
+    }
+
+    fn gate(claims: serde_json::Value) -> Gate {
+        let serde_json::Value::Object(claims) = claims else {
+            unreachable!()
+        };
+        let verifiers = Verifiers {
+            custom: Some(Arc::new(Accepts(claims))),
+            ..Verifiers::default()
+        };
+        let resource = ResourceUri::parse("https://mcp.example.com/mcp").unwrap();
+        let issuers = ["https://as.example.com".to_owned()];
+        Gate::new(
+            resource,
+            &issuers,
+            &[],
+            None,
+            None,
+            verifiers,
+            Hierarchy::default(),
+            false,
+            false,
+        )
+    }
+
+    #[tokio::test]
+    async fn a_token_bound_to_a_dpop_key_is_not_taken_as_a_bearer_token() {
+        let bearer = headers(&["Bearer abc"]);
+        let bound = gate(
+            json!({"sub": "ann", "cnf": {"jkt": "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"}}),
+        );
+        let Err(Denied::Refused(Refusal::InvalidToken(why))) =
+            bound.admit(&bearer, Some(Method::ToolsCall), &[]).await
+        else {
+            panic!("a bound token is refused");
+        };
+        assert!(why.contains("bound to a DPoP key"), "{why}");
+        // Confirmed by something else (an mTLS certificate's hash): not
+        // this check's to refuse.
+        let other = gate(json!({"sub": "ann", "cnf": {"x5t#S256": "abc"}}));
+        assert!(
+            other
+                .admit(&bearer, Some(Method::ToolsCall), &[])
+                .await
+                .is_ok()
+        );
+        let plain = gate(json!({"sub": "ann"}));
+        assert!(
+            plain
+                .admit(&bearer, Some(Method::ToolsCall), &[])
+                .await
+                .is_ok()
+        );
+    }
 
     fn headers(values: &[&str]) -> HeaderMap {
         let mut map = HeaderMap::new();

@@ -26,6 +26,12 @@ impl BearerChallenge {
     /// The `Bearer` challenge among the challenges of a `WWW-Authenticate`
     /// value, if there is one.
     pub fn parse(header: &str) -> Option<BearerChallenge> {
+        Self::parse_scheme(header, "bearer")
+    }
+
+    /// The challenge of `scheme` (`Bearer`, `DPoP`) among those of a
+    /// `WWW-Authenticate` value: both carry the same parameters.
+    pub(crate) fn parse_scheme(header: &str, scheme: &str) -> Option<BearerChallenge> {
         let mut rest = header.trim_start();
         let mut challenge = None;
         while !rest.is_empty() {
@@ -43,7 +49,7 @@ impl BearerChallenge {
             } else if challenge.is_some() {
                 // The next challenge's scheme.
                 break;
-            } else if word.eq_ignore_ascii_case("bearer") {
+            } else if word.eq_ignore_ascii_case(scheme) {
                 challenge = Some(BearerChallenge::default());
             }
         }

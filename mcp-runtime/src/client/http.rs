@@ -67,27 +67,39 @@ impl Remote {
         self
     }
 
-    /// The OAuth access token to send, if there is one.
+    /// The headers presenting the OAuth access token, if there is one (a
+    /// bearer token, or a DPoP-bound one with its proof).
     #[cfg(feature = "oauth-client")]
-    fn bearer(&self) -> Option<&str> {
-        self.auth.as_ref().and_then(Session::bearer)
+    fn credentials(&self) -> Result<Vec<(String, String)>, TransportError> {
+        match &self.auth {
+            Some(auth) => auth.credentials(&self.uri.to_string()),
+            None => Ok(Vec::new()),
+        }
     }
 
     /// Whether a refused request (`401`, `403`) has been authorized anew
     /// and should be sent again.
     #[cfg(feature = "oauth-client")]
     async fn authorized_again(&mut self, response: &WebResponse) -> Result<bool, TransportError> {
-        let refused = matches!(response.status, 401 | 403);
-        let Some(auth) = self.auth.as_mut().filter(|_| refused) else {
+        let Some(auth) = self.auth.as_mut() else {
             return Ok(false);
         };
+        let nonce = response.header("dpop-nonce");
+        if !matches!(response.status, 401 | 403) {
+            // A server may hand out its next DPoP nonce on any answer.
+            if let Some(nonce) = nonce {
+                auth.nonce_given(nonce);
+            }
+            return Ok(false);
+        }
         let challenge = response.header("www-authenticate");
-        auth.refused(&self.uri, response.status, challenge).await
+        auth.refused(&self.uri, response.status, (challenge, nonce))
+            .await
     }
 
     #[cfg(not(feature = "oauth-client"))]
-    fn bearer(&self) -> Option<&str> {
-        None
+    fn credentials(&self) -> Result<Vec<(String, String)>, TransportError> {
+        Ok(Vec::new())
     }
 
     /// Without `oauth-client`, a refusal is the caller's to read.
@@ -116,9 +128,7 @@ impl Remote {
         let body = Bytes::from(body);
         loop {
             let mut sent = headers.clone();
-            if let Some(token) = self.bearer() {
-                sent.push(("authorization".to_owned(), format!("Bearer {token}")));
-            }
+            sent.extend(self.credentials()?);
             let response = exchange(Method::POST, &self.uri, &sent, body.clone()).await?;
             if !self.authorized_again(&response).await? {
                 if let Some(refusal) = refusal(&response) {

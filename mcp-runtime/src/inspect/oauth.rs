@@ -69,6 +69,7 @@ mod enabled {
         /// With --grant client-credentials: the client authenticates with a
         /// JWT signed by this private key (a PEM file; `private_key_jwt`)
         /// instead of a secret.
+        #[cfg(feature = "oauth-client-jose")]
         #[arg(
             long,
             value_name = "PEM FILE",
@@ -76,7 +77,14 @@ mod enabled {
             conflicts_with = "client_secret"
         )]
         client_key: Option<std::path::PathBuf>,
+        /// Binds tokens to a key of this client's (DPoP, RFC 9449): a
+        /// fresh proof on every token request and every request to the
+        /// server; the key is kept in --token-cache with the tokens.
+        #[cfg(feature = "oauth-client-jose")]
+        #[arg(long, requires = "url")]
+        dpop: bool,
         /// The JWS algorithm of --client-key.
+        #[cfg(feature = "oauth-client-jose")]
         #[arg(
             long,
             value_name = "ALG",
@@ -131,8 +139,14 @@ mod enabled {
                 (GrantBy::JwtBearer, Some(path)) => oauth = oauth.jwt_bearer_file(path),
                 _ => {}
             }
-            if let Some(path) = &self.client_key {
-                oauth = oauth.private_key_jwt_file(path, &self.client_key_algorithm);
+            #[cfg(feature = "oauth-client-jose")]
+            {
+                if self.dpop {
+                    oauth = oauth.dpop();
+                }
+                if let Some(path) = &self.client_key {
+                    oauth = oauth.private_key_jwt_file(path, &self.client_key_algorithm);
+                }
             }
             oauth
         }

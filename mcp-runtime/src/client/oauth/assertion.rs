@@ -1,10 +1,8 @@
 //! `private_key_jwt` (RFC 7523 §2.2, OpenID Connect Core §9): the client
 //! authenticates at the token endpoint with a short-lived JWT it signs with
 //! its own key, so no shared secret travels. The signing is
-//! `jsonwebtoken`'s. Also the secrets such grants read: keys and workload
-//! identity tokens, inline or in files.
+//! `jsonwebtoken`'s (feature `oauth-client-jose`).
 
-use std::path::PathBuf;
 use std::str::FromStr as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -12,11 +10,9 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::json;
 
 use super::discovery::ServerMetadata;
-use super::grant::random_text;
+use super::random::random_text;
+use super::secret::SecretSource;
 use crate::client::transport::TransportError;
-
-/// RFC 7523's `client_assertion_type` for a JWT.
-pub(crate) const JWT_BEARER: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 /// How long an assertion is good for: it is made for one request.
 const LIFETIME_SECS: u64 = 60;
@@ -27,46 +23,6 @@ const LIFETIME_SECS: u64 = 60;
 pub(crate) struct AssertionKey {
     pub(crate) source: SecretSource,
     pub(crate) algorithm: String,
-}
-
-/// A secret the client holds: a private key's PEM, or a workload's JWT.
-/// Given inline, or as a file read (off the async runtime) each time it is
-/// needed, since platforms rotate such files in place.
-#[derive(Clone)]
-pub(crate) enum SecretSource {
-    Inline(String),
-    File(PathBuf),
-}
-
-/// Without the secret: a debug print must not leak it.
-impl std::fmt::Debug for SecretSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SecretSource::Inline(_) => f.write_str("<redacted>"),
-            SecretSource::File(path) => write!(f, "File({})", path.display()),
-        }
-    }
-}
-
-impl SecretSource {
-    /// The secret now, read from its file if it is in one.
-    pub(crate) async fn read(&self, what: &str) -> Result<String, TransportError> {
-        let path = match self {
-            SecretSource::Inline(secret) => return Ok(secret.clone()),
-            SecretSource::File(path) => path.clone(),
-        };
-        let shown = path.display().to_string();
-        let read = tokio::task::spawn_blocking(move || std::fs::read_to_string(&path)).await;
-        match read {
-            Ok(Ok(secret)) => Ok(secret),
-            Ok(Err(error)) => Err(TransportError::new(format!(
-                "{what} {shown} cannot be read: {error}"
-            ))),
-            Err(failed) => Err(TransportError::new(format!(
-                "reading {what} {shown} failed: {failed}"
-            ))),
-        }
-    }
 }
 
 /// A signed assertion for `client_id` at the authorization server of

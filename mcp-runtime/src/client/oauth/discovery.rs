@@ -14,9 +14,10 @@ use crate::client::web::{WebResponse, exchange, http_url};
 /// The `Bearer` challenge, read by the client for every refusal.
 pub(crate) use crate::client::authorization::BearerChallenge as Challenge;
 
-/// The `Bearer` challenge among `header`'s challenges, if there is one.
+/// The `Bearer` challenge among `header`'s challenges, else the `DPoP` one
+/// (a server that takes DPoP-bound tokens only challenges with it).
 pub(crate) fn parse_challenge(header: &str) -> Option<Challenge> {
-    Challenge::parse(header)
+    Challenge::parse(header).or_else(|| Challenge::parse_scheme(header, "dpop"))
 }
 
 /// What the Protected Resource Metadata says.

@@ -5,8 +5,6 @@
 
 use std::collections::HashMap;
 
-use aes_gcm_siv::aead::Generate as _;
-use aes_gcm_siv::{Aes256GcmSiv, Key};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use bytes::Bytes;
@@ -16,8 +14,9 @@ use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
 use super::discovery::ServerMetadata;
+use super::dpop::DpopKey;
 use crate::client::transport::TransportError;
-use crate::client::web::{exchange, http_url};
+use crate::client::web::{WebResponse, exchange, http_url};
 
 /// How the client authenticates at the token endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -149,12 +148,7 @@ pub(crate) async fn register(
     })
 }
 
-/// 32 random bytes, base64url: PKCE verifiers and `state` values.
-pub(crate) fn random_text() -> String {
-    // The system's random source, as the `requestState` keys use it.
-    let key = Key::<Aes256GcmSiv>::generate();
-    URL_SAFE_NO_PAD.encode(key)
-}
+pub(crate) use super::random::random_text;
 
 /// The PKCE `S256` challenge of `verifier`.
 pub(crate) fn challenge(verifier: &str) -> String {
@@ -249,6 +243,8 @@ pub(crate) fn code_of(
 /// A token endpoint's answer.
 #[derive(Clone, Debug)]
 pub(crate) struct Tokens {
+    /// `Bearer`, or `DPoP` for a token bound to the client's DPoP key.
+    pub(crate) token_type: String,
     pub(crate) access_token: String,
     pub(crate) refresh_token: Option<String>,
     /// The granted scopes (`scope`, else the requested ones).
@@ -259,6 +255,10 @@ pub(crate) struct Tokens {
 /// for the client itself, for `resource` (RFC 8707), with `scopes`. An
 /// authorization server whose metadata lists its grants without this one
 /// is not asked.
+/// RFC 7523's `client_assertion_type` for a JWT.
+pub(crate) const CLIENT_ASSERTION_JWT: &str =
+    "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
 /// With `assertion` (a signed `private_key_jwt`), the client authenticates
 /// with it rather than a secret.
 pub(crate) async fn client_credentials(
@@ -266,6 +266,7 @@ pub(crate) async fn client_credentials(
     client: &Registration,
     (resource, assertion): (&str, Option<&str>),
     scopes: &[String],
+    dpop: Option<&DpopKey>,
 ) -> Result<Tokens, TransportError> {
     require_grant(
         metadata,
@@ -278,10 +279,10 @@ pub(crate) async fn client_credentials(
         pairs.push(("scope", scope.as_str()));
     }
     if let Some(assertion) = assertion {
-        pairs.push(("client_assertion_type", super::assertion::JWT_BEARER));
+        pairs.push(("client_assertion_type", CLIENT_ASSERTION_JWT));
         pairs.push(("client_assertion", assertion));
     }
-    request_token(metadata, client, &pairs, scopes).await
+    request_token(metadata, client, &pairs, scopes, dpop).await
 }
 
 /// Refuses `grant` (called `name` in the error) where the authorization
@@ -306,6 +307,7 @@ pub(crate) async fn jwt_bearer(
     client: &Registration,
     (resource, assertion): (&str, &str),
     scopes: &[String],
+    dpop: Option<&DpopKey>,
 ) -> Result<Tokens, TransportError> {
     const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
     require_grant(metadata, JWT_BEARER, "the JWT bearer grant")?;
@@ -318,16 +320,52 @@ pub(crate) async fn jwt_bearer(
     if !scope.is_empty() {
         pairs.push(("scope", scope.as_str()));
     }
-    request_token(metadata, client, &pairs, scopes).await
+    request_token(metadata, client, &pairs, scopes, dpop).await
+}
+
+/// POSTs the token request: with a DPoP proof when the client has a key,
+/// and once more with the authorization server's nonce if it asks for one.
+async fn send_token_request(
+    endpoint: &str,
+    headers: &[(String, String)],
+    body: &str,
+    dpop: Option<&DpopKey>,
+) -> Result<(WebResponse, Value), TransportError> {
+    let url = http_url(endpoint)?;
+    let mut nonce: Option<String> = None;
+    // A server that keeps changing its nonce is not followed forever.
+    let mut retries = 2;
+    loop {
+        let mut sent = headers.to_vec();
+        if let Some(key) = dpop {
+            let proof = key.proof("POST", endpoint, None, nonce.as_deref())?;
+            sent.push(("dpop".to_owned(), proof));
+        }
+        let response = exchange(Method::POST, &url, &sent, Bytes::from(body.to_owned())).await?;
+        let document = response.json_object().unwrap_or(Value::Null);
+        let asks_nonce = dpop.is_some() && document["error"] == "use_dpop_nonce";
+        match response.header("dpop-nonce") {
+            Some(given) if asks_nonce && retries > 0 && nonce.as_deref() != Some(given) => {
+                nonce = Some(given.to_owned());
+                retries -= 1;
+            }
+            _ => return Ok((response, document)),
+        }
+    }
 }
 
 /// A token request (`grant` holds the grant's own parameters), with the
 /// client authenticated as registered.
+///
+/// With `dpop`, each attempt carries a fresh DPoP proof, so that the token
+/// is bound to the key (RFC 9449 §5); an authorization server that answers
+/// `use_dpop_nonce` is asked once more with the nonce it gave (§8).
 pub(crate) async fn request_token(
     metadata: &ServerMetadata,
     client: &Registration,
     grant: &[(&str, &str)],
     requested: &[String],
+    dpop: Option<&DpopKey>,
 ) -> Result<Tokens, TransportError> {
     let mut pairs = grant.to_vec();
     let mut headers = vec![
@@ -354,14 +392,7 @@ pub(crate) async fn request_token(
         }
     }
     let endpoint = &metadata.token_endpoint;
-    let response = exchange(
-        Method::POST,
-        &http_url(endpoint)?,
-        &headers,
-        Bytes::from(form(&pairs)),
-    )
-    .await?;
-    let document = response.json_object().unwrap_or(Value::Null);
+    let (response, document) = send_token_request(endpoint, &headers, &form(&pairs), dpop).await?;
     let Some(access_token) = document["access_token"]
         .as_str()
         .filter(|_| response.status == 200)
@@ -377,6 +408,10 @@ pub(crate) async fn request_token(
         None => requested.to_vec(),
     };
     Ok(Tokens {
+        token_type: document["token_type"]
+            .as_str()
+            .unwrap_or("Bearer")
+            .to_owned(),
         access_token: access_token.to_owned(),
         refresh_token: document["refresh_token"].as_str().map(str::to_owned),
         scopes,
@@ -471,7 +506,7 @@ mod tests {
         server.token_endpoint = "http://127.0.0.1:9/token".into();
         server.grant_types = Some(vec!["authorization_code".into()]);
         let client = Registration::given("cli".into(), Some("s".into()), &server);
-        let error = client_credentials(&server, &client, ("http://rs/mcp", None), &[])
+        let error = client_credentials(&server, &client, ("http://rs/mcp", None), &[], None)
             .await
             .unwrap_err()
             .to_string();
@@ -479,7 +514,7 @@ mod tests {
             error.contains("does not offer the client credentials grant"),
             "{error}"
         );
-        let error = jwt_bearer(&server, &client, ("http://rs/mcp", "e.y.j"), &[])
+        let error = jwt_bearer(&server, &client, ("http://rs/mcp", "e.y.j"), &[], None)
             .await
             .unwrap_err()
             .to_string();

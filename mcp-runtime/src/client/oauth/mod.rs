@@ -12,20 +12,31 @@
 //! what the challenge asks; at most [`MAX_AUTHORIZATIONS`] authorizations
 //! and refreshes per process).
 
+#[cfg(feature = "oauth-client-jose")]
 mod assertion;
 mod cache;
 mod discovery;
+#[cfg(feature = "oauth-client-jose")]
+mod dpop;
+#[cfg(not(feature = "oauth-client-jose"))]
+#[path = "without_jose.rs"]
+mod dpop;
 mod grant;
+mod random;
 mod redirect;
+mod secret;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
 use http::Uri;
 
-use self::assertion::{AssertionKey, SecretSource};
+#[cfg(feature = "oauth-client-jose")]
+use self::assertion::AssertionKey;
 use self::discovery::{Challenge, ResourceMetadata, ServerMetadata, parse_challenge};
+use self::dpop::DpopKey;
 use self::grant::{Registration, Tokens};
+use self::secret::SecretSource;
 use crate::client::transport::TransportError;
 
 /// Authorizations one process runs at most: a server that keeps refusing
@@ -58,7 +69,9 @@ pub struct OAuth {
     authorize: Authorize,
     token_cache: Option<PathBuf>,
     grant: Grant,
+    #[cfg(feature = "oauth-client-jose")]
     assertion: Option<AssertionKey>,
+    dpop: bool,
 }
 
 /// The grant that gets tokens.
@@ -87,8 +100,8 @@ impl std::fmt::Debug for OAuth {
             .field("authorize", &self.authorize)
             .field("token_cache", &self.token_cache)
             .field("grant", &self.grant)
-            .field("assertion", &self.assertion)
-            .finish()
+            .field("dpop", &self.dpop)
+            .finish_non_exhaustive()
     }
 }
 
@@ -102,7 +115,9 @@ impl OAuth {
             authorize: Authorize::default(),
             token_cache: None,
             grant: Grant::AuthorizationCode,
+            #[cfg(feature = "oauth-client-jose")]
             assertion: None,
+            dpop: false,
         }
     }
 
@@ -158,6 +173,8 @@ impl OAuth {
         self
     }
 
+    #[cfg(feature = "oauth-client-jose")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth-client-jose")))]
     /// With the [client credentials grant](Self::client_credentials),
     /// authenticates the pre-registered client with a JWT it signs
     /// (`private_key_jwt`, RFC 7523) instead of a secret: `key_pem` is its
@@ -177,6 +194,8 @@ impl OAuth {
         self
     }
 
+    #[cfg(feature = "oauth-client-jose")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth-client-jose")))]
     /// [`private_key_jwt`](Self::private_key_jwt) with the key in the file
     /// at `path`, read (off the async runtime) when a token is needed.
     pub fn private_key_jwt_file(
@@ -188,6 +207,22 @@ impl OAuth {
             source: SecretSource::File(path.into()),
             algorithm: algorithm.into(),
         });
+        self
+    }
+
+    #[cfg(feature = "oauth-client-jose")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth-client-jose")))]
+    /// Binds tokens to a key of this client's (DPoP, RFC 9449), so that a
+    /// stolen token is useless without it: a P-256 key is made for the
+    /// client (and kept in the [token cache](Self::token_cache), beside the
+    /// tokens it binds), every token request and every request to the
+    /// server carries a fresh proof signed with it, the token goes as
+    /// `Authorization: DPoP`, and a server's or authorization server's
+    /// `use_dpop_nonce` challenge is answered with its nonce. A token the
+    /// authorization server issues unbound (`token_type` `Bearer`) is sent
+    /// as a bearer token.
+    pub fn dpop(mut self) -> Self {
+        self.dpop = true;
         self
     }
 
@@ -218,6 +253,23 @@ struct Held {
     access_token: String,
     refresh_token: Option<String>,
     scopes: Vec<String>,
+    /// `DPoP` for a token bound to `dpop_key`; absent for a bearer token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    token_type: Option<String>,
+    /// The DPoP key the token is bound to (base64 PKCS#8): the token is
+    /// useless without it, so it is kept with it, under the same
+    /// protections.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dpop_key: Option<String>,
+}
+
+impl Held {
+    /// Whether the token is bound to a DPoP key.
+    fn is_dpop(&self) -> bool {
+        self.token_type
+            .as_deref()
+            .is_some_and(|kind| kind.eq_ignore_ascii_case("dpop"))
+    }
 }
 
 /// Without the tokens: a debug print must not leak them.
@@ -232,6 +284,8 @@ impl std::fmt::Debug for Held {
                 &self.refresh_token.as_ref().map(|_| "<redacted>"),
             )
             .field("scopes", &self.scopes)
+            .field("token_type", &self.token_type)
+            .field("dpop_key", &self.dpop_key.as_ref().map(|_| "<redacted>"))
             .finish()
     }
 }
@@ -253,6 +307,10 @@ pub(crate) struct Session {
     held: Option<Held>,
     clients: HashMap<String, Registration>,
     authorizations: u32,
+    /// The client's DPoP key, with [`OAuth::dpop`].
+    dpop: Option<DpopKey>,
+    /// The server's latest DPoP nonce (RFC 9449 §9).
+    nonce: Option<String>,
     /// Whether the token cache, if any, has been read. It is read when the
     /// server first refuses a request, on a blocking thread, rather than
     /// here: a session is built by a synchronous builder, maybe on an async
@@ -269,12 +327,42 @@ impl Session {
             settings,
             server: server.to_string(),
             authorizations: 0,
+            dpop: None,
+            nonce: None,
         }
     }
 
-    /// The access token to send, if there is one.
-    pub(crate) fn bearer(&self) -> Option<&str> {
-        self.held.as_ref().map(|h| h.access_token.as_str())
+    /// The headers that present the token to `url`, if there is one: a
+    /// bearer token, or a DPoP-bound one with a fresh proof for this
+    /// request (`POST`: the transport's only method).
+    pub(crate) fn credentials(&self, url: &str) -> Result<Vec<(String, String)>, TransportError> {
+        let Some(held) = &self.held else {
+            return Ok(Vec::new());
+        };
+        let token = held.access_token.as_str();
+        match self.dpop.as_ref().filter(|_| held.is_dpop()) {
+            Some(key) => Ok(vec![
+                ("authorization".to_owned(), format!("DPoP {token}")),
+                (
+                    "dpop".to_owned(),
+                    key.proof("POST", url, Some(token), self.nonce.as_deref())?,
+                ),
+            ]),
+            None => Ok(vec![(
+                "authorization".to_owned(),
+                format!("Bearer {token}"),
+            )]),
+        }
+    }
+
+    /// Keeps the server's DPoP nonce, which any response may carry: the
+    /// next proof includes it. Whether it is a new one.
+    pub(crate) fn nonce_given(&mut self, nonce: &str) -> bool {
+        if self.dpop.is_none() || self.nonce.as_deref() == Some(nonce) {
+            return false;
+        }
+        self.nonce = Some(nonce.to_owned());
+        true
     }
 
     /// Handles a `401` or `403` from the server: whether a new token was
@@ -283,7 +371,7 @@ impl Session {
         &mut self,
         server: &Uri,
         status: u16,
-        www_authenticate: Option<&str>,
+        (www_authenticate, dpop_nonce): (Option<&str>, Option<&str>),
     ) -> Result<bool, TransportError> {
         if self.read_cache().await? {
             return Ok(true);
@@ -291,6 +379,11 @@ impl Session {
         let challenge = www_authenticate
             .and_then(parse_challenge)
             .unwrap_or_default();
+        if status == 401 && challenge.error.as_deref() == Some("use_dpop_nonce") {
+            // The same token again, with a proof carrying the new nonce;
+            // a nonce demanded again unchanged is not retried.
+            return Ok(dpop_nonce.is_some_and(|nonce| self.nonce_given(nonce)));
+        }
         let wanted = match (status, challenge.error.as_deref()) {
             (401, _) => {
                 if self.refresh().await {
@@ -339,6 +432,17 @@ impl Session {
             self.clients.entry(issuer).or_insert(registration);
         }
         self.held = cache.tokens.get(&self.server).cloned();
+        if let Some(cached) = self.held.as_ref().and_then(|held| held.dpop_key.as_deref()) {
+            match DpopKey::from_cached(cached) {
+                Ok(key) => self.dpop = Some(key),
+                Err(error) => {
+                    // A bound token without its key is useless: authorize
+                    // again rather than fail.
+                    tracing::warn!(%error, "the cached token is bound to a DPoP key this client cannot use");
+                    self.held = None;
+                }
+            }
+        }
         Ok(self.held.is_some())
     }
 
@@ -358,6 +462,10 @@ impl Session {
         let metadata = discovery::server_metadata(&resource.issuer).await?;
         let scopes = self.scopes(wanted, &resource, &metadata);
         let resource_uri = resource.resource.as_str();
+        if self.settings.dpop && self.dpop.is_none() {
+            self.dpop = Some(DpopKey::generate()?);
+        }
+        let dpop = self.dpop.as_ref();
         let tokens = match &self.settings.grant {
             Grant::AuthorizationCode => {
                 metadata.check_authorization_code()?;
@@ -368,12 +476,13 @@ impl Session {
                 let client = self.preregistered(&metadata)?;
                 let signed = self.signed_assertion(&client, &metadata).await?;
                 let grant = (resource_uri, signed.as_deref());
-                grant::client_credentials(&metadata, &client, grant, &scopes).await?
+                grant::client_credentials(&metadata, &client, grant, &scopes, dpop).await?
             }
             Grant::JwtBearer(source) => {
                 let client = self.workload_client(&metadata)?;
                 let jwt = source.read("the workload's identity token").await?;
-                grant::jwt_bearer(&metadata, &client, (resource_uri, jwt.trim()), &scopes).await?
+                let grant = (resource_uri, jwt.trim());
+                grant::jwt_bearer(&metadata, &client, grant, &scopes, dpop).await?
             }
         };
         self.hold(&metadata, &resource, tokens).await;
@@ -417,6 +526,7 @@ impl Session {
     }
 
     /// A `private_key_jwt` assertion for `client`, if it signs one.
+    #[cfg(feature = "oauth-client-jose")]
     async fn signed_assertion(
         &self,
         client: &Registration,
@@ -427,6 +537,24 @@ impl Session {
         };
         let pem = key.source.read("the client's signing key").await?;
         assertion::sign(key, &pem, &client.client_id, metadata).map(Some)
+    }
+
+    /// Without `oauth-client-jose`, the client never signs.
+    #[cfg(not(feature = "oauth-client-jose"))]
+    async fn signed_assertion(
+        &self,
+        _: &Registration,
+        _: &ServerMetadata,
+    ) -> Result<Option<String>, TransportError> {
+        Ok(None)
+    }
+
+    /// Whether the client authenticates with a key rather than a secret.
+    fn signs(&self) -> bool {
+        #[cfg(feature = "oauth-client-jose")]
+        return self.settings.assertion.is_some();
+        #[cfg(not(feature = "oauth-client-jose"))]
+        return false;
     }
 
     /// The client a workload's token is exchanged as: pre-registered, with
@@ -451,7 +579,7 @@ impl Session {
     fn preregistered(&self, metadata: &ServerMetadata) -> Result<Registration, TransportError> {
         // A signing key stands in for the secret (and the client id goes
         // in the form, beside the assertion).
-        let signs = self.settings.assertion.is_some();
+        let signs = self.signs();
         match &self.settings.client {
             Some((id, secret, bound))
                 if (secret.is_some() || signs)
@@ -556,7 +684,7 @@ impl Session {
             ("code_verifier", verifier.as_str()),
             ("resource", resource.resource.as_str()),
         ];
-        grant::request_token(metadata, client, &exchange, scopes).await
+        grant::request_token(metadata, client, &exchange, scopes, self.dpop.as_ref()).await
     }
 
     /// A new access token from the refresh token, if there is one and the
@@ -584,7 +712,8 @@ impl Session {
             ("refresh_token", refresh_token.as_str()),
             ("resource", held.resource.as_str()),
         ];
-        match grant::request_token(&metadata, &client, &grant, &held.scopes).await {
+        let dpop = self.dpop.as_ref();
+        match grant::request_token(&metadata, &client, &grant, &held.scopes, dpop).await {
             Ok(tokens) => {
                 let resource = ResourceMetadata {
                     resource: held.resource.clone(),
@@ -608,12 +737,17 @@ impl Session {
             .refresh_token
             .or_else(|| self.held.as_ref().and_then(|h| h.refresh_token.clone()))
             .filter(|_| self.settings.token_cache.is_some());
+        // A token bound to the key is kept with the key.
+        let bound = tokens.token_type.eq_ignore_ascii_case("dpop");
+        let dpop_key = self.dpop.as_ref().filter(|_| bound).map(DpopKey::to_cached);
         self.held = Some(Held {
             issuer: metadata.issuer.clone(),
             resource: resource.resource.clone(),
             access_token: tokens.access_token,
             refresh_token,
             scopes: tokens.scopes,
+            token_type: bound.then(|| "DPoP".to_owned()),
+            dpop_key,
         });
         self.write_cache().await;
     }
