@@ -461,7 +461,13 @@ impl Dispatcher {
 
     /// The keys that seal `requestState`; the legacy adapter seals its
     /// session ids with them too, so every instance can open them.
-    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
+    #[cfg_attr(
+        not(feature = "legacy"),
+        allow(
+            dead_code,
+            reason = "used only by the legacy adapter (feature `legacy`)"
+        )
+    )]
     pub(crate) fn state_keys(&self) -> &crate::security::KeyRing {
         &self.sealer.keys
     }
@@ -481,14 +487,26 @@ impl Dispatcher {
     }
 
     /// The `server/discover` result, as serialized once.
-    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
+    #[cfg_attr(
+        not(feature = "legacy"),
+        allow(
+            dead_code,
+            reason = "used only by the legacy adapter (feature `legacy`)"
+        )
+    )]
     pub(crate) fn discover_result(&self) -> &Bytes {
         &self.discover
     }
 
     /// Whether `method` is served (by the core or an extension), whatever
     /// the request: the legacy adapter passes on only these.
-    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
+    #[cfg_attr(
+        not(feature = "legacy"),
+        allow(
+            dead_code,
+            reason = "used only by the legacy adapter (feature `legacy`)"
+        )
+    )]
     pub(crate) fn serves(&self, method: &MethodName) -> bool {
         match method {
             MethodName::Known(method) => self.offers(*method),

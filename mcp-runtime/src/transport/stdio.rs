@@ -174,7 +174,13 @@ impl Sink for Frames {
 }
 
 /// A request a [`StdioHook`] claimed: answered already, or being answered.
-#[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
+#[cfg_attr(
+    not(feature = "legacy"),
+    allow(
+        dead_code,
+        reason = "used only by the legacy adapter (feature `legacy`)"
+    )
+)]
 pub(crate) enum Started {
     Answered(Reply),
     Running(Pin<Box<dyn Future<Output = Reply>>>),

@@ -182,16 +182,8 @@ impl OAuth {
     /// (`ES256`, `RS256`, `PS256`, `EdDSA`, ...). Each token request gets
     /// a fresh assertion (`iss` and `sub` the client id, `aud` the
     /// authorization server's issuer, a minute of life, a new `jti`).
-    pub fn private_key_jwt(
-        mut self,
-        key_pem: impl Into<String>,
-        algorithm: impl Into<String>,
-    ) -> Self {
-        self.assertion = Some(AssertionKey {
-            source: SecretSource::Inline(key_pem.into()),
-            algorithm: algorithm.into(),
-        });
-        self
+    pub fn private_key_jwt(self, key_pem: impl Into<String>, algorithm: impl Into<String>) -> Self {
+        self.signing_key(SecretSource::Inline(key_pem.into()), algorithm.into())
     }
 
     #[cfg(feature = "oauth-client-jose")]
@@ -199,14 +191,16 @@ impl OAuth {
     /// [`private_key_jwt`](Self::private_key_jwt) with the key in the file
     /// at `path`, read (off the async runtime) when a token is needed.
     pub fn private_key_jwt_file(
-        mut self,
+        self,
         path: impl Into<PathBuf>,
         algorithm: impl Into<String>,
     ) -> Self {
-        self.assertion = Some(AssertionKey {
-            source: SecretSource::File(path.into()),
-            algorithm: algorithm.into(),
-        });
+        self.signing_key(SecretSource::File(path.into()), algorithm.into())
+    }
+
+    #[cfg(feature = "oauth-client-jose")]
+    fn signing_key(mut self, source: SecretSource, algorithm: String) -> Self {
+        self.assertion = Some(AssertionKey { source, algorithm });
         self
     }
 
