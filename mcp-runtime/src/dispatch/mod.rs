@@ -461,13 +461,7 @@ impl Dispatcher {
 
     /// The keys that seal `requestState`; the legacy adapter seals its
     /// session ids with them too, so every instance can open them.
-    #[cfg_attr(
-        not(feature = "legacy"),
-        allow(
-            dead_code,
-            reason = "used only by the legacy adapter (feature `legacy`)"
-        )
-    )]
+    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
     pub(crate) fn state_keys(&self) -> &crate::security::KeyRing {
         &self.sealer.keys
     }
@@ -487,26 +481,14 @@ impl Dispatcher {
     }
 
     /// The `server/discover` result, as serialized once.
-    #[cfg_attr(
-        not(feature = "legacy"),
-        allow(
-            dead_code,
-            reason = "used only by the legacy adapter (feature `legacy`)"
-        )
-    )]
+    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
     pub(crate) fn discover_result(&self) -> &Bytes {
         &self.discover
     }
 
     /// Whether `method` is served (by the core or an extension), whatever
     /// the request: the legacy adapter passes on only these.
-    #[cfg_attr(
-        not(feature = "legacy"),
-        allow(
-            dead_code,
-            reason = "used only by the legacy adapter (feature `legacy`)"
-        )
-    )]
+    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
     pub(crate) fn serves(&self, method: &MethodName) -> bool {
         match method {
             MethodName::Known(method) => self.offers(*method),

@@ -174,13 +174,7 @@ impl Sink for Frames {
 }
 
 /// A request a [`StdioHook`] claimed: answered already, or being answered.
-#[cfg_attr(
-    not(feature = "legacy"),
-    allow(
-        dead_code,
-        reason = "used only by the legacy adapter (feature `legacy`)"
-    )
-)]
+#[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
 pub(crate) enum Started {
     Answered(Reply),
     Running(Pin<Box<dyn Future<Output = Reply>>>),

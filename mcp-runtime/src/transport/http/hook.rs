@@ -11,13 +11,7 @@ use tokio::sync::OwnedSemaphorePermit;
 /// The headers that tell the eras apart, read with the endpoint's other
 /// headers (before authorization edits them).
 #[derive(Clone, Copy, Debug, Default)]
-#[cfg_attr(
-    not(feature = "legacy"),
-    allow(
-        dead_code,
-        reason = "used only by the legacy adapter (feature `legacy`)"
-    )
-)]
+#[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
 pub(crate) struct EraHeaders<'a> {
     /// `MCP-Protocol-Version`.
     pub(crate) version: Option<&'a str>,
@@ -26,13 +20,7 @@ pub(crate) struct EraHeaders<'a> {
 }
 
 /// A POST the hook claimed, with what the pipeline already established.
-#[cfg_attr(
-    not(feature = "legacy"),
-    allow(
-        dead_code,
-        reason = "used only by the legacy adapter (feature `legacy`)"
-    )
-)]
+#[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
 pub(crate) struct Post {
     pub(crate) parts: Parts,
     pub(crate) body: ByteString,

@@ -24,13 +24,7 @@ pub(crate) enum Statuses {
     Modern,
     /// 200 whatever the JSON-RPC outcome, as clients of the session-based
     /// revisions expect (they read errors from the body).
-    #[cfg_attr(
-        not(feature = "legacy"),
-        allow(
-            dead_code,
-            reason = "used only by the legacy adapter (feature `legacy`)"
-        )
-    )]
+    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
     Legacy,
 }
 
