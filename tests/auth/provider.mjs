@@ -2,7 +2,8 @@
 // tests: client_credentials grant, RFC 8707 resource indicators, JWT access
 // tokens (RFC 9068) signed ES256 with the keys named on the command line
 // (the first one signs; all are published in the JWKS), and opaque tokens
-// with RFC 7662 introspection.
+// with RFC 7662 introspection; DPoP-bound tokens for clients that send a
+// proof (RFC 9449).
 //
 //   node provider.mjs PORT KID[,KID...]
 //
@@ -46,6 +47,9 @@ const provider = new Provider(issuer, {
   features: {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
+    // Tokens bound to the client's key when it sends a DPoP proof (RFC
+    // 9449): `cnf.jkt` in JWTs and in introspection answers.
+    dPoP: { enabled: true },
     introspection: { enabled: true },
     resourceIndicators: {
       enabled: true,

@@ -30,6 +30,10 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 use tokio::process::{Child, Command};
 
+/// DPoP-bound tokens (RFC 9449), against the same provider.
+#[path = "oidc/dpop.rs"]
+mod dpop;
+
 fn auth_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/auth")
 }
@@ -153,19 +157,56 @@ impl Mcp {
         configure: impl FnOnce(Authorization) -> Authorization,
     ) -> Mcp {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let resource = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let configure = |authorization: Authorization| {
+            configure(if hide {
+                authorization.hide_unpermitted()
+            } else {
+                authorization
+            })
+        };
+        Mcp::serve(listener, issuer, &resource, None, configure)
+    }
+
+    /// One of several instances behind a balancer: it serves `resource`
+    /// (the name clients know them all by) and keeps what they share
+    /// (used DPoP proofs among it) in Redis under `prefix`.
+    fn start_instance(
+        issuer: &str,
+        resource: Option<&str>,
+        prefix: &str,
+        configure: impl FnOnce(Authorization) -> Authorization,
+    ) -> Mcp {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let own = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let redis =
+            mcp_runtime::redis::RedisConfig::new(mcp_test_support::redis::url()).key_prefix(prefix);
+        Mcp::serve(
+            listener,
+            issuer,
+            resource.unwrap_or(&own),
+            Some(redis),
+            configure,
+        )
+    }
+
+    fn serve(
+        listener: std::net::TcpListener,
+        issuer: &str,
+        resource: &str,
+        redis: Option<mcp_runtime::redis::RedisConfig>,
+        configure: impl FnOnce(Authorization) -> Authorization,
+    ) -> Mcp {
         let address = listener.local_addr().unwrap();
-        let resource = format!("http://{address}/mcp");
         // A short refresh interval, so the rotation test need not wait 30 s.
         let jwt = JwtSettings::new().min_refresh_interval(Duration::from_millis(500));
-        let mut authorization = secure_notes::authorization(&resource, issuer, jwt);
-        if hide {
-            authorization = authorization.hide_unpermitted();
-        }
+        let authorization = secure_notes::authorization(resource, issuer, jwt);
         let options = HttpOptions::new().authorization(configure(authorization));
-        let server = mcp_runtime::server!()
-            .state(secure_notes::Notes::default())
-            .build()
-            .unwrap();
+        let mut builder = mcp_runtime::server!().state(secure_notes::Notes::default());
+        if let Some(redis) = redis {
+            builder = builder.redis(redis);
+        }
+        let server = builder.build().unwrap();
         listener.set_nonblocking(true).unwrap();
         std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread()
@@ -180,7 +221,10 @@ impl Mcp {
                     .unwrap();
             });
         });
-        Mcp { address, resource }
+        Mcp {
+            address,
+            resource: resource.to_owned(),
+        }
     }
 
     fn metadata_url(&self) -> String {
@@ -350,6 +394,9 @@ async fn no_token_is_401_with_the_metadata_url_and_the_metadata_is_served() {
         "bearer_methods_supported": ["header"],
         "scopes_supported": ["notes:admin", "notes:read", "notes:write"],
         "resource_name": "Secure notes",
+        // DPoP-bound tokens are accepted with a proof (RFC 9449 §5.1).
+        "dpop_signing_alg_values_supported":
+            ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA"],
     });
     for path in [
         "/.well-known/oauth-protected-resource/mcp",

@@ -1,8 +1,12 @@
 //! Refusals: `401`/`403`/`400` with a `WWW-Authenticate: Bearer` challenge
-//! (RFC 6750 §3, RFC 9728 §5.1) and an OAuth-style JSON body.
+//! (RFC 6750 §3, RFC 9728 §5.1), or a `DPoP` one for proof-of-possession
+//! (RFC 9449 §7.1), and an OAuth-style JSON body.
 
 use http::header::{CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
-use http::{HeaderValue, StatusCode};
+use http::{HeaderName, HeaderValue, StatusCode};
+
+/// The header a server's nonce travels in (RFC 9449 §8).
+pub(crate) const DPOP_NONCE: HeaderName = HeaderName::from_static("dpop-nonce");
 
 /// Why a request is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,12 +20,36 @@ pub(crate) enum Refusal {
     /// Credentials sent in a way the spec forbids (query string, several
     /// methods, a malformed header): 400 `invalid_request`.
     InvalidRequest(&'static str),
+    /// A DPoP-bound token's proof is missing or wrong: 401
+    /// `invalid_dpop_proof` in a `DPoP` challenge (RFC 9449 §7.1).
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // made by the proof checks
+    InvalidDpopProof(String),
+    /// The token does not fit the `DPoP` scheme (unbound, or bound to no
+    /// key this server can check): 401 `invalid_token`, `DPoP` challenge.
+    InvalidDpopToken(String),
+    /// The proof lacks a fresh nonce of this server's: 401
+    /// `use_dpop_nonce` with the nonce to use in `DPoP-Nonce` (RFC 9449 §9).
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // made by the proof checks
+    UseDpopNonce { nonce: String, why: &'static str },
+}
+
+/// What a `DPoP` challenge carries besides the refusal: the algorithms
+/// proofs may be signed with (`algs`), and whether a `Missing` refusal
+/// asks for DPoP rather than a bearer token.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct DpopChallenge<'a> {
+    pub(crate) algs: &'a str,
+    pub(crate) required: bool,
 }
 
 impl Refusal {
     pub(crate) fn status(&self) -> StatusCode {
         match self {
-            Refusal::Missing | Refusal::InvalidToken(_) => StatusCode::UNAUTHORIZED,
+            Refusal::Missing
+            | Refusal::InvalidToken(_)
+            | Refusal::InvalidDpopProof(_)
+            | Refusal::InvalidDpopToken(_)
+            | Refusal::UseDpopNonce { .. } => StatusCode::UNAUTHORIZED,
             Refusal::InsufficientScope(_) => StatusCode::FORBIDDEN,
             Refusal::InvalidRequest(_) => StatusCode::BAD_REQUEST,
         }
@@ -30,16 +58,32 @@ impl Refusal {
     fn error(&self) -> Option<&'static str> {
         match self {
             Refusal::Missing => None,
-            Refusal::InvalidToken(_) => Some("invalid_token"),
+            Refusal::InvalidToken(_) | Refusal::InvalidDpopToken(_) => Some("invalid_token"),
             Refusal::InsufficientScope(_) => Some("insufficient_scope"),
             Refusal::InvalidRequest(_) => Some("invalid_request"),
+            Refusal::InvalidDpopProof(_) => Some("invalid_dpop_proof"),
+            Refusal::UseDpopNonce { .. } => Some("use_dpop_nonce"),
+        }
+    }
+
+    /// Whether the challenge is `DPoP`'s rather than `Bearer`'s.
+    fn is_dpop(&self, dpop: DpopChallenge<'_>) -> bool {
+        match self {
+            Refusal::InvalidDpopProof(_)
+            | Refusal::InvalidDpopToken(_)
+            | Refusal::UseDpopNonce { .. } => true,
+            Refusal::Missing => dpop.required,
+            _ => false,
         }
     }
 
     fn description(&self) -> Option<String> {
         match self {
             Refusal::Missing => None,
-            Refusal::InvalidToken(why) => Some(why.clone()),
+            Refusal::InvalidToken(why)
+            | Refusal::InvalidDpopProof(why)
+            | Refusal::InvalidDpopToken(why) => Some(why.clone()),
+            Refusal::UseDpopNonce { why, .. } => Some((*why).to_owned()),
             Refusal::InsufficientScope(scopes) => Some(format!(
                 "this request needs the scope(s) {}",
                 scopes.join(" ")
@@ -51,7 +95,12 @@ impl Refusal {
     /// The `WWW-Authenticate` value. `scope` is the guidance for a client
     /// without a (valid) token: the scopes this request needs, or the
     /// server's basic scopes.
-    pub(crate) fn challenge(&self, metadata_url: &str, scope: &[&str]) -> String {
+    pub(crate) fn challenge(
+        &self,
+        metadata_url: &str,
+        scope: &[&str],
+        dpop: DpopChallenge<'_>,
+    ) -> String {
         let mut params: Vec<(&str, String)> = Vec::new();
         if let Some(error) = self.error() {
             params.push(("error", error.to_owned()));
@@ -60,13 +109,21 @@ impl Refusal {
         // request is fixed by sending the token properly instead.
         let scope = match self {
             Refusal::InsufficientScope(needed) => needed.join(" "),
-            Refusal::Missing | Refusal::InvalidToken(_) => scope.join(" "),
-            Refusal::InvalidRequest(_) => String::new(),
+            Refusal::Missing | Refusal::InvalidToken(_) | Refusal::InvalidDpopToken(_) => {
+                scope.join(" ")
+            }
+            Refusal::InvalidRequest(_)
+            | Refusal::InvalidDpopProof(_)
+            | Refusal::UseDpopNonce { .. } => String::new(),
         };
         if !scope.is_empty() {
             params.push(("scope", scope));
         }
         params.push(("resource_metadata", metadata_url.to_owned()));
+        let is_dpop = self.is_dpop(dpop);
+        if is_dpop && !dpop.algs.is_empty() {
+            params.push(("algs", dpop.algs.to_owned()));
+        }
         if let Some(description) = self.description() {
             params.push(("error_description", description));
         }
@@ -74,7 +131,8 @@ impl Refusal {
             .into_iter()
             .map(|(name, value)| format!("{name}=\"{}\"", quotable(&value)))
             .collect();
-        format!("Bearer {}", params.join(", "))
+        let scheme = if is_dpop { "DPoP" } else { "Bearer" };
+        format!("{scheme} {}", params.join(", "))
     }
 
     /// The JSON body: the OAuth error object (RFC 6749 §5.2 shape).
@@ -94,13 +152,19 @@ impl Refusal {
         &self,
         metadata_url: &str,
         scope: &[&str],
+        dpop: DpopChallenge<'_>,
         body: impl FnOnce(Vec<u8>) -> B,
     ) -> http::Response<B> {
         let mut response = http::Response::new(body(self.body()));
         *response.status_mut() = self.status();
         let headers = response.headers_mut();
-        if let Ok(value) = HeaderValue::from_str(&self.challenge(metadata_url, scope)) {
+        if let Ok(value) = HeaderValue::from_str(&self.challenge(metadata_url, scope, dpop)) {
             headers.insert(WWW_AUTHENTICATE, value);
+        }
+        if let Refusal::UseDpopNonce { nonce, .. } = self
+            && let Ok(value) = HeaderValue::from_str(nonce)
+        {
+            headers.insert(DPOP_NONCE, value);
         }
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -126,17 +190,21 @@ mod tests {
     use super::*;
 
     const META: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
+    const NO_DPOP: DpopChallenge<'static> = DpopChallenge {
+        algs: "",
+        required: false,
+    };
 
     #[test]
     fn missing_token_has_no_error_code_and_carries_metadata_and_scope() {
         let r = Refusal::Missing;
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
         assert_eq!(
-            r.challenge(META, &["notes:read"]),
+            r.challenge(META, &["notes:read"], NO_DPOP),
             format!(r#"Bearer scope="notes:read", resource_metadata="{META}""#)
         );
         assert_eq!(
-            r.challenge(META, &[]),
+            r.challenge(META, &[], NO_DPOP),
             format!(r#"Bearer resource_metadata="{META}""#)
         );
         assert_eq!(r.body(), br#"{"error":"unauthorized"}"#);
@@ -147,7 +215,7 @@ mod tests {
         let r = Refusal::InvalidToken("the token has expired".into());
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
         assert_eq!(
-            r.challenge(META, &[]),
+            r.challenge(META, &[], NO_DPOP),
             format!(
                 r#"Bearer error="invalid_token", resource_metadata="{META}", error_description="the token has expired""#
             )
@@ -163,7 +231,7 @@ mod tests {
         let r = Refusal::InsufficientScope(vec!["notes:write", "notes:read"]);
         assert_eq!(r.status(), StatusCode::FORBIDDEN);
         assert_eq!(
-            r.challenge(META, &["ignored"]),
+            r.challenge(META, &["ignored"], NO_DPOP),
             format!(
                 r#"Bearer error="insufficient_scope", scope="notes:write notes:read", resource_metadata="{META}", error_description="this request needs the scope(s) notes:write notes:read""#
             )
@@ -175,16 +243,68 @@ mod tests {
         let r = Refusal::InvalidRequest("send the access token in the Authorization header");
         assert_eq!(r.status(), StatusCode::BAD_REQUEST);
         assert!(
-            r.challenge(META, &[])
+            r.challenge(META, &[], NO_DPOP)
                 .starts_with(r#"Bearer error="invalid_request", "#)
         );
         let r = Refusal::InvalidToken("bad \"quote\" \\ and\nnewline".into());
         assert!(
-            r.challenge(META, &[])
+            r.challenge(META, &[], NO_DPOP)
                 .ends_with(r#"error_description="bad ?quote? ? and?newline""#)
         );
-        let response = r.response(META, &[], |b| b);
+        let response = r.response(META, &[], NO_DPOP, |b| b);
         assert_eq!(response.headers()[CACHE_CONTROL], "no-store");
         assert!(response.headers().contains_key(WWW_AUTHENTICATE));
+    }
+
+    /// RFC 9449 §7.1's challenges: the scheme, the error and the
+    /// algorithms; the nonce travels in its own header (§9).
+    #[test]
+    fn dpop_challenges() {
+        let dpop = DpopChallenge {
+            algs: "ES256 PS256",
+            required: false,
+        };
+        let r = Refusal::InvalidDpopProof("the proof names another URL".into());
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            r.challenge(META, &["notes:read"], dpop),
+            format!(
+                r#"DPoP error="invalid_dpop_proof", resource_metadata="{META}", algs="ES256 PS256", error_description="the proof names another URL""#
+            )
+        );
+        let r = Refusal::UseDpopNonce {
+            nonce: "n-1".into(),
+            why: "use this server's nonce",
+        };
+        let response = r.response(META, &[], dpop, |b| b);
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(response.headers()[DPOP_NONCE], "n-1");
+        assert_eq!(
+            response.headers()[WWW_AUTHENTICATE],
+            format!(
+                r#"DPoP error="use_dpop_nonce", resource_metadata="{META}", algs="ES256 PS256", error_description="use this server's nonce""#
+            )
+            .as_str()
+        );
+        assert_eq!(
+            response.body(),
+            br#"{"error":"use_dpop_nonce","error_description":"use this server's nonce"}"#
+        );
+        // Without a token: Bearer unless the server requires DPoP.
+        assert!(
+            Refusal::Missing
+                .challenge(META, &[], dpop)
+                .starts_with("Bearer ")
+        );
+        let required = DpopChallenge {
+            required: true,
+            ..dpop
+        };
+        assert_eq!(
+            Refusal::Missing.challenge(META, &[], required),
+            format!(r#"DPoP resource_metadata="{META}", algs="ES256 PS256""#)
+        );
+        let r = Refusal::InvalidToken("the token has expired".into());
+        assert!(r.challenge(META, &[], required).starts_with("Bearer "));
     }
 }

@@ -5,6 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[cfg(feature = "auth")]
+use super::dpop::{DpopSettings, ProofChecker};
+#[cfg(feature = "auth")]
 use super::fetch::Fetcher;
 use super::gate::{Gate, Verifiers};
 #[cfg(feature = "auth")]
@@ -14,6 +16,8 @@ use super::jwt::{JwtSettings, JwtVerifier};
 use super::resource::ResourceUri;
 use super::scope::{Hierarchy, is_scope_token};
 use super::verifier::TokenVerifier;
+use crate::mrtr::ReplayGuard;
+use crate::security::KeyRing;
 
 /// Turns this server into an OAuth 2.1 resource server on HTTP. Give it to
 /// [`HttpOptions::authorization`](crate::HttpOptions::authorization).
@@ -32,6 +36,8 @@ pub struct Authorization {
     jwt: Option<JwtSettings>,
     #[cfg(feature = "auth")]
     introspection: Option<IntrospectionSettings>,
+    #[cfg(feature = "auth")]
+    dpop: DpopSettings,
     custom: Option<Arc<dyn TokenVerifier>>,
     extra_scopes: Vec<String>,
     hierarchy: Hierarchy,
@@ -65,6 +71,8 @@ impl Authorization {
             jwt: None,
             #[cfg(feature = "auth")]
             introspection: None,
+            #[cfg(feature = "auth")]
+            dpop: DpopSettings::default(),
             custom: None,
             extra_scopes: Vec::new(),
             hierarchy: Hierarchy::default(),
@@ -108,6 +116,20 @@ impl Authorization {
     #[must_use]
     pub fn introspection(mut self, settings: IntrospectionSettings) -> Self {
         self.introspection = Some(settings);
+        self
+    }
+
+    /// How tokens bound to a key are checked (DPoP, RFC 9449). With the
+    /// `auth` feature such tokens are accepted with a valid proof by
+    /// default (any asymmetric algorithm, proofs at most 60 s old, their
+    /// `jti`s remembered in the server's replay store: Redis when it has
+    /// shared state); `settings` can demand the server's nonces, or bound
+    /// tokens only. A bound token sent as a bearer token is always
+    /// refused.
+    #[cfg(feature = "auth")]
+    #[must_use]
+    pub fn dpop(mut self, settings: DpopSettings) -> Self {
+        self.dpop = settings;
         self
     }
 
@@ -187,8 +209,14 @@ impl Authorization {
     }
 
     /// Checks the configuration and builds what the HTTP pipeline uses.
-    /// `declared` is every scope declared in code.
-    pub(crate) fn build(&self, declared: BTreeSet<&'static str>) -> Result<Gate, String> {
+    /// `declared` is every scope declared in code; DPoP nonces are sealed
+    /// with `keys` and proofs' `jti`s remembered in `replay`.
+    pub(crate) fn build(
+        &self,
+        declared: BTreeSet<&'static str>,
+        keys: &KeyRing,
+        replay: &Arc<dyn ReplayGuard>,
+    ) -> Result<Gate, String> {
         let resource = ResourceUri::parse(&self.resource).map_err(|e| e.to_string())?;
         if self.issuers.is_empty() {
             return Err(
@@ -219,6 +247,18 @@ impl Authorization {
             .into_iter()
             .collect();
         let verifiers = self.verifiers(&resource)?;
+        #[cfg(feature = "auth")]
+        let dpop = Some(ProofChecker::new(
+            self.dpop.clone(),
+            &resource,
+            keys.clone(),
+            replay.clone(),
+        ));
+        #[cfg(not(feature = "auth"))]
+        let dpop = {
+            let _ = (keys, replay);
+            None
+        };
         Ok(Gate::new(
             resource,
             &self.issuers,
@@ -229,6 +269,7 @@ impl Authorization {
             self.hierarchy.clone(),
             self.public_discover,
             self.hide_unpermitted,
+            dpop,
         ))
     }
 

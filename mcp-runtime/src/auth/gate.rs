@@ -11,7 +11,8 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderValue, Method as HttpMethod, Response, StatusCode, Uri};
 
-use super::challenge::Refusal;
+use super::challenge::{DpopChallenge, Refusal};
+use super::dpop::{Presented, ProofChecker};
 use super::metadata;
 use super::resource::{ResourceUri, WELL_KNOWN};
 use super::scope::Hierarchy;
@@ -62,6 +63,31 @@ pub(crate) struct Gate {
     hierarchy: Hierarchy,
     public_discover: bool,
     hide_unpermitted: bool,
+    /// Checks DPoP proofs (feature `auth`); without it, bound tokens are
+    /// refused.
+    dpop: Option<ProofChecker>,
+    /// The algorithms proofs may use, for the `DPoP` challenges.
+    dpop_algs: String,
+}
+
+/// How the `Authorization` header presents the token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scheme {
+    Bearer,
+    /// With a proof of possession in the `DPoP` header (RFC 9449 §7.1).
+    Dpop,
+}
+
+/// What a token is bound to.
+#[derive(Debug, PartialEq, Eq)]
+enum Binding<'a> {
+    /// Nothing: a bearer token.
+    None,
+    /// The key with this RFC 7638 thumbprint (`cnf.jkt`).
+    Key(&'a str),
+    /// A DPoP token (`token_type` DPoP from introspection) without the
+    /// key's thumbprint: no proof can be checked against it.
+    Unknown,
 }
 
 impl std::fmt::Debug for Gate {
@@ -84,7 +110,13 @@ impl Gate {
         hierarchy: Hierarchy,
         public_discover: bool,
         hide_unpermitted: bool,
+        dpop: Option<ProofChecker>,
     ) -> Gate {
+        let dpop_algs = dpop
+            .as_ref()
+            .map(|dpop| dpop.settings().algorithm_names())
+            .unwrap_or_default();
+        let dpop_required = dpop.as_ref().is_some_and(|d| d.settings().is_required());
         let mut metadata_paths = vec![resource.metadata_path()];
         if !resource.path().is_empty() {
             metadata_paths.push(WELL_KNOWN.to_owned());
@@ -97,12 +129,25 @@ impl Gate {
                 scopes,
                 resource_name,
                 documentation,
+                (&dpop_algs, dpop_required),
             )),
             metadata_paths,
             verifiers,
             hierarchy,
             public_discover,
             hide_unpermitted,
+            dpop,
+            dpop_algs: dpop_algs.join(" "),
+        }
+    }
+
+    fn dpop_challenge(&self) -> DpopChallenge<'_> {
+        DpopChallenge {
+            algs: &self.dpop_algs,
+            required: self
+                .dpop
+                .as_ref()
+                .is_some_and(|d| d.settings().is_required()),
         }
     }
 
@@ -168,12 +213,13 @@ impl Gate {
     /// call that is allowed (`server/discover` when public).
     pub(crate) async fn admit(
         &self,
-        headers: &HeaderMap,
+        request: &http::request::Parts,
         method: Option<Method>,
         required: &[&'static str],
     ) -> Result<Option<Principal>, Denied> {
-        let token = match bearer(headers) {
-            Ok(Some(token)) => token,
+        let headers = &request.headers;
+        let (scheme, token) = match credentials(headers) {
+            Ok(Some(credentials)) => credentials,
             Ok(None) if self.public_discover && method == Some(Method::Discover) => {
                 return Ok(None);
             }
@@ -201,14 +247,8 @@ impl Gate {
                 return Err(Denied::Refused(Refusal::InvalidToken(error.to_string())));
             }
         };
-        if is_dpop_bound(&principal) {
-            // RFC 9449 §7.1: a bound token is worthless without its proof,
-            // and this server checks none, so it is never taken as a
-            // bearer token (a thief who copied it would be served).
-            return Err(Denied::Refused(Refusal::InvalidToken(
-                "the token is bound to a DPoP key (cnf.jkt), and this server does not accept DPoP proofs: a bound token is never accepted as a bearer token".into(),
-            )));
-        }
+        self.check_binding(request, scheme, token, &principal)
+            .await?;
         let granted = self.hierarchy.expand(principal.scopes());
         let principal = principal.with_scopes(granted);
         if !principal.has_scopes(required) {
@@ -219,6 +259,49 @@ impl Gate {
         Ok(Some(principal))
     }
 
+    /// A token bound to a key is good only with a proof by that key, and
+    /// only in the `DPoP` scheme: presented as a bearer token it is
+    /// refused, or a thief who copied it would be served (RFC 9449 §7.1).
+    async fn check_binding(
+        &self,
+        request: &http::request::Parts,
+        scheme: Scheme,
+        token: &str,
+        principal: &Principal,
+    ) -> Result<(), Denied> {
+        let refuse = |why: &str| Err(Denied::Refused(Refusal::InvalidDpopToken(why.into())));
+        let required = self.dpop_challenge().required;
+        match (scheme, binding(principal)) {
+            (Scheme::Bearer, Binding::None) if required => {
+                refuse("this server accepts only DPoP-bound tokens: ask for one with a DPoP proof")
+            }
+            (Scheme::Bearer, Binding::None) => Ok(()),
+            (Scheme::Bearer, _) => refuse(
+                "the token is bound to a DPoP key: send it as `Authorization: DPoP` with a proof, never as a bearer token",
+            ),
+            (Scheme::Dpop, Binding::None) => {
+                refuse("the token is not bound to a DPoP key (no cnf.jkt)")
+            }
+            (Scheme::Dpop, Binding::Unknown) => {
+                refuse("the token is a DPoP token without the key's thumbprint (cnf.jkt)")
+            }
+            (Scheme::Dpop, Binding::Key(jkt)) => {
+                let Some(checker) = &self.dpop else {
+                    return refuse(
+                        "this server checks no DPoP proofs (built without the `auth` feature)",
+                    );
+                };
+                let presented = Presented {
+                    method: &request.method,
+                    path: request.uri.path(),
+                    token,
+                    jkt,
+                };
+                checker.check(&request.headers, &presented).await
+            }
+        }
+    }
+
     /// The response for a refusal. `required` guides a client without a
     /// (valid) token to the scopes this request needs.
     pub(crate) fn refuse<B>(
@@ -227,22 +310,32 @@ impl Gate {
         required: &[&str],
         body: impl FnOnce(Vec<u8>) -> B,
     ) -> Response<B> {
-        refusal.response(&self.metadata_url, required, body)
+        refusal.response(&self.metadata_url, required, self.dpop_challenge(), body)
     }
 }
 
-/// Whether the token is bound to a proof-of-possession key (`cnf.jkt`,
-/// RFC 9449 §6; an introspection answer carries it the same way).
-fn is_dpop_bound(principal: &Principal) -> bool {
-    principal
-        .claim("cnf")
-        .is_some_and(|cnf| cnf.get("jkt").is_some())
+/// What the token is bound to: a proof-of-possession key (`cnf.jkt`, RFC
+/// 9449 §6; an introspection answer carries it the same way, and may say
+/// `token_type` DPoP).
+fn binding(principal: &Principal) -> Binding<'_> {
+    let jkt = principal.claim("cnf").and_then(|cnf| cnf.get("jkt"));
+    let dpop_type = principal
+        .claim("token_type")
+        .and_then(|t| t.as_str())
+        .is_some_and(|t| t.eq_ignore_ascii_case("dpop"));
+    match jkt {
+        Some(serde_json::Value::String(jkt)) => Binding::Key(jkt),
+        Some(_) => Binding::Unknown,
+        None if dpop_type => Binding::Unknown,
+        None => Binding::None,
+    }
 }
 
-/// The bearer token of the `Authorization` header (RFC 6750 §2.1). Several
-/// `Authorization` headers, or a `Bearer` header without a well-formed
-/// token, are malformed requests; another scheme counts as no token.
-fn bearer(headers: &HeaderMap) -> Result<Option<&str>, Refusal> {
+/// The token of the `Authorization` header and its scheme: `Bearer` (RFC
+/// 6750 §2.1) or `DPoP` (RFC 9449 §7.1). Several `Authorization` headers,
+/// or a header of either scheme without a well-formed token, are malformed
+/// requests; another scheme counts as no token.
+fn credentials(headers: &HeaderMap) -> Result<Option<(Scheme, &str)>, Refusal> {
     let mut values = headers.get_all(AUTHORIZATION).iter();
     let Some(value) = values.next() else {
         return Ok(None);
@@ -260,16 +353,20 @@ fn bearer(headers: &HeaderMap) -> Result<Option<&str>, Refusal> {
     let Some((scheme, token)) = value.split_once(' ') else {
         return Ok(None);
     };
-    if !scheme.eq_ignore_ascii_case("bearer") {
+    let scheme = if scheme.eq_ignore_ascii_case("bearer") {
+        Scheme::Bearer
+    } else if scheme.eq_ignore_ascii_case("dpop") {
+        Scheme::Dpop
+    } else {
         return Ok(None);
-    }
+    };
     let token = token.trim_start_matches(' ');
     if !is_token68(token) {
         return Err(Refusal::InvalidRequest(
-            "the bearer token is not well-formed (RFC 6750 §2.1)",
+            "the access token is not well-formed (RFC 6750 §2.1)",
         ));
     }
-    Ok(Some(token))
+    Ok(Some((scheme, token)))
 }
 
 /// `b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`
@@ -318,21 +415,36 @@ mod tests {
             Hierarchy::default(),
             false,
             false,
+            None,
         )
+    }
+
+    fn request(authorization: &[&str]) -> http::request::Parts {
+        let mut builder = http::Request::post("https://mcp.example.com/mcp");
+        for value in authorization {
+            builder = builder.header(AUTHORIZATION, *value);
+        }
+        builder.body(()).unwrap().into_parts().0
     }
 
     #[tokio::test]
     async fn a_token_bound_to_a_dpop_key_is_not_taken_as_a_bearer_token() {
-        let bearer = headers(&["Bearer abc"]);
-        let bound = gate(
+        let bearer = request(&["Bearer abc"]);
+        for bound in [
             json!({"sub": "ann", "cnf": {"jkt": "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"}}),
-        );
-        let Err(Denied::Refused(Refusal::InvalidToken(why))) =
-            bound.admit(&bearer, Some(Method::ToolsCall), &[]).await
-        else {
-            panic!("a bound token is refused");
-        };
-        assert!(why.contains("bound to a DPoP key"), "{why}");
+            // Introspection's `token_type` says so too.
+            json!({"sub": "ann", "token_type": "DPoP"}),
+        ] {
+            match gate(bound)
+                .admit(&bearer, Some(Method::ToolsCall), &[])
+                .await
+            {
+                Err(Denied::Refused(Refusal::InvalidDpopToken(why))) => {
+                    assert!(why.contains("bound to a DPoP key"), "{why}");
+                }
+                other => panic!("a bound token is refused: {other:?}"),
+            }
+        }
         // Confirmed by something else (an mTLS certificate's hash): not
         // this check's to refuse.
         let other = gate(json!({"sub": "ann", "cnf": {"x5t#S256": "abc"}}));
@@ -351,12 +463,49 @@ mod tests {
         );
     }
 
+    /// In the `DPoP` scheme a token must be bound to a key, and this gate
+    /// (no checker) can check no proof.
+    #[tokio::test]
+    async fn the_dpop_scheme_needs_a_bound_token_and_a_checker() {
+        let dpop = request(&["DPoP abc"]);
+        for (claims, expected) in [
+            (json!({"sub": "ann"}), "not bound to a DPoP key"),
+            (
+                json!({"sub": "ann", "token_type": "dpop"}),
+                "without the key's thumbprint",
+            ),
+            (
+                json!({"sub": "ann", "cnf": {"jkt": "x"}}),
+                "checks no DPoP proofs",
+            ),
+        ] {
+            match gate(claims)
+                .admit(&dpop, Some(Method::ToolsCall), &[])
+                .await
+            {
+                Err(Denied::Refused(Refusal::InvalidDpopToken(why))) => {
+                    assert!(why.contains(expected), "{why}");
+                }
+                other => panic!("refused: {other:?}"),
+            }
+        }
+    }
+
     fn headers(values: &[&str]) -> HeaderMap {
         let mut map = HeaderMap::new();
         for v in values {
             map.append(AUTHORIZATION, HeaderValue::from_str(v).unwrap());
         }
         map
+    }
+
+    fn bearer(headers: &HeaderMap) -> Result<Option<&str>, Refusal> {
+        credentials(headers).map(|c| {
+            c.map(|(scheme, token)| {
+                assert_eq!(scheme, Scheme::Bearer);
+                token
+            })
+        })
     }
 
     #[test]
@@ -367,6 +516,14 @@ mod tests {
             Ok(Some("abc.def-ghi_~+/=="))
         );
         assert_eq!(bearer(&headers(&["bearer abc"])), Ok(Some("abc")));
+        assert_eq!(
+            credentials(&headers(&["DPoP abc"])),
+            Ok(Some((Scheme::Dpop, "abc")))
+        );
+        assert!(matches!(
+            credentials(&headers(&["dpop a b"])),
+            Err(Refusal::InvalidRequest(_))
+        ));
         assert_eq!(bearer(&headers(&["Basic dXNlcjpwYXNz"])), Ok(None));
         assert_eq!(bearer(&headers(&["Bearer"])), Ok(None));
         assert!(matches!(

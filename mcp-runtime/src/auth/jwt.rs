@@ -47,8 +47,23 @@ pub enum SigningAlgorithm {
 }
 
 impl SigningAlgorithm {
+    /// Its name in JOSE headers and metadata (RFC 7518 §3.1).
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            SigningAlgorithm::RS256 => "RS256",
+            SigningAlgorithm::RS384 => "RS384",
+            SigningAlgorithm::RS512 => "RS512",
+            SigningAlgorithm::PS256 => "PS256",
+            SigningAlgorithm::PS384 => "PS384",
+            SigningAlgorithm::PS512 => "PS512",
+            SigningAlgorithm::ES256 => "ES256",
+            SigningAlgorithm::ES384 => "ES384",
+            SigningAlgorithm::EdDSA => "EdDSA",
+        }
+    }
+
     /// The JOSE library's name for it (kept out of the public API).
-    fn jose(self) -> Algorithm {
+    pub(super) fn jose(self) -> Algorithm {
         match self {
             SigningAlgorithm::RS256 => Algorithm::RS256,
             SigningAlgorithm::RS384 => Algorithm::RS384,

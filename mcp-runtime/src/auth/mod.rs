@@ -56,6 +56,13 @@ mod config;
 #[cfg(feature = "auth")]
 mod discovery;
 #[cfg(feature = "auth")]
+mod dpop;
+/// Without the `auth` feature no proof can be checked: DPoP-bound tokens
+/// are refused.
+#[cfg(not(feature = "auth"))]
+#[path = "without_dpop.rs"]
+mod dpop;
+#[cfg(feature = "auth")]
 mod fetch;
 pub(crate) mod gate;
 #[cfg(feature = "auth")]
@@ -70,6 +77,8 @@ mod scope;
 mod verifier;
 
 pub use self::config::Authorization;
+#[cfg(feature = "auth")]
+pub use self::dpop::DpopSettings;
 #[cfg(feature = "auth")]
 pub use self::introspection::{IntrospectionSettings, IntrospectionVerifier};
 #[cfg(feature = "auth")]

@@ -67,6 +67,12 @@ impl ResourceUri {
         })
     }
 
+    /// `scheme://authority`, lowercased.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // used by the DPoP checks
+    pub(crate) fn origin(&self) -> &str {
+        &self.origin
+    }
+
     /// The path component (`""` for none).
     pub(crate) fn path(&self) -> &str {
         &self.path

@@ -460,10 +460,18 @@ impl Dispatcher {
     }
 
     /// The keys that seal `requestState`; the legacy adapter seals its
-    /// session ids with them too, so every instance can open them.
-    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
+    /// session ids with them too, and authorization its DPoP nonces, so
+    /// every instance can open them.
+    #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "used over HTTP"))]
     pub(crate) fn state_keys(&self) -> &crate::security::KeyRing {
         &self.sealer.keys
+    }
+
+    /// Where used single-use values are remembered: `requestState`s, and
+    /// DPoP proofs' `jti`s.
+    #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "used over HTTP"))]
+    pub(crate) fn replay_guard(&self) -> &Arc<dyn crate::mrtr::ReplayGuard> {
+        &self.sealer.replay
     }
 
     /// The handle that announces changes to subscriptions.

@@ -109,7 +109,11 @@ impl Endpoint {
         let gate = match &options.authorization {
             Some(authorization) => Some(Arc::new(
                 authorization
-                    .build(dispatcher.declared_scopes())
+                    .build(
+                        dispatcher.declared_scopes(),
+                        dispatcher.state_keys(),
+                        dispatcher.replay_guard(),
+                    )
                     .map_err(|problem| {
                         std::io::Error::new(std::io::ErrorKind::InvalidInput, problem)
                     })?,
@@ -216,9 +220,10 @@ impl Endpoint {
             _ => None,
         };
         let required = request.map_or_else(Vec::new, |r| self.dispatcher.required_scopes(r));
-        match gate.admit(&parts.headers, method, &required).await {
+        match gate.admit(parts, method, &required).await {
             Ok(Some(principal)) => {
                 parts.headers.remove(AUTHORIZATION);
+                parts.headers.remove("dpop");
                 parts.extensions.insert(principal);
                 if gate.hide_unpermitted() {
                     parts.extensions.insert(HideUnpermitted);
