@@ -24,7 +24,11 @@ scenario's commands share. In the ext-auth scenarios with no user (GRANTS)
 it acts for itself: `--grant client-credentials` with the context's secret
 or, for `private_key_jwt`, its private key (`--client-key`), or `--grant
 jwt-bearer` with the workload's JWT (`--assertion-file`), each in a file
-only its owner can read.
+only its owner can read. In enterprise-managed authorization it acts for a
+user signed in through the organization's identity provider: `--grant
+enterprise` with the context's IdP token endpoint and client id, and the
+user's ID token in such a file (`--id-token-file`; the IdP's client secret
+too, `--idp-client-secret-file`, when the context gives one).
 
 Exits 0 when every command ran; a command the server answered with an
 error is reported on stderr and does not stop the others.
@@ -66,13 +70,15 @@ SKILL_SCENARIOS = {
 # expects this one).
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 
-# The ext-auth scenarios in which the inspector acts with no user, and the
-# grant it uses (`--grant`): the client credentials extension's, and
-# workload identity federation's JWT bearer grant.
+# The ext-auth scenarios in which no user approves in a browser, and the
+# grant the inspector uses (`--grant`): the client credentials extension's,
+# workload identity federation's JWT bearer grant, and enterprise-managed
+# authorization (an ID-JAG from the IdP for the user's ID token).
 GRANTS = {
     "auth/client-credentials-basic": "client-credentials",
     "auth/client-credentials-jwt": "client-credentials",
     "auth/wif-jwt-bearer": "jwt-bearer",
+    "auth/enterprise-managed-authorization": "enterprise",
 }
 
 # The DPoP extension's scenarios (SEP-1932): tokens bound to the
@@ -114,6 +120,15 @@ def main():
                   "--client-key-algorithm", context.get("signing_algorithm", "ES256")]
     if context.get("valid_jwt"):
         oauth += ["--assertion-file", secret_file(answers.name + ".jwt", context["valid_jwt"])]
+    # Enterprise-managed authorization: the identity provider the context
+    # names, and the user's ID token from signing in there.
+    if context.get("idp_id_token"):
+        oauth += ["--idp-token-endpoint", context["idp_token_endpoint"],
+                  "--idp-client-id", context["idp_client_id"],
+                  "--id-token-file", secret_file(answers.name + ".id-token", context["idp_id_token"])]
+        if context.get("idp_client_secret"):
+            oauth += ["--idp-client-secret-file",
+                      secret_file(answers.name + ".idp-secret", context["idp_client_secret"])]
 
     def run(*args):
         command = [inspector, *args, "--url", url, *oauth]
@@ -153,7 +168,8 @@ def main():
             use_skills(run, SKILL_SCENARIOS[scenario])
     finally:
         os.unlink(answers.name)
-        for left in (tokens, tokens + ".lock", answers.name + ".key.pem", answers.name + ".jwt"):
+        for left in (tokens, tokens + ".lock", answers.name + ".key.pem", answers.name + ".jwt",
+                     answers.name + ".id-token", answers.name + ".idp-secret"):
             if os.path.exists(left):
                 os.unlink(left)
     return 0

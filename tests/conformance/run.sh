@@ -19,7 +19,8 @@
 #    scenarios of `--requirements 2026-07-28` against the binary's
 #    inspector (client.py), then the extensions' client scenarios
 #    (`sep-2640-client-*`, `auth/client-credentials-*`,
-#    `auth/wif-jwt-bearer`, `auth/dpop` and `auth/dpop-nonce`, forced);
+#    `auth/wif-jwt-bearer`, `auth/enterprise-managed-authorization`,
+#    `auth/dpop` and `auth/dpop-nonce`, forced);
 # 5. judges the checks.json files with judge.py.
 #
 # Exits non-zero on any FAILURE, on any WARNING in a scored scenario, or if
@@ -212,9 +213,9 @@ else
     # no FAILURE, WARNING or SKIPPED row: every Skills one
     # (`sep-2640-client-*`: no prefetch, and the digest, size and
     # frontmatter checks), the client credentials ones (a secret,
-    # `private_key_jwt`), workload identity's JWT bearer grant and DPoP
-    # (with and without nonces). Enterprise-managed authorization is not
-    # built yet.
+    # `private_key_jwt`), workload identity's JWT bearer grant,
+    # enterprise-managed authorization (an ID-JAG for the user's ID token)
+    # and DPoP (with and without nonces).
     mapfile -t client_extensions < <(npx --no conformance list --client |
         sed -n 's/^ *- \(sep-2640-[a-z0-9-]*\) \[extension\]$/\1/p')
     if ((${#client_extensions[@]} == 0)); then
@@ -222,7 +223,7 @@ else
         exit 1
     fi
     client_extensions+=(auth/client-credentials-basic auth/client-credentials-jwt auth/wif-jwt-bearer
-        auth/dpop auth/dpop-nonce)
+        auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce)
     printf '%s\n' "${client_extensions[@]}" >"$results/client-extensions.txt"
     for scenario in "${client_extensions[@]}"; do
         log "client extension scenario: $scenario (forced)"

@@ -11,13 +11,18 @@ pub(crate) use self::disabled::OAuthOptions;
 
 #[cfg(feature = "oauth-client")]
 mod enabled {
-    use clap::{Args, ValueEnum};
+    use std::path::PathBuf;
+
+    use clap::{ArgGroup, Args, ValueEnum};
 
     use crate::client::Remote;
-    use crate::client::oauth::{Authorize, OAuth};
+    use crate::client::oauth::{Authorize, EnterpriseIdp, IdentityAssertion, OAuth};
 
     /// How --url authorizes when the server asks for OAuth (a 401).
     #[derive(Args, Debug)]
+    #[command(group(
+        ArgGroup::new("identity_assertion").args(["id_token_file", "saml_assertion_file"])
+    ))]
     pub(crate) struct OAuthOptions {
         /// A client ID registered with the authorization server beforehand
         /// (else a Client ID Metadata Document, else dynamic registration).
@@ -42,13 +47,18 @@ mod enabled {
         /// Keep tokens and registrations in this file (owner-only) between
         /// runs, with refresh tokens.
         #[arg(long, value_name = "FILE", requires = "url")]
-        token_cache: Option<std::path::PathBuf>,
+        token_cache: Option<PathBuf>,
         /// The grant: `authorization-code` (a user approves, in a browser
         /// or as --authorize says), `client-credentials` (this client
         /// acting for itself, no user: needs --client-id, and
-        /// --client-secret or --client-key) or `jwt-bearer` (a workload's
+        /// --client-secret or --client-key), `jwt-bearer` (a workload's
         /// identity token from --assertion-file, exchanged for a token:
-        /// needs --client-id).
+        /// needs --client-id) or `enterprise` (enterprise-managed
+        /// authorization: the user's identity assertion, --id-token-file
+        /// or --saml-assertion-file, traded at the identity provider's
+        /// --idp-token-endpoint as --idp-client-id for an ID-JAG, which is
+        /// presented for the token as --client-id, else as
+        /// --client-metadata-url).
         #[arg(
             long,
             value_enum,
@@ -58,6 +68,9 @@ mod enabled {
                 ("client-credentials", "client_id"),
                 ("jwt-bearer", "client_id"),
                 ("jwt-bearer", "assertion_file"),
+                ("enterprise", "idp_token_endpoint"),
+                ("enterprise", "idp_client_id"),
+                ("enterprise", "identity_assertion"),
             ])
         )]
         grant: GrantBy,
@@ -65,10 +78,43 @@ mod enabled {
         /// Kubernetes service account token, a CI system's OIDC token),
         /// read at each authorization.
         #[arg(long, value_name = "FILE")]
-        assertion_file: Option<std::path::PathBuf>,
-        /// With --grant client-credentials: the client authenticates with a
-        /// JWT signed by this private key (a PEM file; `private_key_jwt`)
-        /// instead of a secret.
+        assertion_file: Option<PathBuf>,
+        /// With --grant enterprise: the token endpoint of the
+        /// organization's identity provider, where the user's identity
+        /// assertion is traded for an ID-JAG.
+        #[arg(long, value_name = "URL")]
+        idp_token_endpoint: Option<String>,
+        /// With --grant enterprise: this client's id at the identity
+        /// provider (the audience of the user's ID token).
+        #[arg(long, value_name = "ID")]
+        idp_client_id: Option<String>,
+        /// With --grant enterprise: the file holding this client's secret
+        /// at the identity provider, if it has one (else it is a public
+        /// client there), read at each authorization.
+        #[arg(long, value_name = "FILE", requires = "idp_client_id")]
+        idp_client_secret_file: Option<PathBuf>,
+        /// How --idp-client-secret-file is sent: `basic` (`Authorization:
+        /// Basic`) or `post` (in the form).
+        #[arg(
+            long,
+            value_enum,
+            default_value = "basic",
+            requires = "idp_client_secret_file"
+        )]
+        idp_client_auth: IdpClientAuth,
+        /// With --grant enterprise: the file holding the user's OpenID
+        /// Connect ID token from the identity provider, read at each
+        /// authorization.
+        #[arg(long, value_name = "FILE", conflicts_with = "saml_assertion_file")]
+        id_token_file: Option<PathBuf>,
+        /// With --grant enterprise: the file holding the user's SAML 2.0
+        /// assertion from the identity provider (base64url), read at each
+        /// authorization.
+        #[arg(long, value_name = "FILE")]
+        saml_assertion_file: Option<PathBuf>,
+        /// With --grant client-credentials or enterprise: the client
+        /// authenticates with a JWT signed by this private key (a PEM
+        /// file; `private_key_jwt`) instead of a secret.
         #[cfg(feature = "oauth-client-jose")]
         #[arg(
             long,
@@ -76,7 +122,7 @@ mod enabled {
             requires = "client_id",
             conflicts_with = "client_secret"
         )]
-        client_key: Option<std::path::PathBuf>,
+        client_key: Option<PathBuf>,
         /// Binds tokens to a key of this client's (DPoP, RFC 9449): a
         /// fresh proof on every token request and every request to the
         /// server; the key is kept in --token-cache with the tokens.
@@ -103,6 +149,18 @@ mod enabled {
         ClientCredentials,
         /// The JWT bearer grant, with a workload's identity token.
         JwtBearer,
+        /// Enterprise-managed authorization: an ID-JAG from the identity
+        /// provider, presented with the JWT bearer grant.
+        Enterprise,
+    }
+
+    /// `--idp-client-auth`.
+    #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) enum IdpClientAuth {
+        /// `client_secret_basic`.
+        Basic,
+        /// `client_secret_post`.
+        Post,
     }
 
     /// `--authorize`.
@@ -137,6 +195,11 @@ mod enabled {
             match (self.grant, &self.assertion_file) {
                 (GrantBy::ClientCredentials, _) => oauth = oauth.client_credentials(),
                 (GrantBy::JwtBearer, Some(path)) => oauth = oauth.jwt_bearer_file(path),
+                (GrantBy::Enterprise, _) => {
+                    if let Some(idp) = self.enterprise_idp() {
+                        oauth = oauth.enterprise(idp);
+                    }
+                }
                 _ => {}
             }
             #[cfg(feature = "oauth-client-jose")]
@@ -149,6 +212,92 @@ mod enabled {
                 }
             }
             oauth
+        }
+
+        /// The identity provider of --grant enterprise, from its flags
+        /// (which clap has made sure of).
+        fn enterprise_idp(&self) -> Option<EnterpriseIdp> {
+            let assertion = match (&self.id_token_file, &self.saml_assertion_file) {
+                (Some(path), _) => IdentityAssertion::id_token_file(path),
+                (None, Some(path)) => IdentityAssertion::saml2_file(path),
+                (None, None) => return None,
+            };
+            let endpoint = self.idp_token_endpoint.as_deref()?;
+            let mut idp = EnterpriseIdp::new(endpoint, self.idp_client_id.as_deref()?, assertion);
+            if let Some(path) = &self.idp_client_secret_file {
+                idp = idp.client_secret_file(path);
+                if self.idp_client_auth == IdpClientAuth::Post {
+                    idp = idp.client_secret_post();
+                }
+            }
+            Some(idp)
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use clap::Parser;
+
+        use super::OAuthOptions;
+
+        /// The options as the inspector's subcommands take them, beside
+        /// the `--url` they require.
+        #[derive(Parser)]
+        struct Line {
+            #[arg(long)]
+            url: Option<String>,
+            #[command(flatten)]
+            oauth: OAuthOptions,
+        }
+
+        fn parse(args: &[&str]) -> Result<OAuthOptions, clap::Error> {
+            let line = ["inspector", "--url", "http://127.0.0.1:1/mcp"];
+            Line::try_parse_from(line.iter().chain(args).copied()).map(|line| line.oauth)
+        }
+
+        #[test]
+        fn grant_enterprise_takes_the_identity_provider_and_one_assertion() {
+            let idp = [
+                "--grant",
+                "enterprise",
+                "--idp-token-endpoint",
+                "http://idp.test/token",
+                "--idp-client-id",
+                "idp-client",
+            ];
+            let with = |more: &[&'static str]| {
+                let mut args = idp.to_vec();
+                args.extend_from_slice(more);
+                parse(&args)
+            };
+            let settings = format!(
+                "{:?}",
+                with(&["--id-token-file", "/run/id_token"])
+                    .unwrap()
+                    .settings()
+            );
+            assert!(
+                settings.contains("Enterprise(") && settings.contains("/run/id_token"),
+                "{settings}"
+            );
+            let saml = with(&[
+                "--saml-assertion-file",
+                "/run/saml",
+                "--idp-client-secret-file",
+                "/run/idp-secret",
+                "--idp-client-auth",
+                "post",
+            ]);
+            let settings = format!("{:?}", saml.unwrap().settings());
+            assert!(
+                settings.contains("Saml2") && settings.contains("secret_in_form: true"),
+                "{settings}"
+            );
+            // No assertion, two of them, or no identity provider: refused.
+            assert!(with(&[]).is_err());
+            assert!(with(&["--id-token-file", "a", "--saml-assertion-file", "b"]).is_err());
+            assert!(parse(&["--grant", "enterprise", "--id-token-file", "a"]).is_err());
+            assert!(parse(&["--idp-client-auth", "post"]).is_err());
         }
     }
 }

@@ -125,6 +125,7 @@ mod tests {
             scopes_supported: None,
             auth_methods: methods.map(|m| m.iter().map(|s| (*s).to_owned()).collect()),
             grant_types: None,
+            grant_profiles: None,
             iss_parameter_supported: false,
             client_id_metadata_documents: false,
             pkce_s256: false,

@@ -100,6 +100,10 @@ pub(crate) struct ServerMetadata {
     pub(crate) scopes_supported: Option<Vec<String>>,
     pub(crate) auth_methods: Option<Vec<String>>,
     pub(crate) grant_types: Option<Vec<String>>,
+    /// `authorization_grant_profiles_supported`: the assertion profiles
+    /// its JWT bearer grant takes (the ID-JAG's, for enterprise-managed
+    /// authorization).
+    pub(crate) grant_profiles: Option<Vec<String>>,
     pub(crate) iss_parameter_supported: bool,
     pub(crate) client_id_metadata_documents: bool,
     /// Whether it supports PKCE with `S256`, which the authorization code
@@ -181,6 +185,7 @@ fn metadata_from(url: &str, document: &Value) -> Result<ServerMetadata, Transpor
         scopes_supported: strings(&document["scopes_supported"]),
         auth_methods: strings(&document["token_endpoint_auth_methods_supported"]),
         grant_types: strings(&document["grant_types_supported"]),
+        grant_profiles: strings(&document["authorization_grant_profiles_supported"]),
         iss_parameter_supported: document["authorization_response_iss_parameter_supported"] == true,
         client_id_metadata_documents: document["client_id_metadata_document_supported"] == true,
         pkce_s256: pkce.iter().any(|m| m == "S256"),

@@ -251,16 +251,15 @@ pub(crate) struct Tokens {
     pub(crate) scopes: Vec<String>,
 }
 
-/// The client credentials grant (RFC 6749 §4.4, OAuth 2.1 §4.2): a token
-/// for the client itself, for `resource` (RFC 8707), with `scopes`. An
-/// authorization server whose metadata lists its grants without this one
-/// is not asked.
 /// RFC 7523's `client_assertion_type` for a JWT.
 pub(crate) const CLIENT_ASSERTION_JWT: &str =
     "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
-/// With `assertion` (a signed `private_key_jwt`), the client authenticates
-/// with it rather than a secret.
+/// The client credentials grant (RFC 6749 §4.4, OAuth 2.1 §4.2): a token
+/// for the client itself, for `resource` (RFC 8707), with `scopes`. An
+/// authorization server whose metadata lists its grants without this one
+/// is not asked. With `assertion` (a signed `private_key_jwt`), the client
+/// authenticates with it rather than a secret.
 pub(crate) async fn client_credentials(
     metadata: &ServerMetadata,
     client: &Registration,
@@ -287,7 +286,11 @@ pub(crate) async fn client_credentials(
 
 /// Refuses `grant` (called `name` in the error) where the authorization
 /// server's metadata lists its grants without it.
-fn require_grant(metadata: &ServerMetadata, grant: &str, name: &str) -> Result<(), TransportError> {
+pub(crate) fn require_grant(
+    metadata: &ServerMetadata,
+    grant: &str,
+    name: &str,
+) -> Result<(), TransportError> {
     let offered = metadata.grant_types.as_ref();
     if offered.is_some_and(|grants| !grants.iter().any(|g| g == grant)) {
         return Err(TransportError::new(format!(
@@ -298,18 +301,24 @@ fn require_grant(metadata: &ServerMetadata, grant: &str, name: &str) -> Result<(
     Ok(())
 }
 
-/// The JWT bearer grant (RFC 7523 §2.1): `assertion`, a JWT issued to this
-/// workload by its platform, for a token for `resource` with `scopes`. An
-/// authorization server whose metadata lists its grants without this one
-/// is not asked; a refusal is returned as it is, never retried.
+/// RFC 7523's `grant_type` for a JWT presented as an authorization grant.
+pub(crate) const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+/// The JWT bearer grant (RFC 7523 §2.1): `assertion` (a JWT issued to this
+/// workload by its platform, or an ID-JAG from an enterprise identity
+/// provider) for a token for `resource` with `scopes`; with
+/// `client_assertion` (a signed `private_key_jwt`), the client
+/// authenticates with it rather than a secret. An authorization server
+/// whose metadata lists its grants without this one is not asked; a
+/// refusal is returned as it is, never retried.
 pub(crate) async fn jwt_bearer(
     metadata: &ServerMetadata,
     client: &Registration,
     (resource, assertion): (&str, &str),
+    client_assertion: Option<&str>,
     scopes: &[String],
     dpop: Option<&DpopKey>,
 ) -> Result<Tokens, TransportError> {
-    const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
     require_grant(metadata, JWT_BEARER, "the JWT bearer grant")?;
     let scope = scopes.join(" ");
     let mut pairs = vec![
@@ -320,12 +329,16 @@ pub(crate) async fn jwt_bearer(
     if !scope.is_empty() {
         pairs.push(("scope", scope.as_str()));
     }
+    if let Some(signed) = client_assertion {
+        pairs.push(("client_assertion_type", CLIENT_ASSERTION_JWT));
+        pairs.push(("client_assertion", signed));
+    }
     request_token(metadata, client, &pairs, scopes, dpop).await
 }
 
 /// POSTs the token request: with a DPoP proof when the client has a key,
 /// and once more with the authorization server's nonce if it asks for one.
-async fn send_token_request(
+pub(crate) async fn send_token_request(
     endpoint: &str,
     headers: &[(String, String)],
     body: &str,
@@ -354,27 +367,25 @@ async fn send_token_request(
     }
 }
 
-/// A token request (`grant` holds the grant's own parameters), with the
-/// client authenticated as registered.
-///
-/// With `dpop`, each attempt carries a fresh DPoP proof, so that the token
-/// is bound to the key (RFC 9449 §5); an authorization server that answers
-/// `use_dpop_nonce` is asked once more with the nonce it gave (§8).
-pub(crate) async fn request_token(
-    metadata: &ServerMetadata,
-    client: &Registration,
-    grant: &[(&str, &str)],
-    requested: &[String],
-    dpop: Option<&DpopKey>,
-) -> Result<Tokens, TransportError> {
-    let mut pairs = grant.to_vec();
-    let mut headers = vec![
+/// The headers of a form POST to a token endpoint.
+pub(crate) fn form_headers() -> Vec<(String, String)> {
+    vec![
         (
             "content-type".to_owned(),
             "application/x-www-form-urlencoded".to_owned(),
         ),
         ("accept".to_owned(), "application/json".to_owned()),
-    ];
+    ]
+}
+
+/// Adds `client`'s authentication to a token request: its id in the form
+/// (a public client), its secret in the form, or both in `Authorization:
+/// Basic` (RFC 6749 §2.3.1, each part form-encoded first).
+pub(crate) fn authenticate<'a>(
+    client: &'a Registration,
+    pairs: &mut Vec<(&'a str, &'a str)>,
+    headers: &mut Vec<(String, String)>,
+) {
     let secret = client.client_secret.as_deref().unwrap_or_default();
     match client.auth_method {
         AuthMethod::None => pairs.push(("client_id", &client.client_id)),
@@ -391,6 +402,24 @@ pub(crate) async fn request_token(
             ));
         }
     }
+}
+
+/// A token request (`grant` holds the grant's own parameters), with the
+/// client authenticated as registered.
+///
+/// With `dpop`, each attempt carries a fresh DPoP proof, so that the token
+/// is bound to the key (RFC 9449 §5); an authorization server that answers
+/// `use_dpop_nonce` is asked once more with the nonce it gave (§8).
+pub(crate) async fn request_token(
+    metadata: &ServerMetadata,
+    client: &Registration,
+    grant: &[(&str, &str)],
+    requested: &[String],
+    dpop: Option<&DpopKey>,
+) -> Result<Tokens, TransportError> {
+    let mut pairs = grant.to_vec();
+    let mut headers = form_headers();
+    authenticate(client, &mut pairs, &mut headers);
     let endpoint = &metadata.token_endpoint;
     let (response, document) = send_token_request(endpoint, &headers, &form(&pairs), dpop).await?;
     let Some(access_token) = document["access_token"]
@@ -431,6 +460,7 @@ mod tests {
             scopes_supported: None,
             auth_methods: None,
             grant_types: None,
+            grant_profiles: None,
             iss_parameter_supported: iss_supported,
             client_id_metadata_documents: false,
             pkce_s256: true,
@@ -514,10 +544,17 @@ mod tests {
             error.contains("does not offer the client credentials grant"),
             "{error}"
         );
-        let error = jwt_bearer(&server, &client, ("http://rs/mcp", "e.y.j"), &[], None)
-            .await
-            .unwrap_err()
-            .to_string();
+        let error = jwt_bearer(
+            &server,
+            &client,
+            ("http://rs/mcp", "e.y.j"),
+            None,
+            &[],
+            None,
+        )
+        .await
+        .unwrap_err()
+        .to_string();
         assert!(
             error.contains("does not offer the JWT bearer grant"),
             "{error}"

@@ -11,6 +11,12 @@
 //! indicator, refresh, and scope step-up (the union of what was granted and
 //! what the challenge asks; at most [`MAX_AUTHORIZATIONS`] authorizations
 //! and refreshes per process).
+//!
+//! Instead of a user's approval in a browser, the grant can be the
+//! client's own credentials ([`OAuth::client_credentials`]), a workload's
+//! identity token ([`OAuth::jwt_bearer`]), or the identity assertion of a
+//! user signed in through the organization's identity provider
+//! ([`OAuth::enterprise`]).
 
 #[cfg(feature = "oauth-client-jose")]
 mod assertion;
@@ -21,6 +27,7 @@ mod dpop;
 #[cfg(not(feature = "oauth-client-jose"))]
 #[path = "without_jose.rs"]
 mod dpop;
+mod enterprise;
 mod grant;
 mod random;
 mod redirect;
@@ -35,6 +42,7 @@ use http::Uri;
 use self::assertion::AssertionKey;
 use self::discovery::{Challenge, ResourceMetadata, ServerMetadata, parse_challenge};
 use self::dpop::DpopKey;
+pub use self::enterprise::{EnterpriseIdp, IdentityAssertion};
 use self::grant::{Registration, Tokens};
 use self::secret::SecretSource;
 use crate::client::transport::TransportError;
@@ -84,6 +92,10 @@ enum Grant {
     /// A JWT the platform issued to this workload, exchanged for a token
     /// (RFC 7523 §2.1: workload identity federation).
     JwtBearer(SecretSource),
+    /// A user's identity assertion from the organization's identity
+    /// provider, traded there for an ID-JAG, presented for a token
+    /// (enterprise-managed authorization).
+    Enterprise(EnterpriseIdp),
 }
 
 /// Without the client's secret or key: a debug print must not leak them.
@@ -170,6 +182,44 @@ impl OAuth {
     /// platforms rotate such tokens in place.
     pub fn jwt_bearer_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.grant = Grant::JwtBearer(SecretSource::File(path.into()));
+        self
+    }
+
+    /// Authorizes through the organization's identity provider (the
+    /// `io.modelcontextprotocol/enterprise-managed-authorization`
+    /// extension), for a user who signed in to this client there: `idp`'s
+    /// token endpoint trades the user's identity assertion (an ID token or
+    /// a SAML assertion) for an ID-JAG (RFC 8693 Token Exchange; audience
+    /// the MCP server's authorization server, resource the MCP server, and
+    /// the scopes), which is then presented to the authorization server
+    /// with the JWT bearer grant (RFC 7523) for the token. No browser, no
+    /// registration, no refresh token: every authorization gets a new
+    /// ID-JAG, since the profile has authorization servers refuse one
+    /// presented twice.
+    ///
+    /// At the authorization server the client is the pre-registered
+    /// [`client`](Self::client) (the one the IdP names in the ID-JAG; with
+    /// its secret, or its [signing key](Self::private_key_jwt), if it has
+    /// one), else its [Client ID Metadata
+    /// Document](Self::client_metadata_url) where the server supports such
+    /// documents. A refusal at either step is an error saying which,
+    /// neither retried nor traded for another grant.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::client::oauth::{EnterpriseIdp, IdentityAssertion, OAuth};
+    ///
+    /// let idp = EnterpriseIdp::new(
+    ///     "http://idp.example.internal/oauth2/token",
+    ///     "mcp-client-at-idp",
+    ///     IdentityAssertion::id_token_file("/run/user/1000/id_token"),
+    /// )
+    /// .client_secret_file("/etc/mcp/idp-secret");
+    /// let oauth = OAuth::new("notes agent")
+    ///     .client("mcp-client-at-notes", Some("...".into()), None)
+    ///     .enterprise(idp);
+    /// ```
+    pub fn enterprise(mut self, idp: EnterpriseIdp) -> Self {
+        self.grant = Grant::Enterprise(idp);
         self
     }
 
@@ -476,7 +526,13 @@ impl Session {
                 let client = self.workload_client(&metadata)?;
                 let jwt = source.read("the workload's identity token").await?;
                 let grant = (resource_uri, jwt.trim());
-                grant::jwt_bearer(&metadata, &client, grant, &scopes, dpop).await?
+                grant::jwt_bearer(&metadata, &client, grant, None, &scopes, dpop).await?
+            }
+            Grant::Enterprise(idp) => {
+                let client = self.enterprise_client(&metadata)?;
+                let signed = self.signed_assertion(&client, &metadata).await?;
+                let client = (&client, signed.as_deref());
+                enterprise::authorize(idp, &metadata, client, resource_uri, &scopes, dpop).await?
             }
         };
         self.hold(&metadata, &resource, tokens).await;
@@ -565,6 +621,36 @@ impl Session {
             _ => Err(TransportError::new(
                 "the JWT bearer grant needs this client's id (--client-id)".into(),
             )),
+        }
+    }
+
+    /// The client an ID-JAG is presented as (the profile's §5): the
+    /// pre-registered one (authenticating with its key if it signs, else
+    /// its secret if it has one), else its Client ID Metadata Document
+    /// where the server supports them. Never a new registration: the IdP
+    /// names the client in the ID-JAG, and the authorization server checks
+    /// that it is the one authenticating.
+    fn enterprise_client(&self, metadata: &ServerMetadata) -> Result<Registration, TransportError> {
+        if let Some((id, secret, bound)) = &self.settings.client {
+            return match bound {
+                Some(bound) if *bound != metadata.issuer => Err(TransportError::new(format!(
+                    "the client is pre-registered with {bound}, but the server's authorization server is now {}",
+                    metadata.issuer
+                ))),
+                _ => {
+                    let secret = secret.clone().filter(|_| !self.signs());
+                    Ok(Registration::given(id.clone(), secret, metadata))
+                }
+            };
+        }
+        match &self.settings.client_metadata_url {
+            Some(url) if metadata.client_id_metadata_documents => {
+                Ok(Registration::given(url.clone(), None, metadata))
+            }
+            _ => Err(TransportError::new(format!(
+                "enterprise-managed authorization needs this client's id at {} (--client-id), or a Client ID Metadata Document it supports (--client-metadata-url)",
+                metadata.issuer
+            ))),
         }
     }
 

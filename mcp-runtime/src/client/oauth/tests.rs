@@ -232,3 +232,41 @@ fn settings_print_without_their_secrets() {
         assert!(!printed.contains(secret), "{secret} in {printed}");
     }
 }
+
+#[test]
+fn enterprise_settings_print_without_their_secrets() {
+    use super::{EnterpriseIdp, IdentityAssertion};
+    for assertion in [
+        IdentityAssertion::id_token("eyJ.user.id_token"),
+        IdentityAssertion::saml2("PHNhbWw6QXNzZXJ0aW9u"),
+    ] {
+        let idp = EnterpriseIdp::new("http://idp.example/token", "idp-client", assertion)
+            .client_secret("idp-s3cret");
+        let oauth = super::OAuth::new("agent")
+            .client("mcp-client", Some("mcp-s3cret".into()), None)
+            .enterprise(idp);
+        let printed = format!("{oauth:?}");
+        for shown in ["http://idp.example/token", "idp-client", "mcp-client"] {
+            assert!(printed.contains(shown), "{shown} not in {printed}");
+        }
+        for secret in [
+            "idp-s3cret",
+            "mcp-s3cret",
+            "eyJ.user.id_token",
+            "PHNhbWw6QXNzZXJ0aW9u",
+        ] {
+            assert!(!printed.contains(secret), "{secret} in {printed}");
+        }
+    }
+    let from_files = EnterpriseIdp::new(
+        "http://idp.example/token",
+        "idp-client",
+        IdentityAssertion::id_token_file("/run/id_token"),
+    )
+    .client_secret_file("/run/idp-secret");
+    let printed = format!("{from_files:?}");
+    assert!(
+        printed.contains("/run/id_token") && printed.contains("/run/idp-secret"),
+        "{printed}"
+    );
+}
