@@ -2,10 +2,13 @@
 //! (RFC 6750 §3, RFC 9728 §5.1), or a `DPoP` one for proof-of-possession
 //! (RFC 9449 §7.1), and an OAuth-style JSON body.
 
+#[cfg(feature = "auth")]
+use http::HeaderName;
 use http::header::{CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
-use http::{HeaderName, HeaderValue, StatusCode};
+use http::{HeaderValue, StatusCode};
 
 /// The header a server's nonce travels in (RFC 9449 §8).
+#[cfg(feature = "auth")]
 pub(crate) const DPOP_NONCE: HeaderName = HeaderName::from_static("dpop-nonce");
 
 /// Why a request is refused.
@@ -21,16 +24,27 @@ pub(crate) enum Refusal {
     /// methods, a malformed header): 400 `invalid_request`.
     InvalidRequest(&'static str),
     /// A DPoP-bound token's proof is missing or wrong: 401
-    /// `invalid_dpop_proof` in a `DPoP` challenge (RFC 9449 §7.1).
-    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // made by the proof checks
+    /// `invalid_dpop_proof` in a `DPoP` challenge (RFC 9449 §7.1). Only
+    /// the proof checks (feature `auth`) make one, and so for the nonce:
+    /// binaries without them carry neither.
+    #[cfg(feature = "auth")]
     InvalidDpopProof(String),
     /// The token does not fit the `DPoP` scheme (unbound, or bound to no
     /// key this server can check): 401 `invalid_token`, `DPoP` challenge.
     InvalidDpopToken(String),
     /// The proof lacks a fresh nonce of this server's: 401
     /// `use_dpop_nonce` with the nonce to use in `DPoP-Nonce` (RFC 9449 §9).
-    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // made by the proof checks
-    UseDpopNonce { nonce: String, why: &'static str },
+    /// Boxed: the refusals every request's future may hold stay small.
+    #[cfg(feature = "auth")]
+    UseDpopNonce(Box<NonceChallenge>),
+}
+
+/// The nonce a client must use, and why.
+#[cfg(feature = "auth")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NonceChallenge {
+    pub(crate) nonce: String,
+    pub(crate) why: &'static str,
 }
 
 /// What a `DPoP` challenge carries besides the refusal: the algorithms
@@ -45,11 +59,11 @@ pub(crate) struct DpopChallenge<'a> {
 impl Refusal {
     pub(crate) fn status(&self) -> StatusCode {
         match self {
-            Refusal::Missing
-            | Refusal::InvalidToken(_)
-            | Refusal::InvalidDpopProof(_)
-            | Refusal::InvalidDpopToken(_)
-            | Refusal::UseDpopNonce { .. } => StatusCode::UNAUTHORIZED,
+            Refusal::Missing | Refusal::InvalidToken(_) | Refusal::InvalidDpopToken(_) => {
+                StatusCode::UNAUTHORIZED
+            }
+            #[cfg(feature = "auth")]
+            Refusal::InvalidDpopProof(_) | Refusal::UseDpopNonce(_) => StatusCode::UNAUTHORIZED,
             Refusal::InsufficientScope(_) => StatusCode::FORBIDDEN,
             Refusal::InvalidRequest(_) => StatusCode::BAD_REQUEST,
         }
@@ -61,91 +75,89 @@ impl Refusal {
             Refusal::InvalidToken(_) | Refusal::InvalidDpopToken(_) => Some("invalid_token"),
             Refusal::InsufficientScope(_) => Some("insufficient_scope"),
             Refusal::InvalidRequest(_) => Some("invalid_request"),
+            #[cfg(feature = "auth")]
             Refusal::InvalidDpopProof(_) => Some("invalid_dpop_proof"),
-            Refusal::UseDpopNonce { .. } => Some("use_dpop_nonce"),
+            #[cfg(feature = "auth")]
+            Refusal::UseDpopNonce(_) => Some("use_dpop_nonce"),
         }
     }
 
     /// Whether the challenge is `DPoP`'s rather than `Bearer`'s.
     fn is_dpop(&self, dpop: DpopChallenge<'_>) -> bool {
         match self {
-            Refusal::InvalidDpopProof(_)
-            | Refusal::InvalidDpopToken(_)
-            | Refusal::UseDpopNonce { .. } => true,
+            Refusal::InvalidDpopToken(_) => true,
+            #[cfg(feature = "auth")]
+            Refusal::InvalidDpopProof(_) | Refusal::UseDpopNonce(_) => true,
             Refusal::Missing => dpop.required,
             _ => false,
         }
     }
 
-    fn description(&self) -> Option<String> {
+    fn description(&self) -> Option<std::borrow::Cow<'_, str>> {
         match self {
             Refusal::Missing => None,
-            Refusal::InvalidToken(why)
-            | Refusal::InvalidDpopProof(why)
-            | Refusal::InvalidDpopToken(why) => Some(why.clone()),
-            Refusal::UseDpopNonce { why, .. } => Some((*why).to_owned()),
-            Refusal::InsufficientScope(scopes) => Some(format!(
-                "this request needs the scope(s) {}",
-                scopes.join(" ")
-            )),
-            Refusal::InvalidRequest(why) => Some((*why).to_owned()),
+            Refusal::InvalidToken(why) | Refusal::InvalidDpopToken(why) => {
+                Some(why.as_str().into())
+            }
+            #[cfg(feature = "auth")]
+            Refusal::InvalidDpopProof(why) => Some(why.as_str().into()),
+            #[cfg(feature = "auth")]
+            Refusal::UseDpopNonce(nonce) => Some(nonce.why.into()),
+            Refusal::InvalidRequest(why) => Some((*why).into()),
+            Refusal::InsufficientScope(scopes) => {
+                Some(format!("this request needs the scope(s) {}", scopes.join(" ")).into())
+            }
         }
     }
 
     /// The `WWW-Authenticate` value. `scope` is the guidance for a client
     /// without a (valid) token: the scopes this request needs, or the
-    /// server's basic scopes.
+    /// server's basic scopes. Written in one string, parameter by
+    /// parameter: refusals are rare, and every binary with HTTP has this.
     pub(crate) fn challenge(
         &self,
         metadata_url: &str,
         scope: &[&str],
         dpop: DpopChallenge<'_>,
     ) -> String {
-        let mut params: Vec<(&str, String)> = Vec::new();
+        let is_dpop = self.is_dpop(dpop);
+        let mut out = String::from(if is_dpop { "DPoP" } else { "Bearer" });
         if let Some(error) = self.error() {
-            params.push(("error", error.to_owned()));
+            param(&mut out, "error", &[error]);
         }
         // Scope guidance helps a client get a (better) token; a malformed
         // request is fixed by sending the token properly instead.
         let scope = match self {
-            Refusal::InsufficientScope(needed) => needed.join(" "),
-            Refusal::Missing | Refusal::InvalidToken(_) | Refusal::InvalidDpopToken(_) => {
-                scope.join(" ")
-            }
-            Refusal::InvalidRequest(_)
-            | Refusal::InvalidDpopProof(_)
-            | Refusal::UseDpopNonce { .. } => String::new(),
+            Refusal::InsufficientScope(needed) => needed.as_slice(),
+            Refusal::Missing | Refusal::InvalidToken(_) | Refusal::InvalidDpopToken(_) => scope,
+            _ => &[],
         };
         if !scope.is_empty() {
-            params.push(("scope", scope));
+            param(&mut out, "scope", scope);
         }
-        params.push(("resource_metadata", metadata_url.to_owned()));
-        let is_dpop = self.is_dpop(dpop);
+        param(&mut out, "resource_metadata", &[metadata_url]);
         if is_dpop && !dpop.algs.is_empty() {
-            params.push(("algs", dpop.algs.to_owned()));
+            param(&mut out, "algs", &[dpop.algs]);
         }
         if let Some(description) = self.description() {
-            params.push(("error_description", description));
+            param(&mut out, "error_description", &[description.as_ref()]);
         }
-        let params: Vec<String> = params
-            .into_iter()
-            .map(|(name, value)| format!("{name}=\"{}\"", quotable(&value)))
-            .collect();
-        let scheme = if is_dpop { "DPoP" } else { "Bearer" };
-        format!("{scheme} {}", params.join(", "))
+        out
     }
 
-    /// The JSON body: the OAuth error object (RFC 6749 §5.2 shape).
+    /// The JSON body: the OAuth error object (RFC 6749 §5.2 shape). The
+    /// error codes are plain ASCII; the description is escaped by
+    /// serde_json.
     pub(crate) fn body(&self) -> Vec<u8> {
-        let mut body = serde_json::Map::new();
-        body.insert(
-            "error".into(),
-            self.error().unwrap_or("unauthorized").into(),
-        );
+        let mut body = String::from(r#"{"error":""#);
+        body.push_str(self.error().unwrap_or("unauthorized"));
+        body.push('"');
         if let Some(description) = self.description() {
-            body.insert("error_description".into(), description.into());
+            body.push_str(r#","error_description":"#);
+            body.push_str(&serde_json::to_string(description.as_ref()).unwrap_or_default());
         }
-        serde_json::to_vec(&body).unwrap_or_default()
+        body.push('}');
+        body.into_bytes()
     }
 
     pub(crate) fn response<B>(
@@ -161,8 +173,9 @@ impl Refusal {
         if let Ok(value) = HeaderValue::from_str(&self.challenge(metadata_url, scope, dpop)) {
             headers.insert(WWW_AUTHENTICATE, value);
         }
-        if let Refusal::UseDpopNonce { nonce, .. } = self
-            && let Ok(value) = HeaderValue::from_str(nonce)
+        #[cfg(feature = "auth")]
+        if let Refusal::UseDpopNonce(nonce) = self
+            && let Ok(value) = HeaderValue::from_str(&nonce.nonce)
         {
             headers.insert(DPOP_NONCE, value);
         }
@@ -172,17 +185,24 @@ impl Refusal {
     }
 }
 
-/// Keeps only the characters RFC 6750 §3 allows inside these quoted values
-/// (`%x20-21 / %x23-5B / %x5D-7E`): no quote, backslash or control byte
-/// can break out of the header parameter.
-fn quotable(value: &str) -> String {
-    value
-        .chars()
-        .map(|c| match c {
+/// Appends ` name="v1 v2"` (`, ` before every parameter but the first),
+/// keeping only the characters RFC 6750 §3 allows inside these quoted
+/// values (`%x20-21 / %x23-5B / %x5D-7E`): no quote, backslash or control
+/// byte can break out of the header parameter.
+fn param(out: &mut String, name: &str, words: &[&str]) {
+    out.push_str(if out.ends_with('"') { ", " } else { " " });
+    out.push_str(name);
+    out.push_str("=\"");
+    for (i, word) in words.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.extend(word.chars().map(|c| match c {
             ' ' | '!' | '#'..='[' | ']'..='~' => c,
             _ => '?',
-        })
-        .collect()
+        }));
+    }
+    out.push('"');
 }
 
 #[cfg(test)]
@@ -258,6 +278,7 @@ mod tests {
 
     /// RFC 9449 §7.1's challenges: the scheme, the error and the
     /// algorithms; the nonce travels in its own header (§9).
+    #[cfg(feature = "auth")]
     #[test]
     fn dpop_challenges() {
         let dpop = DpopChallenge {
@@ -272,10 +293,10 @@ mod tests {
                 r#"DPoP error="invalid_dpop_proof", resource_metadata="{META}", algs="ES256 PS256", error_description="the proof names another URL""#
             )
         );
-        let r = Refusal::UseDpopNonce {
+        let r = Refusal::UseDpopNonce(Box::new(NonceChallenge {
             nonce: "n-1".into(),
             why: "use this server's nonce",
-        };
+        }));
         let response = r.response(META, &[], dpop, |b| b);
         assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
         assert_eq!(response.headers()[DPOP_NONCE], "n-1");

@@ -21,21 +21,19 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use http::{HeaderMap, HeaderName, Method};
+use http::{HeaderMap, Method};
 use jsonwebtoken::jwk::ThumbprintHash;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use super::challenge::Refusal;
-use super::gate::Denied;
+use super::challenge::{NonceChallenge, Refusal};
+use super::gate::{DPOP, Denied};
 use super::jwt::{DEFAULT_ALGORITHMS, SigningAlgorithm};
 use super::resource::ResourceUri;
 use crate::mrtr::{ReplayGuard, StateUse};
 use crate::security::KeyRing;
 
-/// The header a proof travels in.
-const DPOP: HeaderName = HeaderName::from_static("dpop");
 /// Longer proofs are refused unread (an RSA-4096 key's proof is ~1.5 KB).
 const MAX_PROOF: usize = 8 * 1024;
 /// Longer `jti`s are refused: they go into the replay store.
@@ -132,6 +130,8 @@ pub(crate) struct Presented<'a> {
 pub(crate) struct ProofChecker {
     settings: DpopSettings,
     algorithms: Vec<Algorithm>,
+    /// Their names, for the challenges' `algs`.
+    algs: String,
     /// The endpoint's own scheme, host and port, as configured: what `htu`
     /// must name (the `Host` header is the client's to choose, and a proxy
     /// in front may change it).
@@ -177,6 +177,7 @@ impl ProofChecker {
             .expect("a parsed resource URI's origin is a URI");
         ProofChecker {
             algorithms: settings.algorithms.iter().map(|a| a.jose()).collect(),
+            algs: settings.algorithm_names().join(" "),
             settings,
             origin,
             keys,
@@ -186,6 +187,11 @@ impl ProofChecker {
 
     pub(crate) fn settings(&self) -> &DpopSettings {
         &self.settings
+    }
+
+    /// The algorithms proofs may use, space-separated.
+    pub(crate) fn algs(&self) -> &str {
+        &self.algs
     }
 
     /// Admits the request's proof for `presented`, or says why not.
@@ -322,10 +328,12 @@ impl ProofChecker {
             }
             Some(Some(_)) => return Ok(()),
         };
-        Err(Denied::Refused(Refusal::UseDpopNonce {
-            nonce: self.fresh_nonce(now),
-            why,
-        }))
+        Err(Denied::Refused(Refusal::UseDpopNonce(Box::new(
+            NonceChallenge {
+                nonce: self.fresh_nonce(now),
+                why,
+            },
+        ))))
     }
 
     /// How old a nonce of this server's is, in seconds; `None` for any

@@ -267,9 +267,13 @@ async fn the_server_nonce_is_demanded_when_configured() {
     let settings = DpopSettings::new().require_nonce(Duration::from_secs(300));
     let checker = checker(settings.clone());
     let nonce = match check(&checker, &proof(&claims())).await {
-        Err(Denied::Refused(Refusal::UseDpopNonce { nonce, why })) => {
-            assert!(why.contains("requires a nonce"), "{why}");
-            nonce
+        Err(Denied::Refused(Refusal::UseDpopNonce(challenge))) => {
+            assert!(
+                challenge.why.contains("requires a nonce"),
+                "{}",
+                challenge.why
+            );
+            challenge.nonce
         }
         other => panic!("use_dpop_nonce expected, got {other:?}"),
     };
@@ -287,8 +291,8 @@ async fn the_server_nonce_is_demanded_when_configured() {
         (expired.as_str(), "expired"),
     ] {
         match check(&checker, &with_nonce(bad)).await {
-            Err(Denied::Refused(Refusal::UseDpopNonce { why, .. })) => {
-                assert!(why.contains(expected), "{why}");
+            Err(Denied::Refused(Refusal::UseDpopNonce(challenge))) => {
+                assert!(challenge.why.contains(expected), "{}", challenge.why);
             }
             other => panic!("use_dpop_nonce expected, got {other:?}"),
         }

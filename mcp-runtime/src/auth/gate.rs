@@ -12,13 +12,19 @@ use http::header::{
 use http::{HeaderMap, HeaderValue, Method as HttpMethod, Response, StatusCode, Uri};
 
 use super::challenge::{DpopChallenge, Refusal};
-use super::dpop::{Presented, ProofChecker};
+#[cfg(feature = "auth")]
+use super::dpop::Presented;
+use super::dpop::ProofChecker;
 use super::metadata;
 use super::resource::{ResourceUri, WELL_KNOWN};
 use super::scope::Hierarchy;
 use super::verifier::{TokenVerifier, VerifyError};
 use crate::protocol::method::Method;
 use crate::security::Principal;
+
+/// The header a DPoP proof travels in (RFC 9449 §4.1).
+#[cfg_attr(not(feature = "auth"), allow(dead_code))] // read by the proof checks
+pub(crate) const DPOP: http::HeaderName = http::HeaderName::from_static("dpop");
 
 /// The verifiers in use: a custom one replaces the built-in ones.
 #[derive(Clone, Default)]
@@ -66,8 +72,6 @@ pub(crate) struct Gate {
     /// Checks DPoP proofs (feature `auth`); without it, bound tokens are
     /// refused.
     dpop: Option<ProofChecker>,
-    /// The algorithms proofs may use, for the `DPoP` challenges.
-    dpop_algs: String,
 }
 
 /// How the `Authorization` header presents the token.
@@ -112,11 +116,13 @@ impl Gate {
         hide_unpermitted: bool,
         dpop: Option<ProofChecker>,
     ) -> Gate {
-        let dpop_algs = dpop
-            .as_ref()
-            .map(|dpop| dpop.settings().algorithm_names())
-            .unwrap_or_default();
-        let dpop_required = dpop.as_ref().is_some_and(|d| d.settings().is_required());
+        let (dpop_algs, dpop_required) = match &dpop {
+            Some(checker) => (
+                checker.settings().algorithm_names(),
+                checker.settings().is_required(),
+            ),
+            None => (Vec::new(), false),
+        };
         let mut metadata_paths = vec![resource.metadata_path()];
         if !resource.path().is_empty() {
             metadata_paths.push(WELL_KNOWN.to_owned());
@@ -137,17 +143,16 @@ impl Gate {
             public_discover,
             hide_unpermitted,
             dpop,
-            dpop_algs: dpop_algs.join(" "),
         }
     }
 
     fn dpop_challenge(&self) -> DpopChallenge<'_> {
-        DpopChallenge {
-            algs: &self.dpop_algs,
-            required: self
-                .dpop
-                .as_ref()
-                .is_some_and(|d| d.settings().is_required()),
+        match &self.dpop {
+            Some(checker) => DpopChallenge {
+                algs: checker.algs(),
+                required: checker.settings().is_required(),
+            },
+            None => DpopChallenge::default(),
         }
     }
 
@@ -247,8 +252,21 @@ impl Gate {
                 return Err(Denied::Refused(Refusal::InvalidToken(error.to_string())));
             }
         };
-        self.check_binding(request, scheme, token, &principal)
-            .await?;
+        let proof_due = self.check_binding(scheme, &principal)?;
+        #[cfg(feature = "auth")]
+        if let Some((checker, jkt)) = proof_due {
+            let presented = Presented {
+                method: &request.method,
+                path: request.uri.path(),
+                token,
+                jkt,
+            };
+            checker.check(&request.headers, &presented).await?;
+        }
+        // Without `auth` there is no checker, so no proof is ever due (and
+        // every binary without the feature is spared the await).
+        #[cfg(not(feature = "auth"))]
+        let _ = (proof_due, token, request);
         let granted = self.hierarchy.expand(principal.scopes());
         let principal = principal.with_scopes(granted);
         if !principal.has_scopes(required) {
@@ -262,44 +280,29 @@ impl Gate {
     /// A token bound to a key is good only with a proof by that key, and
     /// only in the `DPoP` scheme: presented as a bearer token it is
     /// refused, or a thief who copied it would be served (RFC 9449 §7.1).
-    async fn check_binding(
-        &self,
-        request: &http::request::Parts,
+    /// The checker and the key's thumbprint when a proof is due.
+    fn check_binding<'p>(
+        &'p self,
         scheme: Scheme,
-        token: &str,
-        principal: &Principal,
-    ) -> Result<(), Denied> {
-        let refuse = |why: &str| Err(Denied::Refused(Refusal::InvalidDpopToken(why.into())));
-        let required = self.dpop_challenge().required;
-        match (scheme, binding(principal)) {
-            (Scheme::Bearer, Binding::None) if required => {
-                refuse("this server accepts only DPoP-bound tokens: ask for one with a DPoP proof")
+        principal: &'p Principal,
+    ) -> Result<Option<(&'p ProofChecker, &'p str)>, Denied> {
+        let why = match (scheme, binding(principal)) {
+            (Scheme::Bearer, Binding::None) if self.dpop_challenge().required => {
+                "this server accepts DPoP-bound tokens only"
             }
-            (Scheme::Bearer, Binding::None) => Ok(()),
-            (Scheme::Bearer, _) => refuse(
-                "the token is bound to a DPoP key: send it as `Authorization: DPoP` with a proof, never as a bearer token",
-            ),
-            (Scheme::Dpop, Binding::None) => {
-                refuse("the token is not bound to a DPoP key (no cnf.jkt)")
+            (Scheme::Bearer, Binding::None) => return Ok(None),
+            (Scheme::Bearer, _) => {
+                "the token is DPoP-bound: send it as `Authorization: DPoP` with a proof"
             }
-            (Scheme::Dpop, Binding::Unknown) => {
-                refuse("the token is a DPoP token without the key's thumbprint (cnf.jkt)")
+            (Scheme::Dpop, Binding::None) => "the token is not bound to a DPoP key (no cnf.jkt)",
+            (Scheme::Dpop, Binding::Key(jkt)) if let Some(checker) = &self.dpop => {
+                return Ok(Some((checker, jkt)));
             }
-            (Scheme::Dpop, Binding::Key(jkt)) => {
-                let Some(checker) = &self.dpop else {
-                    return refuse(
-                        "this server checks no DPoP proofs (built without the `auth` feature)",
-                    );
-                };
-                let presented = Presented {
-                    method: &request.method,
-                    path: request.uri.path(),
-                    token,
-                    jkt,
-                };
-                checker.check(&request.headers, &presented).await
-            }
-        }
+            // Bound to no key thumbprint (`token_type` DPoP alone), or no
+            // checker (a binary without the `auth` feature).
+            (Scheme::Dpop, _) => "this server cannot check this token's DPoP binding",
+        };
+        Err(Denied::Refused(Refusal::InvalidDpopToken(why.into())))
     }
 
     /// The response for a refusal. `required` guides a client without a
@@ -440,7 +443,7 @@ mod tests {
                 .await
             {
                 Err(Denied::Refused(Refusal::InvalidDpopToken(why))) => {
-                    assert!(why.contains("bound to a DPoP key"), "{why}");
+                    assert!(why.contains("DPoP-bound"), "{why}");
                 }
                 other => panic!("a bound token is refused: {other:?}"),
             }
@@ -470,14 +473,8 @@ mod tests {
         let dpop = request(&["DPoP abc"]);
         for (claims, expected) in [
             (json!({"sub": "ann"}), "not bound to a DPoP key"),
-            (
-                json!({"sub": "ann", "token_type": "dpop"}),
-                "without the key's thumbprint",
-            ),
-            (
-                json!({"sub": "ann", "cnf": {"jkt": "x"}}),
-                "checks no DPoP proofs",
-            ),
+            (json!({"sub": "ann", "token_type": "dpop"}), "cannot check"),
+            (json!({"sub": "ann", "cnf": {"jkt": "x"}}), "cannot check"),
         ] {
             match gate(claims)
                 .admit(&dpop, Some(Method::ToolsCall), &[])

@@ -41,6 +41,13 @@
 //!   `invalid_request`.
 //! - Handlers receive the caller as `#[ctx] principal: Option<&Principal>`,
 //!   and MRTR `requestState` is bound to it.
+//! - A token bound to a key (DPoP, RFC 9449: `cnf.jkt`) is served only as
+//!   `Authorization: DPoP <token>` with a valid proof in the `DPoP` header
+//!   (feature `auth`; see `DpopSettings` for nonces and for refusing
+//!   bearer tokens altogether). A bad proof: `401` with `WWW-Authenticate:
+//!   DPoP error="invalid_dpop_proof"`; the bound token sent as a bearer
+//!   token: `401` `invalid_token`. Proofs' `jti`s are kept in the server's
+//!   replay store, Redis when it has shared state.
 //!
 //! Tokens are never logged, never accepted outside the `Authorization`
 //! header, and never passed on: once verified, the header is removed from

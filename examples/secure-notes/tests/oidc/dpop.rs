@@ -222,7 +222,7 @@ async fn a_bound_token_needs_a_fresh_proof_for_this_request() {
     // Stolen and replayed as a bearer token: refused, as an invalid token.
     let reply = mcp.post(Some(&token), &whoami()).await;
     assert_eq!(reply.status, 401, "{}", reply.body);
-    let description = "the token is bound to a DPoP key: send it as `Authorization: DPoP` with a proof, never as a bearer token";
+    let description = "the token is DPoP-bound: send it as `Authorization: DPoP` with a proof";
     assert_eq!(
         challenge(&reply),
         format!(

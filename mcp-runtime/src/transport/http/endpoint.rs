@@ -222,8 +222,9 @@ impl Endpoint {
         let required = request.map_or_else(Vec::new, |r| self.dispatcher.required_scopes(r));
         match gate.admit(parts, method, &required).await {
             Ok(Some(principal)) => {
+                // The DPoP proof stays: it is bound to this token and
+                // request, and its jti is spent.
                 parts.headers.remove(AUTHORIZATION);
-                parts.headers.remove("dpop");
                 parts.extensions.insert(principal);
                 if gate.hide_unpermitted() {
                     parts.extensions.insert(HideUnpermitted);
