@@ -11,6 +11,18 @@ use http::{HeaderValue, StatusCode};
 #[cfg(feature = "auth")]
 pub(crate) const DPOP_NONCE: HeaderName = HeaderName::from_static("dpop-nonce");
 
+/// The header a DPoP proof travels in (RFC 9449 §4.1).
+#[cfg(feature = "auth")]
+pub(crate) const DPOP: HeaderName = HeaderName::from_static("dpop");
+
+/// Why a request was not admitted.
+#[derive(Debug)]
+pub(crate) enum Denied {
+    Refused(Refusal),
+    /// The token could not be checked now.
+    Unavailable,
+}
+
 /// Why a request is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Refusal {

@@ -27,8 +27,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use super::challenge::{NonceChallenge, Refusal};
-use super::gate::{DPOP, Denied};
+use super::challenge::{DPOP, Denied, NonceChallenge, Refusal};
 use super::jwt::{DEFAULT_ALGORITHMS, SigningAlgorithm};
 use super::resource::ResourceUri;
 use crate::mrtr::{ReplayGuard, StateUse};

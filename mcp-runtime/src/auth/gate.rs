@@ -11,6 +11,7 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderValue, Method as HttpMethod, Response, StatusCode, Uri};
 
+pub(crate) use super::challenge::Denied;
 use super::challenge::{DpopChallenge, Refusal};
 #[cfg(feature = "auth")]
 use super::dpop::Presented;
@@ -21,10 +22,6 @@ use super::scope::Hierarchy;
 use super::verifier::{TokenVerifier, VerifyError};
 use crate::protocol::method::Method;
 use crate::security::Principal;
-
-/// The header a DPoP proof travels in (RFC 9449 §4.1).
-#[cfg_attr(not(feature = "auth"), allow(dead_code))] // read by the proof checks
-pub(crate) const DPOP: http::HeaderName = http::HeaderName::from_static("dpop");
 
 /// The verifiers in use: a custom one replaces the built-in ones.
 #[derive(Clone, Default)]
@@ -50,14 +47,6 @@ impl Verifiers {
             (jwt, None) => jwt.as_ref(),
         }
     }
-}
-
-/// Why a request was not admitted.
-#[derive(Debug)]
-pub(crate) enum Denied {
-    Refused(Refusal),
-    /// The token could not be checked now.
-    Unavailable,
 }
 
 pub(crate) struct Gate {
