@@ -376,13 +376,20 @@ async fn metadata_is_public_at_both_well_known_paths() {
                 .resource_documentation("https://docs.example.com"),
         )
     });
-    let expected = json!({
+    let mut expected = json!({
         "resource": format!("http://{address}/mcp"),
         "authorization_servers": ["https://auth.example.com"],
         "bearer_methods_supported": ["header"],
         "scopes_supported": ["extra", "memo:read", "notes:write", "review"],
         "resource_documentation": "https://docs.example.com",
     });
+    // With the `auth` feature the server checks DPoP proofs, and says with
+    // which algorithms (RFC 9449 §5.1).
+    if cfg!(feature = "auth") {
+        expected["dpop_signing_alg_values_supported"] = json!([
+            "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA"
+        ]);
+    }
     for path in [
         "/.well-known/oauth-protected-resource/mcp",
         "/.well-known/oauth-protected-resource",

@@ -92,6 +92,7 @@ async fn a_preflight_from_an_allowed_origin_gets_the_methods_and_headers_mcp_use
                 "accept",
                 "authorization",
                 "content-type",
+                "dpop",
                 "last-event-id",
                 "mcp-method",
                 "mcp-name",
@@ -144,9 +145,9 @@ async fn an_allowed_origin_reads_the_answer_and_the_headers_it_needs() {
         assert_eq!(reply.status.as_u16(), 200, "{}", reply.body);
         assert_eq!(reply.header("access-control-allow-origin"), Some(APP));
         assert_eq!(reply.header("access-control-allow-credentials"), None);
-        let mut exposed = vec!["retry-after", "www-authenticate"];
+        let mut exposed = vec!["dpop-nonce", "retry-after", "www-authenticate"];
         if cfg!(feature = "legacy") {
-            exposed.insert(0, "mcp-session-id");
+            exposed.insert(1, "mcp-session-id");
         }
         assert_eq!(list(&reply, "access-control-expose-headers"), exposed);
         assert!(list(&reply, "vary").contains(&"origin".to_owned()));

@@ -32,14 +32,16 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// How long a browser may keep a preflight's answer.
 const MAX_AGE: Duration = Duration::from_secs(3600);
 
-/// Request headers every MCP client may send, besides `Mcp-Param-*`.
-const REQUEST_HEADERS: [&str; 7] = [
+/// Request headers every MCP client may send, besides `Mcp-Param-*`
+/// (`dpop`: the proof that goes with a DPoP-bound token, RFC 9449).
+const REQUEST_HEADERS: [&str; 8] = [
     "content-type",
     "accept",
     "mcp-protocol-version",
     "mcp-method",
     "mcp-name",
     "authorization",
+    "dpop",
     "last-event-id",
 ];
 
@@ -73,7 +75,13 @@ impl Cors {
             header_params.filter_map(|name| HeaderName::try_from(format!("mcp-param-{name}")).ok()),
         );
         let mut methods = vec![Method::POST];
-        let mut exposed = vec![header::WWW_AUTHENTICATE, header::RETRY_AFTER];
+        // `DPoP-Nonce`: the nonce a browser client must put in its next
+        // proof (RFC 9449 §9).
+        let mut exposed = vec![
+            header::WWW_AUTHENTICATE,
+            header::RETRY_AFTER,
+            HeaderName::from_static("dpop-nonce"),
+        ];
         if legacy {
             let session = HeaderName::from_static("mcp-session-id");
             methods.extend([Method::GET, Method::DELETE]);
