@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
 # A new user's first hour, scripted: a crate outside the workspace made of
-# the README's own snippets (section "Your own server", the blocks marked
-# `<!-- new-user: PATH -->`), with a path dependency on this checkout:
+# the guide's own snippets (docs/src/getting-started.md, the blocks marked
+# `<!-- new-user: PATH -->`; the README's Cargo.toml lines are checked to be
+# in the same file), with a path dependency on this checkout:
 #
 #   tests/new-user/run.sh
 #
-# 1. writes the crate to a temporary directory (the README's `Cargo.toml`
+# 1. writes the crate to a temporary directory (the guide's `Cargo.toml`
 #    with `mcp-runtime = { path = ... }`, this checkout's Cargo.lock so
 #    that it resolves to the same versions as the workspace);
 # 2. `cargo build` and `cargo test` it, into the workspace's target
 #    directory (CARGO_TARGET_DIR if set), so that what the workspace built
 #    already is reused;
-# 3. checks the binary: `tools/list` over stdio lists the README's tools,
+# 3. checks the binary: `tools/list` over stdio lists the guide's tools,
 #    `--http 127.0.0.1:0` says where it listens and answers there, the
 #    inspector lists enum choices, `list | head -1` and `list | true` exit
 #    0, `prompt` takes numbers;
-# 4. makes the README's Cargo.toml and lib.rs wrong the way new users do
+# 4. makes the guide's Cargo.toml and lib.rs wrong the way new users do
 #    (schemars 0.8, a type without Serialize, a `#[ctx]` that is not a
 #    context type) and checks each gives the one error that says how to fix
 #    it.
@@ -35,31 +36,47 @@ fail() {
     exit 1
 }
 
-# --- 1. The crate, from the README --------------------------------------
-log "writing the README's crate to $crate"
-python3 - "$root/README.md" "$crate" "$root" <<'PY'
+# --- 1. The crate, from the guide ---------------------------------------
+log "writing the guide's crate to $crate"
+python3 - "$root/docs/src/getting-started.md" "$crate" "$root" "$root/README.md" <<'PY'
 import pathlib, re, sys
 
-readme, crate, root = sys.argv[1], pathlib.Path(sys.argv[2]), sys.argv[3]
-lines = open(readme, encoding="utf-8").read().split("\n")
+chapter, crate, root, readme = sys.argv[1], pathlib.Path(sys.argv[2]), sys.argv[3], sys.argv[4]
+
+
+def blocks(path, kind):
+    """(marked path, the block's lines) for each block after <!-- KIND: PATH -->."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    found = []
+    for i, line in enumerate(lines):
+        marker = re.match(rf"<!-- {kind}: (\S+)", line)
+        if marker:
+            start = i + 1
+            while not lines[start].startswith("```"):
+                start += 1
+            end = lines.index("```", start + 1)
+            found.append((marker.group(1), lines[start + 1 : end]))
+    return found
+
+
 written = []
-i = 0
-while i < len(lines):
-    marker = re.match(r"<!-- new-user: (\S+)", lines[i])
-    i += 1
-    if not marker:
-        continue
-    while not lines[i].startswith("```"):
-        i += 1
-    end = lines.index("```", i + 1)
-    path = crate / marker.group(1)
+for name, body in blocks(chapter, "new-user"):
+    path = crate / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines[i + 1 : end]) + "\n", encoding="utf-8")
-    written.append(marker.group(1))
-    i = end + 1
+    path.write_text("\n".join(body) + "\n", encoding="utf-8")
+    written.append(name)
 expected = ["Cargo.toml", "src/lib.rs", "src/main.rs", "tests/forecast.rs"]
 if sorted(written) != sorted(expected):
-    sys.exit(f"the README's new-user blocks are {written}, expected {expected}")
+    sys.exit(f"the guide's new-user blocks are {written}, expected {expected}")
+# The README shows part of the same Cargo.toml: every line of it must be
+# in the file built here, so that the README cannot drift from it.
+subsets = blocks(readme, "new-user-subset")
+if [name for name, _ in subsets] != ["Cargo.toml"]:
+    sys.exit("the README has no <!-- new-user-subset: Cargo.toml --> block")
+manifest_lines = (crate / "Cargo.toml").read_text(encoding="utf-8").split("\n")
+for line in subsets[0][1]:
+    if line not in manifest_lines:
+        sys.exit(f"the README's Cargo.toml line {line!r} is not in the guide's Cargo.toml")
 manifest = crate / "Cargo.toml"
 text, count = re.subn(
     r'^mcp-runtime = .*$',
@@ -68,7 +85,7 @@ text, count = re.subn(
     flags=re.M,
 )
 if count != 1:
-    sys.exit("the README's Cargo.toml has no `mcp-runtime = ...` line")
+    sys.exit("the guide's Cargo.toml has no `mcp-runtime = ...` line")
 manifest.write_text(text, encoding="utf-8")
 PY
 cp "$root/Cargo.lock" "$crate/Cargo.lock"
