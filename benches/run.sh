@@ -15,7 +15,8 @@
 # iterating; BENCH_ONLY=http, BENCH_ONLY=stdio, BENCH_ONLY=tasks or
 # BENCH_ONLY=tracker runs that stage alone (BENCH_WORKLOADS=echo,list picks
 # HTTP workloads by name) and prints its table (RESULTS.md is then left as
-# it was; BENCH_ONLY=tracker builds only what that stage runs).
+# it was; BENCH_ONLY=tracker builds only what that stage runs). At the end
+# benches/charts draws RESULTS.md's tables as SVG into docs/src/charts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -90,3 +91,6 @@ taskset -c 1 "$target/release/bench" "$target/release" "$scale_target/scale" "$r
     if [ -f benches/NOTES.md ]; then echo; cat benches/NOTES.md; fi
 } > benches/RESULTS.md
 echo "==> wrote benches/RESULTS.md" >&2
+# The book's charts (docs/src/charts/*.svg) from the tables just written;
+# alone: `cargo run -p mcp-bench-charts`.
+cargo run -q -p mcp-bench-charts -- benches/RESULTS.md docs/src/charts

@@ -18,7 +18,7 @@
 #    every client has the proxy's address, so the setting behind a gateway
 #    is off. Two more with --rate-limit 5 for the rate-limit check (rl-1,
 #    rl-2), two more on the second Redis for fault d (d-1, d-2).
-# 4. nginx from nginx.conf.template (the deployment example the README
+# 4. nginx from nginx.conf.template (the deployment example the guide
 #    quotes), unprivileged, in the foreground, under results/nginx/.
 # 5. faults.py rate-limit: one budget for two instances (directly).
 # 6. listen.py: change notifications across instances and through nginx.

@@ -34,7 +34,7 @@ URL); otherwise it is judged by its client scenarios:
 every one that is not `auth/*`, and the not-scored
 `json-schema-2020-12-preservation`, must run with no FAILURE or WARNING
 row; the `auth/*` ones must pass exactly as AUTH_PASSING says (the list
-the README gives).
+the guide gives: docs/src/conformance.md).
 """
 
 import json
@@ -49,7 +49,7 @@ RUN_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d
 CLIENT_RUN_DIR = re.compile(r"^(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$")
 
 # The auth/* client scenarios of --requirements 2026-07-28 that the
-# built-in client passes (README, "Conformance"): all of them.
+# built-in client passes (docs/src/conformance.md): all of them.
 AUTH_PASSING: set[str] = {
     "auth/metadata-default",
     "auth/metadata-var1",
@@ -246,7 +246,7 @@ def judge_client(results: Path) -> list[str]:
             expected = name in AUTH_PASSING
             if passed != expected:
                 failures.append(f"[client] {name}: {'passes' if passed else 'fails'}, "
-                                f"but AUTH_PASSING (and the README) say it {'passes' if expected else 'fails'}")
+                                f"but AUTH_PASSING (and the guide) say it {'passes' if expected else 'fails'}")
             print(f"  {'✓' if passed else '✗'} {name}")
             if not passed:
                 print("\n".join(describe(row) for row in rows if row["status"] != "SUCCESS"))

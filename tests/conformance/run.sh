@@ -192,7 +192,7 @@ trap - EXIT
 # `--requirements` runs every client scenario of the revision, the OAuth
 # ones (auth/*) included; judge.py holds the non-auth ones and the not-scored
 # `json-schema-2020-12-preservation` to a clean pass, and the auth ones to
-# the list the README gives.
+# the list the guide gives (docs/src/conformance.md).
 # Skipped for an external server (CONFORMANCE_URL): it tests the client,
 # and judge.py says so when it finds client.skipped.
 if [[ -n $external ]]; then

@@ -10,7 +10,9 @@
 #    link and include resolves, SUMMARY.md lists every chapter;
 # 2. `mdbook build docs` with the pinned mdBook, into a temporary directory;
 # 3. check.py --html: every link of the built book names a page and an id
-#    mdBook made.
+#    mdBook made;
+# 4. the benchmark charts (docs/src/charts/) redrawn from benches/RESULTS.md
+#    are the committed ones, so that the book's charts show its table.
 # The snippets themselves are compiled by `cargo test --workspace` (the
 # doctests of the mcp-tests package) and tests/new-user/run.sh.
 #
@@ -44,3 +46,11 @@ echo "==> mdbook build docs" >&2
 "$mdbook" build "$root/docs" --dest-dir "$out"
 echo "==> the built book's links" >&2
 python3 "$here/check.py" --html "$out"
+echo "==> the charts, redrawn from benches/RESULTS.md, are the committed ones" >&2
+(cd "$root" && cargo run -q -p mcp-bench-charts -- benches/RESULTS.md "$out/redrawn")
+for chart in "$root"/docs/src/charts/*.svg; do
+    cmp "$chart" "$out/redrawn/$(basename "$chart")" || {
+        echo "error: docs/src/charts/$(basename "$chart") is not drawn from benches/RESULTS.md: run cargo run -p mcp-bench-charts" >&2
+        exit 1
+    }
+done

@@ -17,8 +17,12 @@ fn runtime_file(name: &str) -> String {
 fn manifest_features() -> BTreeMap<String, bool> {
     let manifest: toml::Table = runtime_file("Cargo.toml").parse().unwrap();
     let features = manifest["features"].as_table().unwrap();
-    let defaults: Vec<&str> =
-        features["default"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
+    let defaults: Vec<&str> = features["default"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
     features
         .keys()
         .filter(|name| *name != "default" && !INTERNAL.contains(&name.as_str()))
@@ -37,7 +41,10 @@ fn readme_features(readme: &str) -> BTreeMap<String, bool> {
             "no" => false,
             other => panic!("the README's row for `{name}` says default {other:?}, not yes or no"),
         };
-        assert!(rows.insert(name.clone(), default).is_none(), "`{name}` has two rows");
+        assert!(
+            rows.insert(name.clone(), default).is_none(),
+            "`{name}` has two rows"
+        );
     }
     rows
 }
@@ -51,12 +58,18 @@ fn the_crate_readme_lists_every_feature_and_the_defaults() {
         "mcp-runtime/README.md's feature table (left) differs from mcp-runtime/Cargo.toml (right)"
     );
     for internal in INTERNAL {
-        assert!(readme.contains(&format!("`{internal}`")), "the README does not name `{internal}`");
+        assert!(
+            readme.contains(&format!("`{internal}`")),
+            "the README does not name `{internal}`"
+        );
     }
 }
 
 #[test]
 fn the_table_parser_reads_defaults() {
     let rows = readme_features("| `http` | yes | HTTP |\n| `otel` | no | traces |\nprose\n");
-    assert_eq!(rows, BTreeMap::from([("http".to_owned(), true), ("otel".to_owned(), false)]));
+    assert_eq!(
+        rows,
+        BTreeMap::from([("http".to_owned(), true), ("otel".to_owned(), false)])
+    );
 }

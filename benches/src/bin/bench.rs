@@ -915,6 +915,8 @@ impl Report {
 
     fn markdown(&self) -> String {
         let mut out = String::new();
+        // The guide's performance chapter includes this table by its anchor.
+        let _ = writeln!(out, "<!-- ANCHOR: load -->");
         let _ = writeln!(
             out,
             "| workload | load | ours req/s | floor req/s | ratio | ours p50 / p99 (µs) | floor p50 / p99 (µs) | p50 ratio |"
@@ -945,6 +947,7 @@ impl Report {
                 );
             }
         }
+        let _ = writeln!(out, "<!-- ANCHOR_END: load -->");
         out.push('\n');
         let _ = writeln!(out, "| measure | ours | floor |");
         let _ = writeln!(out, "| --- | ---: | ---: |");

@@ -1,5 +1,5 @@
 //! The release assistant over stdio, as a client sees it, and the
-//! walkthrough the README runs.
+//! walkthrough the guide runs (docs/src/asking-the-user.md).
 
 use mcp_test_support::stdio::StdioServer;
 use mcp_test_support::{assert_valid, meta_with};

@@ -375,7 +375,7 @@ fn check_id(sent: &Sent, id: &Value) -> Result<(), String> {
     }
 }
 
-/// The status the spec (and the README) give each outcome.
+/// The status the spec (and the guide) give each outcome.
 fn fits(status: u16, code: Option<i64>) -> Result<(), String> {
     let fits = match code {
         None => status == 200,
