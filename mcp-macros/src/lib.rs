@@ -4,6 +4,8 @@
 //! (`mcp_runtime::tool`); the generated code reaches the runtime through
 //! `::mcp_runtime::__private`, which is not a public API.
 
+#![warn(missing_docs)]
+
 mod attr;
 mod check;
 mod ctxt;

@@ -83,6 +83,7 @@ pub use mcp_runtime_macros::resource;
 /// with `include_bytes!`, so a change to one rebuilds the crate; for files
 /// added or removed, add a `build.rs` that prints
 /// `cargo::rerun-if-changed=skills`.
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
 pub use mcp_runtime_macros::skills;
 #[doc = include_str!("docs/tool.md")]
 pub use mcp_runtime_macros::tool;

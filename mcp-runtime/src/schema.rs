@@ -5,6 +5,40 @@
 //! deserializer that runs come from one source. The rules here only clean
 //! up presentation: no root `$schema`/`title`, `properties` always present,
 //! and optional parameters without a `null` type.
+//!
+//! [`input_schema`] and [`output_schema`] are the schemas of a Rust type
+//! as `#[tool]` publishes them (for a hand-written schema, or a tool built
+//! at run time): nested types inlined, since clients commonly drop
+//! `$defs`, and each as seen from its side of serde.
+//!
+//! ```rust
+//! use mcp_runtime::schema::{input_schema, output_schema};
+//! use serde_json::json;
+//!
+//! #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+//! struct Point {
+//!     x: f64,
+//!     y: f64,
+//! }
+//!
+//! #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+//! struct Route {
+//!     from: Point,
+//!     /// Stops on the way (none when left out).
+//!     #[serde(default)]
+//!     stops: Vec<Point>,
+//! }
+//!
+//! let input = input_schema::<Route>();
+//! assert_eq!(input.get("type"), Some(&json!("object")));
+//! // Nested types inlined, no `$schema` or `$defs`.
+//! assert_eq!(input.as_value()["properties"]["from"]["properties"]["x"]["type"], "number");
+//! assert!(input.get("$schema").is_none() && input.get("$defs").is_none());
+//! // Read by `Deserialize`, `stops` may be left out; written by
+//! // `Serialize` (a tool's structured output), it is always there.
+//! assert_eq!(input.get("required"), Some(&json!(["from"])));
+//! assert_eq!(output_schema::<Route>().get("required"), Some(&json!(["from", "stops"])));
+//! ```
 
 use std::fmt;
 

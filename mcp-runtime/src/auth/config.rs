@@ -96,6 +96,7 @@ impl Authorization {
     /// Verifies JWT access tokens (RFC 9068) with the default
     /// [`JwtSettings`].
     #[cfg(feature = "auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
     #[must_use]
     pub fn jwt(self) -> Self {
         self.jwt_with(JwtSettings::default())
@@ -103,6 +104,7 @@ impl Authorization {
 
     /// Verifies JWT access tokens with `settings`.
     #[cfg(feature = "auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
     #[must_use]
     pub fn jwt_with(mut self, settings: JwtSettings) -> Self {
         self.jwt = Some(settings);
@@ -113,6 +115,7 @@ impl Authorization {
     /// [`jwt`](Self::jwt) too, tokens shaped like a JWT are verified
     /// locally and the others introspected.
     #[cfg(feature = "auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
     #[must_use]
     pub fn introspection(mut self, settings: IntrospectionSettings) -> Self {
         self.introspection = Some(settings);
@@ -127,6 +130,7 @@ impl Authorization {
     /// tokens only. A bound token sent as a bearer token is always
     /// refused.
     #[cfg(feature = "auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
     #[must_use]
     pub fn dpop(mut self, settings: DpopSettings) -> Self {
         self.dpop = settings;

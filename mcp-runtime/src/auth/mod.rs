@@ -85,10 +85,13 @@ mod verifier;
 
 pub use self::config::Authorization;
 #[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub use self::dpop::DpopSettings;
 #[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub use self::introspection::{IntrospectionSettings, IntrospectionVerifier};
 #[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub use self::jwt::{DEFAULT_ALGORITHMS, JwtSettings, JwtVerifier, SigningAlgorithm};
 pub use self::resource::InvalidResource;
 pub use self::scope::is_scope_token;

@@ -2,6 +2,49 @@
 //! the [test client](crate::testing) and of the inspector built into every
 //! server binary. It builds each request's `_meta`, follows list cursors,
 //! and carries multi round-trip requests from round to round.
+//!
+//! A [`Client`] speaks to a server through a [`Transport`]: [`InProcess`]
+//! (a [`Server`](crate::Server) of this process, through the dispatcher
+//! the transports use), [`ChildProcess`] (a server binary on its stdio),
+//! or, with the `http` feature, [`Remote`] (a Streamable HTTP endpoint).
+//! Requests that can ask for input or become a task come back as a
+//! [`Response`] whose [`Outcome`] says which.
+//!
+//! ```rust,standalone_crate
+//! use mcp_runtime::ServerBuilder;
+//! use mcp_runtime::client::{Client, InProcess, Outcome};
+//! use serde_json::json;
+//!
+//! /// Adds two numbers.
+//! #[mcp_runtime::tool]
+//! fn add(a: i64, b: i64) -> String {
+//!     (a + b).to_string()
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = ServerBuilder::new("calculator", "1.0.0").build()?;
+//! let mut client = Client::new(InProcess::new(server));
+//! client.set_client_info("example-client", "0.1.0");
+//!
+//! let discovery = client.discover().await?;
+//! assert!(discovery.server_info.is_some_and(|info| info.name == "calculator"));
+//!
+//! let tools = client.list_tools().await?;
+//! assert!(tools.iter().any(|tool| tool.name == "add"));
+//!
+//! let response = client.call_tool("add", json!({"a": 2, "b": 40})).await?;
+//! match response.outcome {
+//!     Outcome::Complete(result) => assert_eq!(result.text(), "42"),
+//!     Outcome::InputRequired(_) | Outcome::Task(_) => unreachable!("`add` asks nothing"),
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A server elsewhere is reached the same way: `Client::new(Remote::new(
+//! "http://127.0.0.1:8080/mcp")?)`, or
+//! `Client::new(ChildProcess::spawn_command_line("my-server")?)`.
 
 mod authorization;
 #[cfg(feature = "http")]

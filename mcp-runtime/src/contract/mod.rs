@@ -327,6 +327,7 @@ pub fn verify(builder: ServerBuilder, path: impl AsRef<Path>) {
 /// Asserts that the contract of every handler linked into this test matches
 /// the lock file at `path` (relative to the crate's `Cargo.toml`). See
 /// [`contract`](crate::contract).
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 #[macro_export]
 macro_rules! assert_contract {
     ($path:expr) => {

@@ -3,6 +3,35 @@
 //!
 //! This module does no IO and holds no state; it only describes what goes
 //! over the wire.
+//!
+//! ```rust
+//! use mcp_runtime::protocol::{CallToolResult, Content, ErrorObject, error_code};
+//! use serde_json::json;
+//!
+//! // What a tool returns: text for the model, structured content for programs.
+//! let result = CallToolResult::success([Content::text("3 notes")])
+//!     .with_structured_content(json!({"count": 3}));
+//! assert_eq!(result.text(), "3 notes");
+//! let block = serde_json::to_value(&result.content[0])?;
+//! assert_eq!(block, json!({"type": "text", "text": "3 notes"}));
+//!
+//! // A result as a client reads it off the wire.
+//! let read: CallToolResult = serde_json::from_value(json!({
+//!     "resultType": "complete",
+//!     "content": [{"type": "text", "text": "no such note"}],
+//!     "isError": true,
+//! }))?;
+//! assert_eq!(read, CallToolResult::error("no such note"));
+//!
+//! // A JSON-RPC error object, with the spec's codes.
+//! let error = ErrorObject::invalid_params("`count` must be positive");
+//! assert_eq!(error.code, error_code::INVALID_PARAMS);
+//! assert_eq!(
+//!     serde_json::to_value(&error)?,
+//!     json!({"code": -32602, "message": "`count` must be positive"}),
+//! );
+//! # Ok::<(), serde_json::Error>(())
+//! ```
 
 mod completion;
 mod content;

@@ -29,6 +29,30 @@
 //! `notifications/cancelled` when the bus loses its connection (what was
 //! announced meanwhile cannot be replayed), and new ones are refused until
 //! it is back.
+//!
+//! ```rust,no_run
+//! use std::time::Duration;
+//!
+//! use mcp_runtime::ServerBuilder;
+//! use mcp_runtime::redis::{Redis, RedisBus, RedisConfig, RedisReplayGuard};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // All of it (or set `MCP_REDIS_URL`, and `MCP_REDIS_PREFIX`, instead).
+//! let config = RedisConfig::new("redis://10.0.0.5:6379")
+//!     .key_prefix("notes:") // one prefix per server sharing the Redis
+//!     .timeout(Duration::from_millis(500));
+//! let server = ServerBuilder::new("notes", "1.0.0").redis(config).build()?;
+//!
+//! // Or only some parts: single-use states and change fan-out here.
+//! let shared = Redis::connect(&RedisConfig::new("redis://10.0.0.5:6379"))?;
+//! let server = ServerBuilder::new("notes", "1.0.0")
+//!     .replay_guard(RedisReplayGuard::new(&shared))
+//!     .change_bus(RedisBus::new(&shared))
+//!     .build()?;
+//! # let _ = server;
+//! # Ok(())
+//! # }
+//! ```
 
 mod bus;
 mod rate;

@@ -7,6 +7,39 @@
 //! from `HttpOptions`: per connection in its accept loop
 //! (`transport::http::server`), per request in its pipeline
 //! (`transport::http::pipeline`).
+//!
+//! ```rust,standalone_crate
+//! use mcp_runtime::security::{KeyRing, Principal, TokenBucket};
+//! use mcp_runtime::{ServerBuilder, tool};
+//!
+//! /// Reads a note: its owner's only (an object-level check).
+//! #[tool(annotations(read_only))]
+//! fn read_note(owner: String, #[ctx] caller: Option<&Principal>) -> Result<String, String> {
+//!     match caller.and_then(Principal::subject) {
+//!         Some(subject) if subject == owner => Ok(format!("{owner}'s note")),
+//!         _ => Err("not your note".into()),
+//!     }
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // The keys that seal `requestState`: `MCP_STATE_KEY` (the same on every
+//! // instance), else a random key for this process only.
+//! let keys = KeyRing::from_env().transpose()?.unwrap_or_else(KeyRing::random);
+//! let server = ServerBuilder::new("notes", "1.0.0").state_keys(keys).build()?;
+//!
+//! // The caller, as authentication establishes it.
+//! let alice = Principal::new("alice").with_subject("alice").with_scopes(["notes:read"]);
+//! assert!(alice.has_scope("notes:read") && !alice.has_scope("notes:write"));
+//!
+//! // A budget per client: two calls at once, then one a second.
+//! let limiter = TokenBucket::new(1.0, 2);
+//! assert!(limiter.take("203.0.113.7").is_ok() && limiter.take("203.0.113.7").is_ok());
+//! assert!(limiter.take("203.0.113.7").is_err());
+//! assert!(limiter.take("198.51.100.1").is_ok());
+//! # let _ = server;
+//! # Ok(())
+//! # }
+//! ```
 
 #[cfg(feature = "http")]
 pub(crate) mod clients;

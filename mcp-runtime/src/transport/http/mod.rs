@@ -36,6 +36,35 @@ pub(crate) const BODY_GRACE: Duration = Duration::from_secs(2);
 /// Settings of the HTTP transport. The defaults are safe for a local
 /// server: loopback only, loopback `Host`/`Origin` only, 4 MiB bodies,
 /// time limits, and generous rate limits.
+///
+/// Each setting is a builder method on [`HttpOptions::new`]. The options
+/// go to [`Server::run_http`](crate::Server::run_http) (its own runtimes,
+/// until SIGINT or SIGTERM), [`Server::serve_http`](crate::Server::serve_http)
+/// (your runtime, your listener), [`Server::http_service`](crate::Server::http_service)
+/// (a tower service for your own router), or
+/// [`ServerBuilder::http`](crate::ServerBuilder::http), for `run()`'s
+/// `--http ADDR` (which binds `ADDR`):
+///
+/// ```rust,no_run
+/// use std::time::Duration;
+///
+/// use mcp_runtime::HttpOptions;
+///
+/// let options = HttpOptions::new()
+///     // Beyond loopback: name the hosts clients use, and the web origins
+///     // whose pages may call the endpoint.
+///     .bind(([0, 0, 0, 0], 8080).into())
+///     .path("/mcp")
+///     .allow_host("mcp.example.com")
+///     .allow_origin("https://app.example.com")
+///     .max_body_size(1024 * 1024)
+///     .request_timeout(Duration::from_secs(30))
+///     .rate_limit(10.0, 20);
+///
+/// let server = mcp_runtime::server!().build()?;
+/// server.run_http(options)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct HttpOptions {
     pub(crate) bind: SocketAddr,
