@@ -257,6 +257,19 @@ impl Dropping {
     }
 }
 
+/// Logs that `what` panicked (its answer, if any, is an internal error).
+pub(crate) fn report_panic(what: &str, panic: &(dyn std::any::Any + Send)) {
+    tracing::error!(panic = panic_message(panic), "{what} panicked");
+}
+
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("<non-string panic payload>")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -71,8 +71,9 @@ impl ServerBuilder {
 impl ServerBuilder {
     /// Starts OpenTelemetry export when the builder or the environment
     /// asks for it, with the request layer outermost (so that its spans
-    /// time the user's layers too); a failure to start is printed and the
-    /// server runs without it.
+    /// time the user's layers too), or the first request observer when no
+    /// span would be kept; a failure to start is printed and the server
+    /// runs without it.
     #[cfg(feature = "otel")]
     fn telemetry(mut self) -> (Self, Option<Telemetry>) {
         let wanted = self.otel.take().or_else(crate::otel::Otel::from_env);
@@ -83,8 +84,15 @@ impl ServerBuilder {
         let name = self.settings.info.name.clone();
         match otel.service_name(name).install() {
             Ok(telemetry) => {
-                let layer = crate::middleware::RequestLayer::new(telemetry.layer());
-                self.request_layers.insert(0, layer);
+                // Where no span would be kept, the metrics need no layer:
+                // an observer records them at a fraction of the cost.
+                match telemetry.makes_spans() {
+                    true => (self.request_layers)
+                        .insert(0, crate::middleware::RequestLayer::new(telemetry.layer())),
+                    false => {
+                        (self.request_observers).insert(0, std::sync::Arc::new(telemetry.layer()))
+                    }
+                }
                 self.observers
                     .insert(0, std::sync::Arc::new(telemetry.layer()));
                 (self, Some(telemetry))

@@ -1,12 +1,16 @@
 //! What a request layer reads without parsing (`Request::name`,
-//! `Request::uri`, `Response::is_tool_error`) and what a notification
-//! observer sees, on stdio and HTTP.
+//! `Request::uri`, `Response::is_tool_error`), what a notification
+//! observer sees, on stdio and HTTP, and what a request observer sees of
+//! every request: its start, and its answer or its abandonment.
 
 #![cfg(feature = "http")]
 
 use std::sync::{Arc, Mutex};
 
-use mcp_runtime::middleware::{self, BoxError, ClientNotification, Next, Request, Response};
+use mcp_runtime::middleware::{
+    self, BoxError, ClientNotification, Next, ObservedRequest, Outcome, Request, RequestObserver,
+    Response,
+};
 use mcp_runtime::{CallToolResult, Server, ServerBuilder, TransportKind, resource, tool};
 use mcp_test_support::request;
 use mcp_test_support::stdio::{InMemory, served};
@@ -166,4 +170,172 @@ fn an_observer_that_panics_costs_nothing_but_its_report() {
         assert_eq!(answer["id"], 1);
         assert!(answer["result"]["tools"].is_array(), "{answer}");
     });
+}
+
+/// Never answers: the client cancels it.
+#[tool]
+async fn waits() -> String {
+    std::future::pending::<()>().await;
+    unreachable!("nothing wakes it")
+}
+
+/// Records every request it sees start, end, or end unanswered.
+struct Recorder(Seen);
+
+fn line(request: &ObservedRequest<'_>) -> String {
+    let target = request.name().or_else(|| request.uri());
+    format!(
+        "{} {} id={}",
+        request.method(),
+        target.unwrap_or_default(),
+        request.id()
+    )
+}
+
+impl RequestObserver for Recorder {
+    fn started(&self, request: &ObservedRequest<'_>) {
+        self.0.push(format!("started {}", line(request)));
+    }
+
+    fn finished(&self, request: &ObservedRequest<'_>, outcome: Outcome<'_>) {
+        let outcome = match outcome {
+            Outcome::Result(result) => format!("result tool_error={}", result.is_tool_error()),
+            Outcome::Error(error) => format!("error {}", error.code),
+        };
+        assert!(request.started().elapsed() < std::time::Duration::from_secs(60));
+        self.0.push(format!("finished {} {outcome}", line(request)));
+    }
+
+    fn abandoned(&self, request: &ObservedRequest<'_>) {
+        self.0.push(format!("abandoned {}", line(request)));
+    }
+}
+
+/// An observer with a bug: it costs only its report.
+struct Panics;
+
+impl RequestObserver for Panics {
+    fn started(&self, _: &ObservedRequest<'_>) {
+        panic!("observer bug at the start");
+    }
+
+    fn finished(&self, _: &ObservedRequest<'_>, _: Outcome<'_>) {
+        panic!("observer bug at the end");
+    }
+}
+
+/// Refuses `tools/list` itself: what the observers see is the layers'
+/// answer.
+async fn refuses_lists(request: Request, next: Next<Request>) -> Result<Response, BoxError> {
+    match request.method() {
+        "tools/list" => Err(mcp_runtime::ErrorObject::invalid_params("no lists here").into()),
+        _ => next.run(request).await,
+    }
+}
+
+/// Talks to `server` over stdio: sends each message, and reads an answer
+/// for each request but those in `unanswered`.
+async fn talk(server: Server, messages: Vec<String>, unanswered: &[i64]) -> Vec<serde_json::Value> {
+    let (mut client, (read, write)) = InMemory::pair();
+    let serving = server.serve_streams(mcp_runtime::StdioOptions::new(), read, write);
+    let unanswered = unanswered.to_vec();
+    let talking = async move {
+        let mut answers = Vec::new();
+        for message in messages {
+            client.send(&message).await;
+            let value: serde_json::Value = serde_json::from_str(&message).unwrap();
+            let id = value.get("id").and_then(serde_json::Value::as_i64);
+            if id.is_some_and(|id| !unanswered.contains(&id)) {
+                answers.push(client.receive().await);
+            }
+        }
+        client.close().await;
+        answers
+    };
+    let ((), answers) = tokio::join!(served(serving), talking);
+    answers
+}
+
+#[tokio::test]
+async fn a_request_observer_sees_each_request_start_and_end_and_abandonment() {
+    let seen = Seen::default();
+    let server = ServerBuilder::new("observers", "0.1.0")
+        .request_observer(Recorder(seen.clone()))
+        .build()
+        .unwrap();
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 6}})
+    .to_string();
+    let messages = vec![
+        mcp_test_support::call_tool(1, "works", json!({})),
+        mcp_test_support::call_tool(2, "refuses", json!({})),
+        mcp_test_support::call_tool(3, "nobody", json!({})),
+        request(4, "tools/list", json!({})),
+        request(5, "nothing/here", json!({})),
+        mcp_test_support::call_tool(6, "waits", json!({})),
+        cancel,
+        request(7, "resources/read", json!({"uri": "note://today"})),
+    ];
+    let answers = talk(server, messages, &[6]).await;
+    assert_eq!(answers.len(), 6);
+    // The cancelled request ends when the transport drops it, which may be
+    // after the next request was answered.
+    let mut lines = seen.take();
+    let abandoned = lines
+        .iter()
+        .position(|line| line == "abandoned tools/call waits id=6");
+    let started = lines
+        .iter()
+        .position(|line| line == "started tools/call waits id=6");
+    assert!(abandoned > started, "{lines:#?}");
+    lines.remove(abandoned.unwrap());
+    assert_eq!(
+        lines,
+        [
+            "started tools/call works id=1",
+            "finished tools/call works id=1 result tool_error=false",
+            "started tools/call refuses id=2",
+            "finished tools/call refuses id=2 result tool_error=true",
+            "started tools/call nobody id=3",
+            "finished tools/call nobody id=3 error -32602",
+            "started tools/list  id=4",
+            "finished tools/list  id=4 result tool_error=false",
+            "started nothing/here  id=5",
+            "finished nothing/here  id=5 error -32601",
+            "started tools/call waits id=6",
+            "started resources/read note://today id=7",
+            "finished resources/read note://today id=7 result tool_error=false",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_request_observer_sees_the_request_layers_answer_and_may_panic() {
+    let seen = Seen::default();
+    let server = ServerBuilder::new("observers", "0.1.0")
+        .request_observer(Panics)
+        .request_layer(middleware::from_fn(refuses_lists))
+        .request_observer(Recorder(seen.clone()))
+        .build()
+        .unwrap();
+    let messages = vec![
+        request(1, "tools/list", json!({})),
+        mcp_test_support::call_tool(2, "works", json!({})),
+    ];
+    let answers = talk(server, messages, &[]).await;
+    assert_eq!(answers[0]["error"]["code"], -32602, "{}", answers[0]);
+    assert_eq!(
+        answers[1]["result"]["content"][0]["text"], "yes",
+        "{}",
+        answers[1]
+    );
+    assert_eq!(
+        seen.take(),
+        [
+            "started tools/list  id=1",
+            "finished tools/list  id=1 error -32602",
+            "started tools/call works id=2",
+            "finished tools/call works id=2 result tool_error=false",
+        ]
+    );
 }

@@ -111,8 +111,8 @@ def meta(traceparent, capabilities=None):
 class Client:
     """The fixture over stdio, one JSON-RPC line each way."""
 
-    def __init__(self, binary, endpoint):
-        env = server_env(endpoint)
+    def __init__(self, binary, endpoint, extra=None):
+        env = dict(server_env(endpoint), **(extra or {}))
         self.process = subprocess.Popen(
             [binary],
             stdin=subprocess.PIPE,
@@ -499,6 +499,56 @@ def check_histogram(problems):
         problems.append(f"the failing tool's point has no error.type tool_error: {failing}")
 
 
+def unsampled_exchange(binary, problems):
+    """The fixture over stdio with the sampler at 0 (OTEL_TRACES_SAMPLER=
+    always_off) and a fresh receiver: no span at all, and the histogram's
+    points for a tool call, a tool error, an unknown tool and method and a
+    list page all the same (the server records them with a request
+    observer rather than a layer there)."""
+    with lock:
+        for kind in received.values():
+            kind.clear()
+    receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    endpoint = f"http://127.0.0.1:{receiver.server_address[1]}"
+    client = Client(binary, endpoint, {"OTEL_TRACES_SAMPLER": "always_off"})
+    answers = []
+    for method, params in [
+        ("tools/call", {"name": "test_simple_text"}),
+        ("tools/call", {"name": "test_simple_text"}),
+        ("tools/call", {"name": "test_error_handling"}),
+        ("tools/call", {"name": "no_such_tool"}),
+        ("nothing/here", {}),
+        ("tools/list", {}),
+    ]:
+        answers.append(client.request(method, params, trace()[2]))
+    status = client.close()
+    receiver.shutdown()
+    if status != 0:
+        problems.append(f"the unsampled server exited with status {status}")
+    if received["spans"]:
+        problems.append(f"the sampler at 0 still exported {len(received['spans'])} spans")
+    points = {}
+    for metric in received["metrics"]:
+        if metric.name == "mcp.server.operation.duration":
+            for point in metric.histogram.data_points:
+                got = attributes(point)
+                key = (got.get("mcp.method.name"), got.get("gen_ai.tool.name"),
+                       got.get("error.type"), got.get("network.transport"))
+                points[key] = point.count
+    wanted = {
+        ("tools/call", "test_simple_text", None, "pipe"): 2,
+        ("tools/call", "test_error_handling", "tool_error", "pipe"): 1,
+        ("tools/call", "_OTHER", "-32602", "pipe"): 1,
+        ("_OTHER", None, "-32601", "pipe"): 1,
+        ("tools/list", None, None, "pipe"): 1,
+    }
+    if points != wanted:
+        problems.append(f"sampler at 0: histogram points {points}, expected {wanted}")
+    if [bool(answer.get("result")) for answer in answers] != [True, True, True, False, False, True]:
+        problems.append(f"sampler at 0: answers {answers}")
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -678,15 +728,17 @@ def main():
     check_notifications(problems)
     check_http_link(link, problems)
     check_histogram(problems)
-    prometheus_exchange(binary, problems)
     print(f"{len(received['spans'])} spans and {len(received['metrics'])} metrics received")
+    unsampled_exchange(binary, problems)
+    prometheus_exchange(binary, problems)
     if problems:
         for problem in problems:
             print(f"FAIL {problem}")
         sys.exit(1)
     print(f"all {len(expected)} request spans, {len(notified)} notification spans, the HTTP link"
-          " and the duration histogram are as the conventions say,"
-          " and the Prometheus scrape parses with the names and labels expected")
+          " and the duration histogram are as the conventions say, the sampler at 0 exports"
+          " no span and the same histogram, and the Prometheus scrape parses with the names"
+          " and labels expected")
 
 
 if __name__ == "__main__":

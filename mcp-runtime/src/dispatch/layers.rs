@@ -31,7 +31,7 @@ use crate::context::Context;
 use crate::extension::MethodResult;
 use crate::middleware::request::{Body, Params};
 use crate::middleware::{
-    self, Invocation, Item, ItemKind, ItemLayer, Layers, Next, Output,
+    self, Invocation, Item, ItemKind, ItemLayer, Layers, Next, Observation, Output,
     Request as MiddlewareRequest, Response, Runner, TaskHandle,
 };
 use crate::mrtr::Input;
@@ -436,6 +436,16 @@ impl Dispatcher {
         }
     }
 
+    /// An observation of the request, when anything observes requests.
+    pub(super) fn observe(
+        &self,
+        request: &Request,
+        meta: &Arc<RequestMeta>,
+        source: &RequestSource,
+    ) -> Option<Box<Observation>> {
+        (self.request_observers).start(|| self.request_view(request, meta, source))
+    }
+
     /// An answer known at once, passed through the request layers.
     pub(super) fn answered_through<F, A: Admission>(
         &self,
@@ -443,13 +453,18 @@ impl Dispatcher {
         prepared: Prepared,
         answer: Result<Bytes, ErrorObject>,
     ) -> Dispatched<F, A> {
+        let observation = self.observe(&prepared.request, &prepared.meta, &prepared.source);
         let mut view = self.request_view(&prepared.request, &prepared.meta, &prepared.source);
-        let answer = answer.map(Response::from_json);
+        let answer = answer.map(Response::from_json).map_err(Into::into);
         view.rest = Some(Box::pin(std::future::ready(answer)));
         let (stack, id) = (stack.clone(), prepared.request.id);
         let replied = id.clone();
         let future = async move {
-            match middleware::answer_request(&stack, view).await {
+            let answer = middleware::answer_request(stack, view).await;
+            if let Some(observation) = observation {
+                observation.finish(answer.as_ref().map(Response::observed));
+            }
+            match answer {
                 Ok(response) => Reply::result(&replied, response.json().as_bytes()),
                 Err(error) => Reply::error(Some(&replied), &error),
             }
@@ -468,7 +483,8 @@ pub(super) fn through_request_layers(
     answer: impl Future<Output = Result<ResultJson, ErrorObject>> + 'static,
 ) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>>>> {
     let rest = async move {
-        Ok(match answer.await? {
+        let answer = answer.await.map_err(middleware::BoxError::from)?;
+        Ok(match answer {
             ResultJson::Shared(json) => Response::from_json(json),
             ResultJson::Unframed(json) => Response {
                 tool_error: Some(json.is_tool_error()),
@@ -478,7 +494,7 @@ pub(super) fn through_request_layers(
     };
     view.rest = Some(Box::pin(rest));
     Box::pin(async move {
-        let response = middleware::answer_request(&stack, view).await?;
+        let response = middleware::answer_request(stack, view).await?;
         Ok(match response.json {
             Body::Shared(json) => ResultJson::Shared(json),
             Body::Unframed(json) => ResultJson::Unframed(json),

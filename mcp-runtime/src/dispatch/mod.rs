@@ -52,8 +52,11 @@ use self::subscriptions::Offered;
 pub(crate) use self::tools::Tools;
 use crate::changes::Changes;
 use crate::context::Outbox;
+pub(crate) use crate::diagnostics::{panic_message, report_panic};
 use crate::extension::Extension;
-use crate::middleware::{self, Layers, Next, Request as MiddlewareRequest, RequestLayer};
+use crate::middleware::{
+    self, Layers, Next, Request as MiddlewareRequest, RequestLayer, ResultRef,
+};
 use crate::mrtr::state::StateSealer;
 use crate::protocol::jsonrpc::{Unframed, error_frame, result_frame};
 use crate::protocol::method::{Method, MethodName};
@@ -163,6 +166,16 @@ impl Reply {
 pub(crate) enum ResultJson {
     Shared(Bytes),
     Unframed(Unframed),
+}
+
+impl ResultJson {
+    /// The result as request observers see it.
+    pub(crate) fn observed(&self) -> ResultRef<'_> {
+        match self {
+            ResultJson::Shared(json) => ResultRef::Shared(json),
+            ResultJson::Unframed(json) => ResultRef::Unframed(json),
+        }
+    }
 }
 
 impl From<Bytes> for ResultJson {
@@ -317,6 +330,8 @@ pub(crate) struct Dispatcher {
     audited: Next<MiddlewareRequest>,
     /// What sees the client's notifications.
     observers: middleware::Observers,
+    /// What sees each request start and end.
+    request_observers: middleware::RequestObservers,
 }
 
 /// What the dispatcher is built from besides its registry.
@@ -329,6 +344,7 @@ pub(crate) struct Parts {
     pub(crate) layers: Vec<layers::GivenLayer>,
     pub(crate) request_layers: Vec<RequestLayer>,
     pub(crate) observers: middleware::Observers,
+    pub(crate) request_observers: middleware::RequestObservers,
 }
 
 impl Dispatcher {
@@ -346,6 +362,7 @@ impl Dispatcher {
             layers,
             request_layers,
             observers,
+            request_observers,
         } = parts;
         if let Some(tasks) = &tasks {
             extensions.push(tasks.extension());
@@ -394,6 +411,7 @@ impl Dispatcher {
             request_layers: users_requests,
             audited,
             observers,
+            request_observers,
         })
     }
 
@@ -526,7 +544,10 @@ impl Dispatcher {
         let target = match self.triage(&prepared) {
             Triage::Run(target) => target,
             Triage::Answered(answer) => match &self.request_layers {
-                None => return Dispatched::Answered(answered(prepared.request.id, answer)),
+                None => {
+                    self.observe_answered(&prepared, &answer);
+                    return Dispatched::Answered(answered(prepared.request.id, answer));
+                }
                 Some(stack) => return self.answered_through(stack, prepared, answer),
             },
         };
@@ -543,6 +564,16 @@ impl Dispatcher {
                     admitted,
                 }
             }
+        }
+    }
+
+    /// Shows an answer known at once to the request observers, if any.
+    /// Not generic (as `dispatch` is, over the transports' admissions), so
+    /// that it is compiled once.
+    fn observe_answered(&self, prepared: &Prepared, answer: &Result<Bytes, ErrorObject>) {
+        let (request, meta) = (&prepared.request, &prepared.meta);
+        if let Some(observation) = self.observe(request, meta, &prepared.source) {
+            observation.finish(answer.as_ref().map(ResultRef::Shared));
         }
     }
 
@@ -768,17 +799,4 @@ impl Dispatcher {
             other => Err(ErrorObject::method_not_found(other.name())),
         }
     }
-}
-
-/// Logs that `what` panicked (its answer, if any, is an internal error).
-pub(crate) fn report_panic(what: &str, panic: &(dyn std::any::Any + Send)) {
-    tracing::error!(panic = panic_message(panic), "{what} panicked");
-}
-
-pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
-    panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("<non-string panic payload>")
 }

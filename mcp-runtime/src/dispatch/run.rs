@@ -96,6 +96,9 @@ impl Dispatcher {
                 .await
                 .map(|json| Bytes::from(json).into());
             }
+            // Before `scope` takes the `_meta` and the source; boxed, so that
+            // it costs this future one pointer.
+            let observation = self.observe(&request, &meta, &source);
             let cancellation = Cancellation::default();
             // Dropping this request before it finishes (the client cancelled
             // or went away) cancels the token handlers watch.
@@ -121,6 +124,9 @@ impl Dispatcher {
                 }
             };
             cancel_on_drop.disarm();
+            if let Some(observation) = observation {
+                observation.finish(result.as_ref().map(ResultJson::observed));
+            }
             result
         }
     }

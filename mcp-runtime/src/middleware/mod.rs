@@ -24,12 +24,69 @@
 //! The first given is the outermost; an item's own layer is inside the
 //! server's, and its `timeout_ms` is innermost, right around the handler.
 //!
+//! ```rust,standalone_crate
+//! use std::time::Duration;
+//!
+//! use mcp_runtime::middleware::{self, BoxError, Invocation, Next, Output};
+//! use mcp_runtime::{CallToolResult, Items, ServerBuilder, tool};
+//! use tower::timeout::TimeoutLayer;
+//! # use serde_json::{Value, json};
+//!
+//! /// Deletes a file.
+//! #[tool(group = "files", annotations(destructive))]
+//! fn delete_file(path: String) -> String {
+//!     format!("deleted {path}")
+//! }
+//!
+//! /// Refuses by argument value, before the handler runs.
+//! async fn no_etc(call: Invocation, next: Next<Invocation>) -> Result<Output, BoxError> {
+//!     let arguments: serde_json::Value = call.arguments_as()?;
+//!     if arguments["path"].as_str().is_some_and(|p| p.starts_with("/etc/")) {
+//!         return Ok(Output::Tool(CallToolResult::error("not under /etc")));
+//!     }
+//!     next.run(call).await
+//! }
+//!
+//! # /// One `tools/call` through the dispatcher: its result.
+//! # async fn call(server: &mcp_runtime::Server, name: &str, arguments: Value) -> Value {
+//! #     let meta = json!({
+//! #         "io.modelcontextprotocol/protocolVersion": mcp_runtime::protocol::PROTOCOL_VERSION,
+//! #         "io.modelcontextprotocol/clientCapabilities": {},
+//! #     });
+//! #     let params = json!({"name": name, "arguments": arguments, "_meta": meta});
+//! #     let request =
+//! #         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+//! #     let response = server.exchange(request.to_string()).await.response.unwrap();
+//! #     serde_json::from_str::<Value>(&response).unwrap()["result"].take()
+//! # }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), mcp_runtime::BuildError> {
+//! let server = ServerBuilder::new("files", "1.0.0")
+//!     .layer(TimeoutLayer::new(Duration::from_secs(30)))
+//!     .layer_on(Items::group("files"), middleware::from_fn(no_etc))
+//!     .build()?;
+//!
+//! let refused = call(&server, "delete_file", json!({"path": "/etc/passwd"})).await;
+//! assert_eq!(refused["isError"], true);
+//! let done = call(&server, "delete_file", json!({"path": "/tmp/notes.txt"})).await;
+//! assert_eq!(done["content"][0]["text"], "deleted /tmp/notes.txt");
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! Two built-ins are item layers on this seam: the scope check, outermost
 //! on every item that declares `scopes = [...]` (a principal without them
 //! gets `-31003`, HTTP 403), and the Tasks engine, innermost on a
 //! `#[tool(task)]` tool, just outside its `timeout_ms` (a client that
 //! negotiated Tasks gets [`Output::Task`], and the rest of the stack runs
 //! on a task worker). The audit events are a request layer.
+//!
+//! A request observer
+//! ([`ServerBuilder::request_observer`](crate::ServerBuilder::request_observer))
+//! sees the same requests without wrapping them: a [`RequestObserver`] is
+//! told when each starts and how it ended ([`Outcome`]), or that it was
+//! abandoned. It cannot change a request, and costs a fraction of a
+//! layer: the seam for metrics.
 //!
 //! A layer's error becomes the request's JSON-RPC error: an
 //! [`ErrorObject`] as it is; tower's timeout (`Elapsed`) as `-31002`
@@ -43,6 +100,7 @@ mod from_fn;
 mod invocation;
 mod next;
 mod notification;
+mod observer;
 pub(crate) mod request;
 mod scopes;
 
@@ -61,6 +119,8 @@ pub(crate) use self::invocation::{Item, Runner};
 pub use self::next::{BoxFuture, Level, Next};
 pub use self::notification::{ClientNotification, NotificationObserver};
 pub(crate) use self::notification::{Observers, TraceContext};
+pub(crate) use self::observer::{Observation, RequestObservers, ResultRef};
+pub use self::observer::{ObservedRequest, ObservedResult, Outcome, RequestObserver};
 pub use self::request::{Request, Response};
 pub(crate) use self::scopes::scope_layer;
 use crate::protocol::{ErrorObject, error_code};
@@ -231,11 +291,11 @@ pub(crate) fn request_stack(layers: &[RequestLayer]) -> Option<Next<Request>> {
 
 /// Runs `request` through `stack`.
 pub(crate) async fn answer_request(
-    stack: &Next<Request>,
+    stack: Next<Request>,
     request: Request,
 ) -> Result<Response, ErrorObject> {
     let method = request.method.clone();
-    let answer = stack.clone().run(request).await;
+    let answer = stack.run(request).await;
     answer.map_err(|error| error_object(error, "request", &method))
 }
 
@@ -253,19 +313,18 @@ impl Service<Request> for PassOn {
     }
 
     fn call(&mut self, mut request: Request) -> Self::Future {
-        let rest = request.rest.take();
-        Box::pin(async move {
-            match rest {
-                Some(rest) => rest.await.map_err(Into::into),
-                None => {
-                    tracing::error!(
-                        method = &*request.method,
-                        "a request layer passed a request on twice"
-                    );
-                    Err(ErrorObject::internal_error().into())
-                }
+        match request.rest.take() {
+            Some(rest) => rest,
+            None => {
+                tracing::error!(
+                    method = &*request.method,
+                    "a request layer passed a request on twice"
+                );
+                Box::pin(std::future::ready(
+                    Err(ErrorObject::internal_error().into()),
+                ))
             }
-        })
+        }
     }
 }
 

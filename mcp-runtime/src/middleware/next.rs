@@ -1,6 +1,7 @@
 //! The rest of a stack, type-erased: what a layer wraps, and what
 //! [`from_fn`](super::from_fn) middleware calls on.
 
+use std::any::Any;
 use std::fmt;
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
@@ -104,10 +105,37 @@ where
 
     fn call(&mut self, request: R) -> BoxFuture<R::Response> {
         let future = Service::call(self, request);
-        Box::pin(async move { future.await.map_err(Into::into) })
+        // A service that answers with a `BoxFuture` already (every layer
+        // of this crate, `Next` itself) is not boxed a second time: an
+        // allocation and a copy of the future per layer and request.
+        match same_type::<S::Future, BoxFuture<R::Response>>(future) {
+            Ok(boxed) => boxed,
+            Err(future) => Box::pin(async move { future.await.map_err(Into::into) }),
+        }
     }
 
     fn clone_box(&self) -> Box<dyn Erased<R>> {
         Box::new(self.clone())
+    }
+}
+
+/// `value` as a `U`, when `T` is `U` (a check of type ids that the
+/// compiler resolves for each `T`: no allocation, no branch at run time).
+fn same_type<T: 'static, U: 'static>(value: T) -> Result<U, T> {
+    let mut slot = Some(value);
+    match (&mut slot as &mut dyn Any).downcast_mut::<Option<U>>() {
+        Some(same) => Ok(same.take().expect("the slot was just filled")),
+        None => Err(slot.take().expect("the slot was just filled")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_type;
+
+    #[test]
+    fn a_value_is_cast_only_to_its_own_type() {
+        assert_eq!(same_type::<u32, u32>(7), Ok(7));
+        assert_eq!(same_type::<u32, u64>(7), Err(7));
     }
 }

@@ -4,9 +4,7 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::fmt;
-use std::future::Future;
 use std::ops::Range;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -14,16 +12,17 @@ use bytestring::ByteString;
 
 use super::next::{Level, sealed};
 use crate::protocol::jsonrpc::Unframed;
-use crate::protocol::{ClientCapabilities, ErrorObject, RequestId, RequestMeta};
+use crate::protocol::{ClientCapabilities, RequestId, RequestMeta};
 use crate::source::RequestSource;
 use crate::state::App;
 
-/// The rest of the request's work, passed on at most once.
-pub(crate) type Rest = Pin<Box<dyn Future<Output = Result<Response, ErrorObject>>>>;
+/// The rest of the request's work, passed on at most once: the future the
+/// innermost layer's service answers with, as it is (not boxed again).
+pub(crate) type Rest = super::BoxFuture<Response>;
 
 /// One request, as request layers see it: its method, id, params as
 /// JSON, `_meta`, the caller and the server's states. A layer may answer
-/// it with a JSON-RPC error ([`ErrorObject`] into the error), or pass it on
+/// it with a JSON-RPC error ([`ErrorObject`](crate::ErrorObject) into the error), or pass it on
 /// and see (or change) the result.
 ///
 /// Every request whose envelope and `_meta` are valid reaches the request
@@ -121,6 +120,16 @@ pub(crate) enum Body {
     Unframed(Unframed),
 }
 
+impl Response {
+    /// The result as request observers see it.
+    pub(crate) fn observed(&self) -> super::ResultRef<'_> {
+        match &self.json {
+            Body::Shared(json) => super::ResultRef::Shared(json),
+            Body::Unframed(json) => super::ResultRef::Unframed(json),
+        }
+    }
+}
+
 impl Body {
     fn bytes(&self) -> &[u8] {
         match self {
@@ -161,7 +170,15 @@ impl Params {
 }
 
 /// A member's raw JSON as a string, when it is one.
-fn member(raw: &[u8]) -> Option<Cow<'_, str>> {
+/// Whether a result's JSON says `isError: true`: read as a `Value` (rare:
+/// a layer's own result), whose parser every binary has already, rather
+/// than a struct of its own.
+pub(super) fn shared_is_tool_error(json: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(json)
+        .is_ok_and(|result| result.get("isError") == Some(&serde_json::Value::Bool(true)))
+}
+
+pub(super) fn member(raw: &[u8]) -> Option<Cow<'_, str>> {
     crate::protocol::jsonrpc::json_str(std::str::from_utf8(raw).ok()?)
 }
 
@@ -201,11 +218,7 @@ impl Response {
     /// and reported a failure, as opposed to a JSON-RPC error. Known
     /// without parsing for a result the dispatcher wrote.
     pub fn is_tool_error(&self) -> bool {
-        // Read as a `Value` (rare: a layer's own result), whose parser every
-        // binary has already, rather than a struct of its own.
-        self.tool_error.unwrap_or_else(|| {
-            serde_json::from_slice::<serde_json::Value>(self.json.bytes())
-                .is_ok_and(|result| result.get("isError") == Some(&serde_json::Value::Bool(true)))
-        })
+        self.tool_error
+            .unwrap_or_else(|| shared_is_tool_error(self.json.bytes()))
     }
 }

@@ -85,13 +85,23 @@ pub(super) struct InFlight(());
 
 impl InFlight {
     pub(super) fn begin() -> InFlight {
-        ACTIVE.fetch_add(1, Ordering::Relaxed);
+        InFlight::opened();
         InFlight(())
+    }
+
+    /// A request began (an observer's count, which has no guard).
+    pub(super) fn opened() {
+        ACTIVE.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A request ended.
+    pub(super) fn closed() {
+        ACTIVE.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        ACTIVE.fetch_sub(1, Ordering::Relaxed);
+        InFlight::closed();
     }
 }

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::BuildHasher as _;
 use std::sync::OnceLock;
 use std::task::{Context as TaskContext, Poll};
 use std::time::Instant;
@@ -19,8 +20,11 @@ use tracing::field::Empty;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use super::counters::InFlight;
-use crate::middleware::{BoxError, BoxFuture, Layer, Request, Response, Service};
-use crate::protocol::{ErrorObject, error_code};
+use crate::middleware::{
+    BoxError, BoxFuture, Layer, ObservedRequest, Outcome, Request, RequestObserver, Response,
+    Service,
+};
+use crate::protocol::{ErrorObject, PROTOCOL_VERSION, error_code};
 use crate::source::{RequestSource, TransportKind};
 use crate::transport::http::HttpRequest;
 
@@ -168,14 +172,46 @@ where
             false => tracing::Span::none(),
         };
         let in_flight = InFlight::begin();
+        let started = Instant::now();
         let answer = self.inner.call(request).instrument(span.clone());
         Box::pin(async move {
             // Dropped with the future, answered or not.
             let _in_flight = in_flight;
             let answer = answer.await;
-            operation.finish(&span, &answer, recording);
+            operation.finish(&span, &answer, recording, started);
             answer
         })
+    }
+}
+
+/// As a request observer
+/// ([`ServerBuilder::request_observer`](crate::ServerBuilder::request_observer)),
+/// the layer records the metrics only: the duration histogram and the
+/// in-flight count, at a fraction of a layer's cost. It makes no span (an
+/// observer cannot wrap the request's work), so `run()` installs it this
+/// way only where no span would be kept (traces not exported, or a
+/// sampler at 0).
+impl RequestObserver for OtelLayer {
+    fn started(&self, _: &ObservedRequest<'_>) {
+        InFlight::opened();
+    }
+
+    fn finished(&self, request: &ObservedRequest<'_>, outcome: Outcome<'_>) {
+        InFlight::closed();
+        let elapsed = request.started().elapsed().as_secs_f64();
+        let failure = Failure::of_outcome(&outcome, request.method() == "tools/call");
+        if failure.is_none() && Repeated::record(request, elapsed) {
+            return;
+        }
+        let operation = Operation::observed(request);
+        let point = operation.record(elapsed, failure.as_ref());
+        if failure.is_none() {
+            Repeated::remember(request, point);
+        }
+    }
+
+    fn abandoned(&self, _: &ObservedRequest<'_>) {
+        InFlight::closed();
     }
 }
 
@@ -187,37 +223,52 @@ enum Target {
 }
 
 /// One request's attributes, kept for its histogram point. Nothing is
-/// parsed again (the envelope located the name) and only the tool's or
-/// prompt's name is copied.
-struct Operation {
-    method: Cow<'static, str>,
+/// parsed again (the envelope located the name); a layer's copy owns the
+/// tool's or prompt's name, an observer's borrows it.
+struct Operation<'a> {
+    method: Cow<'a, str>,
     /// The tool of a `tools/call`, the prompt of a `prompts/get`.
-    target: Option<(Target, String)>,
-    version: Cow<'static, str>,
+    target: Option<(Target, Cow<'a, str>)>,
+    version: Cow<'a, str>,
     transport: Option<&'static str>,
-    started: Instant,
 }
 
-impl Operation {
-    fn of(request: &Request) -> Operation {
-        let target = match request.method() {
-            "tools/call" => Some(Target::Tool),
-            "prompts/get" => Some(Target::Prompt),
-            _ => None,
+impl<'a> Operation<'a> {
+    /// A layer's copy, which outlives the request: only the tool's or
+    /// prompt's name is copied (the method and the revisions this runtime
+    /// speaks are static text).
+    fn of(request: &Request) -> Operation<'static> {
+        let version = match request.source().negotiated_revision() {
+            Some(revision) => Cow::Borrowed(revision),
+            None => match request.meta().protocol_version.as_str() {
+                PROTOCOL_VERSION => Cow::Borrowed(PROTOCOL_VERSION),
+                other => Cow::Owned(other.to_owned()),
+            },
         };
+        let name = || Some(Cow::Owned(request.name()?.into_owned()));
         Operation {
+            target: target(&request.method).and_then(|target| Some((target, name()?))),
             method: request.method.clone(),
-            target: target.and_then(|target| Some((target, request.name()?.into_owned()))),
-            version: version(request),
+            version,
             transport: network_transport(request.source()),
-            started: Instant::now(),
+        }
+    }
+
+    /// An observer's, borrowed from the request.
+    fn observed(request: &ObservedRequest<'a>) -> Operation<'a> {
+        let target = target(request.method());
+        Operation {
+            target: target.and_then(|target| Some((target, request.name()?))),
+            method: Cow::Borrowed(request.method()),
+            version: Cow::Borrowed(observed_version(request)),
+            transport: network_transport(request.source()),
         }
     }
 
     /// The tool or prompt named, if `kind`.
     fn named(&self, kind: Target) -> Option<&str> {
         let (target, name) = self.target.as_ref()?;
-        (*target == kind).then_some(name.as_str())
+        (*target == kind).then_some(name)
     }
 
     /// The span, its parent the client's trace context when it sent one,
@@ -260,10 +311,11 @@ impl Operation {
 
     /// Records the outcome on the span and the histogram.
     fn finish(
-        self,
+        &self,
         span: &tracing::Span,
         answer: &Result<Response, BoxError>,
         recording: Recording,
+        started: Instant,
     ) {
         let tool = self.named(Target::Tool).is_some();
         let failure = Failure::of(answer, tool);
@@ -275,29 +327,37 @@ impl Operation {
         {
             failure.record(span);
         }
-        let elapsed = self.started.elapsed().as_secs_f64();
+        let elapsed = started.elapsed().as_secs_f64();
         self.record(elapsed, failure.as_ref());
     }
 
     /// The histogram point, through a handle bound to its attribute set:
     /// the SDK hashes an attribute set (SipHash over every key and value)
     /// for each unbound point, about 2,300 instructions a request. The
-    /// handles are kept per thread, keyed by what the attributes are made
-    /// of; their number is bounded, as the attribute sets are.
-    fn record(self, elapsed: f64, failure: Option<&Failure>) {
-        let key = PointKey {
-            unknown: failure.map_or(Unknown::Neither, Failure::unknown),
-            error: failure.map(|failure| failure.kind.clone()),
-            operation: self,
-        };
+    /// handles are kept per thread, found by a hash of what the attributes
+    /// are made of (borrowed: nothing is copied to look one up); their
+    /// number is bounded, as the attribute sets are.
+    fn record(&self, elapsed: f64, failure: Option<&Failure>) -> Point {
+        let unknown = failure.map_or(Unknown::Neither, Failure::unknown);
+        let error = failure.map(|failure| &*failure.kind);
+        let hash = foldhash::fast::FixedState::default().hash_one((
+            (&*self.method, &*self.version),
+            self.target.as_ref().map(|(_, name)| &**name),
+            (self.transport, error),
+        ));
         BOUND.with_borrow_mut(|bound| {
-            if let Some(handle) = bound.get(&key) {
-                return handle.record(elapsed);
-            }
-            let handle = duration().bind(&key.operation.attributes(failure));
-            handle.record(elapsed);
-            bound.insert(key, handle);
-        });
+            let points = bound.entry(hash).or_default();
+            let found = points
+                .iter()
+                .position(|(key, _)| key.is(self, error, unknown));
+            let index = found.unwrap_or_else(|| {
+                let handle = duration().bind(&self.attributes(failure));
+                points.push((PointKey::of(self, error, unknown), handle));
+                points.len() - 1
+            });
+            points[index].1.record(elapsed);
+            Point { hash, index }
+        })
     }
 
     /// The histogram point's attributes (no id, no URI: they would make a
@@ -307,16 +367,19 @@ impl Operation {
     fn attributes(&self, failure: Option<&Failure>) -> Vec<KeyValue> {
         let unknown = failure.map_or(Unknown::Neither, Failure::unknown);
         let method = match unknown {
-            Unknown::Method => Cow::Borrowed(OTHER),
-            _ => self.method.clone(),
+            Unknown::Method => OTHER.to_owned(),
+            _ => self.method.to_string(),
         };
         let mut attributes = Vec::with_capacity(7);
         attributes.push(KeyValue::new("mcp.method.name", method));
-        attributes.push(KeyValue::new("mcp.protocol.version", self.version.clone()));
+        attributes.push(KeyValue::new(
+            "mcp.protocol.version",
+            self.version.to_string(),
+        ));
         if let Some((target, name)) = &self.target {
             let name = match unknown {
                 Unknown::Item => OTHER.to_owned(),
-                _ => name.clone(),
+                _ => name.to_string(),
             };
             match target {
                 Target::Tool => {
@@ -336,36 +399,118 @@ impl Operation {
     }
 }
 
+/// Where a histogram point's bound handle is kept in [`BOUND`].
+#[derive(Clone, Copy)]
+struct Point {
+    hash: u64,
+    index: usize,
+}
+
+/// The last request an observer on this thread recorded, as the client
+/// wrote it: a request like it (the same method, tool or prompt name,
+/// version and transport, answered with a result) is recorded on the same
+/// point without decoding its name or hashing its attributes. Calls of
+/// one tool in a row are the common case.
+struct Repeated {
+    method: Box<str>,
+    raw_name: Option<Box<[u8]>>,
+    version: Box<str>,
+    transport: Option<&'static str>,
+    point: Point,
+}
+
 thread_local! {
-    /// The histogram's bound handles on this thread.
-    static BOUND: RefCell<HashMap<PointKey, BoundHistogram<f64>, foldhash::fast::RandomState>> =
+    static REPEATED: RefCell<Option<Repeated>> = const { RefCell::new(None) };
+}
+
+impl Repeated {
+    /// Records `request`'s point if it is the last one's; whether it was.
+    fn record(request: &ObservedRequest<'_>, elapsed: f64) -> bool {
+        let point = REPEATED.with_borrow(|last| {
+            let last = last.as_ref()?;
+            let version = observed_version(request);
+            let same = (*last.method == *request.method() && *last.version == *version)
+                && (last.raw_name.as_deref() == request.raw_name())
+                && last.transport == network_transport(request.source());
+            same.then_some(last.point)
+        });
+        let Some(point) = point else { return false };
+        BOUND.with_borrow(|bound| {
+            let points = bound
+                .get(&point.hash)
+                .expect("a bound point is never removed");
+            points[point.index].1.record(elapsed);
+        });
+        true
+    }
+
+    fn remember(request: &ObservedRequest<'_>, point: Point) {
+        let repeated = Repeated {
+            method: request.method().into(),
+            raw_name: request.raw_name().map(Into::into),
+            version: observed_version(request).into(),
+            transport: network_transport(request.source()),
+            point,
+        };
+        REPEATED.set(Some(repeated));
+    }
+}
+
+/// The protocol version an observed request's client speaks: an older
+/// client's own through the adapter.
+fn observed_version<'a>(request: &ObservedRequest<'a>) -> &'a str {
+    let revision = request.source().negotiated_revision();
+    revision.unwrap_or(&request.meta().protocol_version)
+}
+
+/// What a method names: a tool, a prompt, or neither.
+fn target(method: &str) -> Option<Target> {
+    match method {
+        "tools/call" => Some(Target::Tool),
+        "prompts/get" => Some(Target::Prompt),
+        _ => None,
+    }
+}
+
+thread_local! {
+    /// The histogram's bound handles on this thread, by the hash of what
+    /// their attributes are made of.
+    static BOUND: RefCell<Bound> =
         RefCell::new(HashMap::default());
 }
 
+/// Bound histogram handles, by the hash of what their attributes are made
+/// of (several where hashes collide).
+type Bound = HashMap<u64, Vec<(PointKey, BoundHistogram<f64>)>, foldhash::fast::RandomState>;
+
 /// What a histogram point's attributes are made of.
 struct PointKey {
-    operation: Operation,
+    operation: Operation<'static>,
     error: Option<Cow<'static, str>>,
     unknown: Unknown,
 }
 
-impl PartialEq for PointKey {
-    fn eq(&self, other: &Self) -> bool {
-        let (a, b) = (&self.operation, &other.operation);
-        (a.method == b.method && a.version == b.version && a.transport == b.transport)
-            && a.target == b.target
-            && (self.error == other.error && self.unknown == other.unknown)
+impl PointKey {
+    fn of(operation: &Operation<'_>, error: Option<&str>, unknown: Unknown) -> PointKey {
+        let owned = |text: &str| Cow::Owned(text.to_owned());
+        PointKey {
+            operation: Operation {
+                method: owned(&operation.method),
+                target: (operation.target.as_ref()).map(|(target, name)| (*target, owned(name))),
+                version: owned(&operation.version),
+                transport: operation.transport,
+            },
+            error: error.map(owned),
+            unknown,
+        }
     }
-}
 
-impl Eq for PointKey {}
-
-impl std::hash::Hash for PointKey {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        let operation = &self.operation;
-        (operation.method.as_ref(), operation.version.as_ref()).hash(state);
-        (operation.target.as_ref().map(|(_, name)| name.as_str())).hash(state);
-        (operation.transport, self.error.as_deref()).hash(state);
+    /// Whether `operation` with this outcome makes this point.
+    fn is(&self, operation: &Operation<'_>, error: Option<&str>, unknown: Unknown) -> bool {
+        let mine = &self.operation;
+        (mine.method == operation.method && mine.version == operation.version)
+            && (mine.transport == operation.transport && mine.target == operation.target)
+            && (self.error.as_deref() == error && self.unknown == unknown)
     }
 }
 
@@ -392,27 +537,43 @@ impl Failure {
     fn of(answer: &Result<Response, BoxError>, tool: bool) -> Option<Failure> {
         match answer {
             Err(error) => Some(match error.downcast_ref::<ErrorObject>() {
-                Some(error) => Failure {
-                    kind: Cow::Owned(error.code.to_string()),
-                    message: Some(error.message.to_string()),
-                    unknown: match error.code {
-                        error_code::METHOD_NOT_FOUND => Unknown::Method,
-                        _ if error.names_unknown_item() => Unknown::Item,
-                        _ => Unknown::Neither,
-                    },
-                },
+                Some(error) => Failure::of_error(error),
                 None => Failure {
                     kind: Cow::Borrowed("-32603"),
                     message: Some(error.to_string()),
                     unknown: Unknown::Neither,
                 },
             }),
-            Ok(result) if tool && result.is_tool_error() => Some(Failure {
-                kind: Cow::Borrowed("tool_error"),
-                message: None,
-                unknown: Unknown::Neither,
-            }),
+            Ok(result) if tool && result.is_tool_error() => Some(Failure::TOOL),
             Ok(_) => None,
+        }
+    }
+
+    /// A tool's error result.
+    const TOOL: Failure = Failure {
+        kind: Cow::Borrowed("tool_error"),
+        message: None,
+        unknown: Unknown::Neither,
+    };
+
+    fn of_error(error: &ErrorObject) -> Failure {
+        Failure {
+            kind: Cow::Owned(error.code.to_string()),
+            message: Some(error.message.to_string()),
+            unknown: match error.code {
+                error_code::METHOD_NOT_FOUND => Unknown::Method,
+                _ if error.names_unknown_item() => Unknown::Item,
+                _ => Unknown::Neither,
+            },
+        }
+    }
+
+    /// As an observer sees it.
+    fn of_outcome(outcome: &Outcome<'_>, tool: bool) -> Option<Failure> {
+        match outcome {
+            Outcome::Error(error) => Some(Failure::of_error(error)),
+            Outcome::Result(result) if tool && result.is_tool_error() => Some(Failure::TOOL),
+            Outcome::Result(_) => None,
         }
     }
 
@@ -448,19 +609,6 @@ pub(super) fn network_transport(source: &RequestSource) -> Option<&'static str> 
         TransportKind::Stdio => Some("pipe"),
         TransportKind::Http => Some("tcp"),
         _ => None,
-    }
-}
-
-/// The protocol version the client speaks: an older client's own through
-/// the adapter. Borrowed for the revisions this runtime speaks (no other
-/// passes the `_meta` check).
-fn version(request: &Request) -> Cow<'static, str> {
-    if let Some(revision) = request.source().negotiated_revision() {
-        return Cow::Borrowed(revision);
-    }
-    match request.meta().protocol_version.as_str() {
-        crate::protocol::PROTOCOL_VERSION => Cow::Borrowed(crate::protocol::PROTOCOL_VERSION),
-        other => Cow::Owned(other.to_owned()),
     }
 }
 

@@ -384,8 +384,18 @@ impl Telemetry {
 
     /// The request layer for the server, which observes its notifications
     /// too: `.request_layer(t.layer()).notification_observer(t.layer())`.
+    /// Where no span would be kept ([`makes_spans`](Self::makes_spans) is
+    /// false), give it as a request observer instead of a layer
+    /// (`.request_observer(t.layer())`): the same metrics, at a fraction of
+    /// the cost. `run()` chooses so.
     pub fn layer(&self) -> OtelLayer {
         OtelLayer::recording(self.recording)
+    }
+
+    /// Whether any request would get a span: traces are exported and the
+    /// sampler (`OTEL_TRACES_SAMPLER`) is not `always_off` or a ratio of 0.
+    pub fn makes_spans(&self) -> bool {
+        self.recording.spans != Spans::Never
     }
 
     /// Where the Prometheus endpoint listens, if it was asked for.
