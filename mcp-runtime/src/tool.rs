@@ -234,7 +234,7 @@ impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
 /// Use [`Structured`] to choose the text yourself.
 ///
 /// `T`'s `Serialize` and `JsonSchema` must agree. Debug builds check that
-/// they do on every call (feature `debug-checks`; the guide's introduction says where to
+/// they do on every call (feature `debug-checks`; the guide's testing chapter says where to
 /// turn it on so that it builds once): content
 /// that does not fit the `outputSchema` turns the call into an internal
 /// error naming the path, logged with `tracing::error!`. Release builds

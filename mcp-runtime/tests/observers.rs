@@ -199,8 +199,8 @@ impl RequestObserver for Recorder {
 
     fn finished(&self, request: &ObservedRequest<'_>, outcome: Outcome<'_>) {
         let outcome = match outcome {
-            Outcome::Result(result) => format!("result tool_error={}", result.is_tool_error()),
-            Outcome::Error(error) => format!("error {}", error.code),
+            Outcome::Completed(result) => format!("result tool_error={}", result.is_tool_error()),
+            Outcome::Failed(error) => format!("error {}", error.code),
         };
         assert!(request.started().elapsed() < std::time::Duration::from_secs(60));
         self.0.push(format!("finished {} {outcome}", line(request)));

@@ -31,6 +31,8 @@ pub mod book {
     pub mod middleware {}
     #[doc = include_str!("../../docs/src/transports.md")]
     pub mod transports {}
+    #[doc = include_str!("../../docs/src/environment.md")]
+    pub mod environment {}
     #[doc = include_str!("../../docs/src/security.md")]
     pub mod security {}
     #[doc = include_str!("../../docs/src/authorization.md")]

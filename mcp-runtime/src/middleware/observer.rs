@@ -37,7 +37,7 @@ use crate::source::RequestSource;
 ///
 /// impl RequestObserver for ToolErrors {
 ///     fn finished(&self, _: &ObservedRequest<'_>, outcome: Outcome<'_>) {
-///         if matches!(outcome, Outcome::Result(result) if result.is_tool_error()) {
+///         if matches!(outcome, Outcome::Completed(result) if result.is_tool_error()) {
 ///             self.0.fetch_add(1, Ordering::Relaxed);
 ///         }
 ///     }
@@ -132,13 +132,15 @@ impl fmt::Debug for ObservedRequest<'_> {
     }
 }
 
-/// How a request was answered.
+/// How a request was answered. (The variants are not named `Result` and
+/// `Error`: a public item named `Result` makes the compiler spell out
+/// `std::result::Result` in every diagnostic of a crate that can see it.)
 #[derive(Debug)]
 pub enum Outcome<'a> {
     /// With a result, a tool's error result (`isError: true`) included.
-    Result(ObservedResult<'a>),
+    Completed(ObservedResult<'a>),
     /// With a JSON-RPC error.
-    Error(&'a ErrorObject),
+    Failed(&'a ErrorObject),
 }
 
 /// A request's result, as an observer sees it.
@@ -236,8 +238,8 @@ impl Observation {
     pub(crate) fn finish(mut self: Box<Self>, answer: Result<ResultRef<'_>, &ErrorObject>) {
         self.finished = true;
         let outcome = || match answer {
-            Ok(result) => Outcome::Result(ObservedResult(result)),
-            Err(error) => Outcome::Error(error),
+            Ok(result) => Outcome::Completed(ObservedResult(result)),
+            Err(error) => Outcome::Failed(error),
         };
         let observed = self.observed();
         each(&self.observers, |o| o.finished(&observed, outcome()));

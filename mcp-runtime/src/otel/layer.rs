@@ -571,9 +571,9 @@ impl Failure {
     /// As an observer sees it.
     fn of_outcome(outcome: &Outcome<'_>, tool: bool) -> Option<Failure> {
         match outcome {
-            Outcome::Error(error) => Some(Failure::of_error(error)),
-            Outcome::Result(result) if tool && result.is_tool_error() => Some(Failure::TOOL),
-            Outcome::Result(_) => None,
+            Outcome::Failed(error) => Some(Failure::of_error(error)),
+            Outcome::Completed(result) if tool && result.is_tool_error() => Some(Failure::TOOL),
+            Outcome::Completed(_) => None,
         }
     }
 
