@@ -87,7 +87,7 @@ pub const RESOURCE_URI_META_KEY: &str = "ui/resourceUri";
 ///
 /// `#[tool(ui = ...)]`, `#[tool(visibility = ...)]` and
 /// `#[resource(..., app(...))]` add it by themselves; add it with
-/// [`ServerBuilder::extension`](crate::ServerBuilder::extension) only to
+/// [`ServerBuilder::with(extension)`](crate::ServerBuilder::with) only to
 /// advertise Apps from a server that declares its views otherwise.
 pub fn extension() -> Extension {
     Extension::new(EXTENSION_ID).check(check_views)

@@ -28,7 +28,7 @@
 //!             Ok(MethodResult::of_type("pong", json!({"echo": ping.message})))
 //!         },
 //!     ));
-//! let server = mcp_runtime::server!().extension(ping).build();
+//! let server = mcp_runtime::server!().with(ping).build();
 //! # let _ = server;
 //! ```
 //!

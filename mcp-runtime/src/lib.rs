@@ -37,6 +37,7 @@ pub mod mrtr;
 #[cfg(feature = "otel")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 pub mod otel;
+pub mod plugin;
 mod prompt;
 pub mod protocol;
 #[cfg(feature = "redis")]

@@ -73,48 +73,64 @@ type ShutdownFuture = Pin<Box<dyn Future<Output = ()>>>;
 type StartupHook = Arc<dyn Fn(Startup) -> StartupFuture + Send + Sync>;
 type ShutdownHook = Arc<dyn Fn(States) -> ShutdownFuture + Send + Sync>;
 
-/// The hooks a builder was given. Cheap to clone (builders are).
+/// The hooks a builder was given, and its plugins' steps, in the order
+/// they were added. Cheap to clone (builders are).
 #[derive(Clone, Default)]
 pub(crate) struct Hooks {
-    pub(crate) startup: Option<StartupHook>,
-    pub(crate) shutdown: Option<ShutdownHook>,
+    pub(crate) startup: Vec<StartupHook>,
+    shutdown: Vec<ShutdownHook>,
 }
 
 impl fmt::Debug for Hooks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Hooks")
-            .field("startup", &self.startup.is_some())
-            .field("shutdown", &self.shutdown.is_some())
+            .field("startup", &self.startup.len())
+            .field("shutdown", &self.shutdown.len())
             .finish()
     }
 }
 
 impl Hooks {
-    pub(crate) fn set_startup<F, Fut, E>(&mut self, hook: F)
+    pub(crate) fn add_startup<F, Fut, E>(&mut self, hook: F)
     where
         F: Fn(Startup) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Startup, E>> + 'static,
         E: Into<HookError>,
     {
-        self.startup = Some(Arc::new(move |startup| {
+        self.startup.push(Arc::new(move |startup| {
             let running = hook(startup);
             Box::pin(async move { running.await.map_err(Into::into) })
         }));
     }
 
-    pub(crate) fn set_shutdown<F, Fut>(&mut self, hook: F)
+    pub(crate) fn add_shutdown<F, Fut>(&mut self, hook: F)
     where
         F: Fn(States) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ()> + 'static,
     {
-        self.shutdown = Some(Arc::new(move |states| Box::pin(hook(states))));
+        self.shutdown
+            .push(Arc::new(move |states| Box::pin(hook(states))));
+    }
+
+    /// Runs the start-up steps in order, each given what the ones before
+    /// it built: the states they all built.
+    pub(crate) async fn start(
+        &mut self,
+        launched: Launched,
+        args: Vec<OsString>,
+    ) -> Result<States, HookError> {
+        let mut startup = Startup::new(launched, args);
+        for hook in std::mem::take(&mut self.startup) {
+            startup = hook(startup).await?;
+        }
+        Ok(startup.states)
     }
 }
 
-/// A built server's shutdown hook, run once by whichever copy of the
-/// server stops first.
+/// A built server's shutdown steps, run once by whichever copy of the
+/// server stops first, the last added first.
 #[derive(Default)]
-pub(crate) struct Shutdown(Mutex<Option<(ShutdownHook, States)>>);
+pub(crate) struct Shutdown(Mutex<Option<(Vec<ShutdownHook>, States)>>);
 
 impl fmt::Debug for Shutdown {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -124,21 +140,21 @@ impl fmt::Debug for Shutdown {
 
 impl Shutdown {
     pub(crate) fn new(hooks: &Hooks, states: &States) -> Shutdown {
-        Shutdown(Mutex::new(
-            hooks.shutdown.clone().map(|hook| (hook, states.clone())),
-        ))
+        Shutdown(Mutex::new(Some((hooks.shutdown.clone(), states.clone()))))
     }
 
-    /// Runs the hook, the first time only.
+    /// Runs the steps, the first time only.
     pub(crate) async fn run(&self) {
         let taken = self
             .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take();
-        if let Some((hook, states)) = taken {
-            tracing::debug!("running the shutdown hook");
-            hook(states).await;
+        if let Some((hooks, states)) = taken {
+            for hook in hooks.iter().rev() {
+                tracing::debug!("running a shutdown step");
+                hook(states.clone()).await;
+            }
         }
     }
 }

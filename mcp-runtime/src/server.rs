@@ -16,6 +16,7 @@ use crate::extension::Extension;
 use crate::lifecycle::{Hooks, Launched, Shutdown, Startup};
 use crate::mrtr::state::StateSealer;
 use crate::mrtr::{Clock, InMemoryReplayGuard, ReplayGuard};
+use crate::plugin::{Plugin, Setup};
 use crate::protocol::{CacheHint, CacheScope, Icon, Implementation};
 use crate::registry::{BuildError, Items, Registry};
 use crate::security::KeyRing;
@@ -115,15 +116,15 @@ pub struct ServerBuilder {
     pub(crate) http: crate::HttpOptions,
     /// The change bus; `None`: in this process (or the shared one, with
     /// shared state).
-    bus: Option<Arc<dyn ChangeBus>>,
-    state: StateSettings,
+    pub(crate) bus: Option<Arc<dyn ChangeBus>>,
+    pub(crate) state: StateSettings,
     /// Shared state for instances behind a load balancer (`redis`).
     #[cfg(feature = "redis")]
-    redis: Option<crate::redis::RedisConfig>,
-    extensions: Vec<Extension>,
+    pub(crate) redis: Option<crate::redis::RedisConfig>,
+    pub(crate) extensions: Vec<Extension>,
     /// How tasks run, with the Tasks engine; `None` until set (a server
     /// with task tools then uses the defaults and their engine).
-    tasks: Option<(crate::tasks::TaskOptions, &'static crate::tasks::TaskEngine)>,
+    pub(crate) tasks: Option<(crate::tasks::TaskOptions, &'static crate::tasks::TaskEngine)>,
     /// Attaches the catalog given to [`catalog`](Self::catalog). A
     /// function made there, so that a server without a catalog links none
     /// of the catalog's code.
@@ -134,7 +135,7 @@ pub struct ServerBuilder {
     /// Which linked items it serves (default: all).
     items: Items,
     /// Item layers, outermost first, with the items each wraps.
-    layers: Vec<crate::dispatch::layers::GivenLayer>,
+    pub(crate) layers: Vec<crate::dispatch::layers::GivenLayer>,
     /// Request layers, outermost first.
     pub(crate) request_layers: Vec<crate::middleware::RequestLayer>,
     pub(crate) observers: Vec<Arc<dyn crate::middleware::NotificationObserver>>,
@@ -145,6 +146,9 @@ pub struct ServerBuilder {
     /// The application's states, for handlers' `State<T>` parameters.
     pub(crate) states: States,
     pub(crate) hooks: Hooks,
+    /// Plugins that could not install themselves, by name: reported by
+    /// [`build`](Self::build).
+    plugin_errors: Vec<(String, String)>,
 }
 
 /// Gives a catalog the server's static items and settings: the
@@ -158,18 +162,18 @@ type AddProvider = dyn Fn(&Catalog) -> Result<(), CatalogError> + Send + Sync;
 
 /// How `requestState` is sealed.
 #[derive(Clone)]
-struct StateSettings {
+pub(crate) struct StateSettings {
     keys: Option<KeyRing>,
     ttl: Duration,
     max_rounds: u32,
     /// Where used single-use states are kept; `None`: this process's
     /// memory (or the shared store, with shared state).
-    replay: Option<Arc<dyn ReplayGuard>>,
+    pub(crate) replay: Option<Arc<dyn ReplayGuard>>,
     single_use_everywhere: bool,
     clock: Clock,
 }
 
-/// What instances share (`ServerBuilder::redis`), each part `None`
+/// What instances share (the Redis plugin), each part `None`
 /// without shared state.
 #[derive(Default)]
 struct Shared {
@@ -236,6 +240,7 @@ impl ServerBuilder {
             otel: None,
             states: States::new(),
             hooks: Hooks::default(),
+            plugin_errors: Vec::new(),
             #[cfg(feature = "redis")]
             redis: None,
         }
@@ -288,30 +293,18 @@ impl ServerBuilder {
         self
     }
 
-    /// Shows every notification from the client to `observer` (a
-    /// [`NotificationObserver`](crate::middleware::NotificationObserver),
-    /// or a closure taking a
-    /// [`&ClientNotification`](crate::middleware::ClientNotification)),
-    /// on every transport, before the server acts on it. Notifications
-    /// pass through no layer (nothing answers them): this is where they are
-    /// traced or counted. Observers given first see it first.
-    pub fn notification_observer(
-        mut self,
-        observer: impl crate::middleware::NotificationObserver,
-    ) -> Self {
-        self.observers.push(Arc::new(observer));
-        self
-    }
-
-    /// Shows every request that request layers see to `observer` (a
-    /// [`RequestObserver`](crate::middleware::RequestObserver)) when it
-    /// starts and when it is answered (or abandoned), on every transport.
-    /// An observer cannot change a request; it costs a tenth of a request
-    /// layer (no view of the request is built, no future is boxed), which
-    /// makes it the seam for metrics. It sees the answer the request
-    /// layers gave. Observers given first see it first.
-    pub fn request_observer(mut self, observer: impl crate::middleware::RequestObserver) -> Self {
-        self.request_observers.push(Arc::new(observer));
+    /// Installs `plugin`: an optional part of the server (an
+    /// [`Extension`], [`TaskOptions`](crate::tasks::TaskOptions),
+    /// [`Skills`](crate::skills::Skills), OpenTelemetry, Redis, or your
+    /// own [`Plugin`]). What it adds takes its place among what the builder
+    /// was given before and after it, as if the same calls were made here.
+    /// A plugin that fails to install stops [`build`](Self::build) with
+    /// an error naming it. See [`plugin`](crate::plugin).
+    pub fn with(mut self, plugin: impl Plugin) -> Self {
+        let name = plugin.name();
+        if let Err(error) = plugin.install(&mut Setup { builder: &mut self }) {
+            self.plugin_errors.push((name, error.to_string()));
+        }
         self
     }
 
@@ -349,17 +342,6 @@ impl ServerBuilder {
         self
     }
 
-    /// Exports OpenTelemetry traces and metrics as `otel` says, when the
-    /// server is started with [`run`](Self::run) (which otherwise exports
-    /// only when the `OTEL_EXPORTER_OTLP_*ENDPOINT` variables name a
-    /// collector). See [`otel`](crate::otel) for what is recorded.
-    #[cfg(feature = "otel")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
-    pub fn otel(mut self, otel: crate::otel::Otel) -> Self {
-        self.otel = Some(otel);
-        self
-    }
-
     /// Runs `hook` before the server serves, inside the runtime it serves
     /// from, to build the states that need it (a pool that connects, a
     /// configuration read from disk). It is given a [`Startup`]: how the
@@ -388,7 +370,7 @@ impl ServerBuilder {
         Fut: Future<Output = Result<Startup, E>> + 'static,
         E: Into<crate::lifecycle::HookError>,
     {
-        self.hooks.set_startup(hook);
+        self.hooks.add_startup(hook);
         self
     }
 
@@ -401,7 +383,7 @@ impl ServerBuilder {
         F: Fn(States) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ()> + 'static,
     {
-        self.hooks.set_shutdown(hook);
+        self.hooks.add_shutdown(hook);
         self
     }
 
@@ -419,14 +401,13 @@ impl ServerBuilder {
         launched: Launched,
         args: Vec<std::ffi::OsString>,
     ) -> Result<ServerBuilder, BuildError> {
-        let Some(hook) = self.hooks.startup.take() else {
+        if self.hooks.startup.is_empty() {
             return Ok(self);
-        };
-        tracing::debug!(?launched, "running the start-up hook");
-        let startup = hook(Startup::new(launched, args))
-            .await
+        }
+        tracing::debug!(?launched, "running the start-up hooks");
+        let states = (self.hooks.start(launched, args).await)
             .map_err(|error| BuildError::Startup(error.to_string()))?;
-        self.states.extend(startup.states);
+        self.states.extend(states);
         Ok(self)
     }
 
@@ -501,23 +482,6 @@ impl ServerBuilder {
         self
     }
 
-    /// Offers `extension`: advertised in `server/discover` under
-    /// `capabilities.extensions`, its methods served beside the core's.
-    pub fn extension(mut self, extension: Extension) -> Self {
-        self.extensions.push(extension);
-        self
-    }
-
-    /// How tasks run (the Tasks extension, `io.modelcontextprotocol/tasks`):
-    /// where they are kept, for how long, how often clients should poll.
-    /// A server with `#[tool(task)]` tools runs tasks with the defaults
-    /// ([`TaskOptions::new`](crate::tasks::TaskOptions::new)) without this;
-    /// with it, the extension is offered even without task tools.
-    pub fn tasks(mut self, options: crate::tasks::TaskOptions) -> Self {
-        self.tasks = Some((options, crate::tasks::TASK_ENGINE));
-        self
-    }
-
     /// Serves the items of `catalog` beside the static ones: tools,
     /// prompts and resources added and removed while the server runs (see
     /// [`catalog`](crate::catalog)). The server advertises the kinds the
@@ -528,24 +492,13 @@ impl ServerBuilder {
         self
     }
 
-    /// Serves the resources of `provider` beside the others, as a
-    /// [catalog](crate::catalog)'s provider does: listed, read and
-    /// announced with them. It joins the catalog given to
-    /// [`catalog`](Self::catalog) when the server is built (which must
-    /// serve resources), or, without one, a catalog of resources made for
-    /// it. What it lists is told apart from other resources by URI: a URI
-    /// taken twice stops the build. The provider's
-    /// [`added`](ResourceProvider::added) gets its handle, to refresh the
-    /// list when its collection changes.
-    ///
-    /// This is how an extension that serves resources plugs in: the Skills
-    /// extension serves each skill's files through one.
-    pub fn resource_provider<P: ResourceProvider + Clone>(
-        mut self,
-        name: impl Into<String>,
+    /// Adds `provider` to the providers that join the catalog when the
+    /// server is built (see [`Setup::resource_provider`]).
+    pub(crate) fn add_resource_provider<P: ResourceProvider + Clone>(
+        &mut self,
+        name: String,
         provider: P,
-    ) -> Self {
-        let name = name.into();
+    ) {
         self.providers.push(Arc::new(move |catalog: &Catalog| {
             let scopes: [&str; 0] = [];
             catalog
@@ -555,7 +508,6 @@ impl ServerBuilder {
         if self.catalog.is_none() {
             self.catalog = Some(attach(Catalog::of([Kind::Resources])));
         }
-        self
     }
 
     /// Settings for the stdio transport, used by [`run`](Self::run).
@@ -586,27 +538,6 @@ impl ServerBuilder {
     /// than requests.
     pub fn audit_arguments(mut self) -> Self {
         self.settings.audit_arguments = true;
-        self
-    }
-
-    /// Fans changes out through `bus` instead of the in-process default, so
-    /// that a change on one instance reaches subscriptions on every other.
-    pub fn change_bus(mut self, bus: impl ChangeBus) -> Self {
-        self.bus = Some(Arc::new(bus));
-        self
-    }
-
-    /// Keeps what instances behind a load balancer must share in Redis
-    /// (feature `redis`): change notifications, single-use states, the
-    /// rate limit's budget and tasks (see [`crate::redis`]). Without this
-    /// call, `MCP_REDIS_URL` in the environment does the same. What is set
-    /// explicitly ([`change_bus`](Self::change_bus),
-    /// [`replay_guard`](Self::replay_guard), a task store, your own rate
-    /// limiter) stays as set.
-    #[cfg(feature = "redis")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
-    pub fn redis(mut self, config: impl Into<crate::redis::RedisConfig>) -> Self {
-        self.redis = Some(config.into());
         self
     }
 
@@ -653,17 +584,6 @@ impl ServerBuilder {
     /// shared store to [`replay_guard`](Self::replay_guard).
     pub fn single_use_request_state(mut self) -> Self {
         self.state.single_use_everywhere = true;
-        self
-    }
-
-    /// Remembers used single-use states in `guard` instead of this
-    /// process's memory ([`InMemoryReplayGuard`]). Instances behind a load
-    /// balancer need a store they share (a database, a cache with
-    /// `SET NX`): a state used on one instance is then refused on every
-    /// other. Which states are single use does not change; see
-    /// [`single_use_request_state`](Self::single_use_request_state).
-    pub fn replay_guard(mut self, guard: impl ReplayGuard) -> Self {
-        self.state.replay = Some(Arc::new(guard));
         self
     }
 
@@ -800,7 +720,10 @@ impl ServerBuilder {
     /// first; `build` refuses it rather than serve without the hook's
     /// states.
     pub fn build(self) -> Result<Server, BuildError> {
-        if self.hooks.startup.is_some() {
+        if let Some((plugin, error)) = self.plugin_errors.first().cloned() {
+            return Err(BuildError::Plugin { plugin, error });
+        }
+        if !self.hooks.startup.is_empty() {
             return Err(BuildError::Startup(
                 "this server has a start-up hook (`on_startup`): serve it with `run()`, or build it \
                  with `start().await`, which runs the hook first"

@@ -163,7 +163,7 @@ async fn extension_methods_and_runtime_items_read_states_from_the_context() {
         ))
         .unwrap();
     let server = states()
-        .extension(Extension::new("com.example/app").method(method))
+        .with(Extension::new("com.example/app").method(method))
         .catalog(&catalog)
         .build()
         .unwrap();

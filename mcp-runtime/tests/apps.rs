@@ -249,7 +249,7 @@ async fn server_discover_advertises_the_extension() {
 #[tokio::test]
 async fn the_extension_added_by_hand_as_well_is_offered_once() {
     let server = ServerBuilder::new("apps", "1.0.0")
-        .extension(apps::extension())
+        .with(apps::extension())
         .build()
         .expect("the builder's extension replaces the linked one");
     let exchange = server

@@ -1339,7 +1339,9 @@ async fn states_of_tools_safe_to_repeat_stay_replayable() {
     let server = ServerBuilder::new("mrtr", "1.0.0")
         .without_server_info_in_results()
         .state_keys(KeyRing::new(KEY))
-        .replay_guard(guard.clone())
+        .with(mcp_runtime::plugin::from_fn(|server| {
+            server.replay_guard(guard.clone());
+        }))
         .build()
         .unwrap();
     // Read-only, and non-destructive idempotent: replays complete.

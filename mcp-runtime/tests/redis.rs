@@ -60,7 +60,7 @@ fn instance(config: RedisConfig) -> Server {
     ServerBuilder::new("redis-test", "1.0.0")
         .without_server_info_in_results()
         .state_keys(KeyRing::new(KEY))
-        .redis(config)
+        .with(config)
         .build()
         .expect("builds")
 }

@@ -66,7 +66,7 @@ fn instance(prefix: &str, redis: &str) -> Server {
     ServerBuilder::new("redis-legacy", "1.0.0")
         .resource_subscriptions()
         .state_keys(KeyRing::new(KEY))
-        .redis(RedisConfig::new(redis).key_prefix(prefix))
+        .with(RedisConfig::new(redis).key_prefix(prefix))
         .build()
         .expect("builds")
 }

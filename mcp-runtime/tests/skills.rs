@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 fn server(skills: &Skills) -> Server {
     ServerBuilder::new("skills", "1.0.0")
-        .skills(skills)
+        .with(skills)
         .build()
         .unwrap()
 }

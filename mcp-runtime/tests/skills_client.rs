@@ -17,7 +17,7 @@ fn notes(how_to: &'static [u8]) -> Skill {
 
 fn client(skills: &Skills) -> Client<InProcess> {
     let server: Server = ServerBuilder::new("skills", "1.0.0")
-        .skills(skills)
+        .with(skills)
         .build()
         .unwrap();
     Client::new(InProcess::new(server))

@@ -94,7 +94,7 @@ impl Fixture {
         let now = clock.clone();
         let server = ServerBuilder::new("tasks-transports", "1.0.0")
             .clock(move || UNIX_EPOCH + Duration::from_millis(now.load(Ordering::SeqCst)))
-            .tasks(
+            .with(
                 TaskOptions::new()
                     .ttl(Duration::from_millis(TTL_MS))
                     .store(InMemoryTaskStore::new().max_per_owner(quota)),

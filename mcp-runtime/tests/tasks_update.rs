@@ -317,7 +317,7 @@ mod redis {
 
     fn instance(prefix: &str) -> Server {
         ServerBuilder::new("tasks-update-redis", "1.0.0")
-            .redis(RedisConfig::new(url()).key_prefix(prefix))
+            .with(RedisConfig::new(url()).key_prefix(prefix))
             .build()
             .expect("builds")
     }

@@ -55,6 +55,8 @@ pub mod book {
     pub mod observability {}
     #[doc = include_str!("../../docs/src/extensions.md")]
     pub mod extensions {}
+    #[doc = include_str!("../../docs/src/writing-a-plugin.md")]
+    pub mod writing_a_plugin {}
     #[doc = include_str!("../../docs/src/testing.md")]
     pub mod testing {}
     #[doc = include_str!("../../docs/src/conformance.md")]

@@ -27,5 +27,5 @@ fn main() -> std::process::ExitCode {
         .max_per_owner(1_000_000)
         .max_bytes(1 << 30);
     let tasks = TaskOptions::new().store(store).ttl(Duration::from_secs(10));
-    mcp_runtime::server!().tasks(tasks).run()
+    mcp_runtime::server!().with(tasks).run()
 }

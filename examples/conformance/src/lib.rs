@@ -39,5 +39,5 @@ pub fn builder() -> ServerBuilder {
         .resource_subscriptions()
         // The Skills extension (the suite's `sep-2640-*` scenarios): two
         // skills embedded from `skills/`, checked when this crate compiles.
-        .skills(&mcp_runtime::skills!("skills"))
+        .with(&mcp_runtime::skills!("skills"))
 }

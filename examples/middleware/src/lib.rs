@@ -249,7 +249,7 @@ pub fn configure(builder: ServerBuilder) -> ServerBuilder {
     builder
         .state(Metrics::default())
         .state(Activity::default())
-        .extension(stats_extension())
+        .with(stats_extension())
         .layer(middleware::from_fn(count))
         .layer_on(Items::group("reports"), middleware::from_fn(stamp_reports))
         .layer_on(Items::method(STATS_METHOD), middleware::from_fn(no_reset))

@@ -33,7 +33,7 @@ pub fn builder() -> ServerBuilder {
             "Deploys services (asking where, and confirming production) and drafts release notes. \
              The skill skill://release-workflow/SKILL.md teaches the whole release workflow.",
         )
-        .skills(&mcp_runtime::skills!("skills"))
+        .with(&mcp_runtime::skills!("skills"))
 }
 
 /// Where a deployment goes.

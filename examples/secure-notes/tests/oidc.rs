@@ -204,7 +204,7 @@ impl Mcp {
         let options = HttpOptions::new().authorization(configure(authorization));
         let mut builder = mcp_runtime::server!().state(secure_notes::Notes::default());
         if let Some(redis) = redis {
-            builder = builder.redis(redis);
+            builder = builder.with(redis);
         }
         let server = builder.build().unwrap();
         listener.set_nonblocking(true).unwrap();

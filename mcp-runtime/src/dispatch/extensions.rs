@@ -94,7 +94,7 @@ impl Extensions {
                 if !extensions.advertised.contains_key(*id) {
                     return Err(BuildError::Extension(format!(
                         "tool `{}` (at {}) requires extension `{id}`, which this server does not offer; \
-                         add it with `ServerBuilder::extension`",
+                         add it with `ServerBuilder::with(extension)`",
                         tool.name, tool.location
                     )));
                 }

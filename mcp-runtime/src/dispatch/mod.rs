@@ -88,7 +88,7 @@ pub(crate) struct Settings {
     pub(crate) resource_subscriptions: bool,
     /// Audit events show the arguments themselves, not only their digest.
     pub(crate) audit_arguments: bool,
-    /// Rate limits shared by every instance (`ServerBuilder::redis`).
+    /// Rate limits shared by every instance (the Redis plugin).
     pub(crate) shared_limits: Option<Arc<dyn crate::security::SharedLimits>>,
 }
 

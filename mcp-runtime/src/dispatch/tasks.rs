@@ -27,7 +27,7 @@ impl std::fmt::Debug for Tasks {
 
 impl Tasks {
     /// The tasks of a server whose engine is `engine` (a task tool's, or
-    /// `ServerBuilder::tasks`'), run with `options` (the defaults when
+    /// `ServerBuilder::with(TaskOptions)`'), run with `options` (the defaults when
     /// `None`), kept in `shared` (the server's shared state) unless the
     /// options say where.
     pub(crate) fn new(

@@ -242,7 +242,7 @@ pub(crate) struct Claim {
 /// with (not `read_only`, and `destructive` or not `idempotent`, with the
 /// spec's defaults for hints not given), tracked by an
 /// [`InMemoryReplayGuard`]; see
-/// [`ServerBuilder::replay_guard`](crate::ServerBuilder::replay_guard) for a
+/// [`Setup::replay_guard`](crate::plugin::Setup::replay_guard) (in a plugin) for a
 /// store shared by several instances and
 /// [`ServerBuilder::single_use_request_state`](crate::ServerBuilder::single_use_request_state)
 /// to make every state single use.

@@ -67,7 +67,7 @@
 //! ```no_run
 //! // What `run()` does with the variables set, given in code:
 //! let server = mcp_runtime::server!()
-//!     .otel(mcp_runtime::otel::Otel::new().record_tool_arguments(true));
+//!     .with(mcp_runtime::otel::Otel::new().record_tool_arguments(true));
 //! # let _ = server;
 //! ```
 
@@ -117,7 +117,7 @@ const FLUSH: Duration = Duration::from_secs(5);
 /// `_PORT`).
 const PROMETHEUS_DEFAULT: (&str, &str) = ("localhost", "9464");
 
-/// OpenTelemetry export for a server: what [`ServerBuilder::otel`](crate::ServerBuilder::otel)
+/// OpenTelemetry export for a server: what [`ServerBuilder::with(Otel)`](crate::ServerBuilder::with)
 /// takes, and what `run()` makes from the environment.
 #[derive(Clone, Debug)]
 pub struct Otel {
@@ -127,6 +127,24 @@ pub struct Otel {
     otlp_traces: bool,
     otlp_metrics: bool,
     prometheus: Option<String>,
+}
+
+/// OpenTelemetry export is a plugin: `.with(otel)` exports traces and
+/// metrics as `otel` says when the server is started with
+/// [`run`](crate::ServerBuilder::run) (which otherwise exports only when the
+/// `OTEL_EXPORTER_OTLP_*ENDPOINT` variables name a collector).
+impl crate::plugin::Plugin for Otel {
+    fn install(
+        self,
+        server: &mut crate::plugin::Setup<'_>,
+    ) -> Result<(), crate::plugin::PluginError> {
+        server.builder.otel = Some(self);
+        Ok(())
+    }
+
+    fn name(&self) -> String {
+        "OpenTelemetry".to_owned()
+    }
 }
 
 impl Default for Otel {
@@ -241,9 +259,9 @@ impl Otel {
         self
     }
 
-    /// The request layer this configuration records with: give it to the
-    /// server as a request layer and as a notification observer
-    /// (`.request_layer(otel.layer()).notification_observer(otel.layer())`).
+    /// The request layer this configuration records with, for a stack of
+    /// your own; a server takes the running export as a plugin instead
+    /// (`.with(&telemetry)`, see [`Telemetry::layer`]).
     pub fn layer(&self) -> OtelLayer {
         OtelLayer::recording(self.recording)
     }
@@ -383,11 +401,12 @@ impl Telemetry {
     }
 
     /// The request layer for the server, which observes its notifications
-    /// too: `.request_layer(t.layer()).notification_observer(t.layer())`.
-    /// Where no span would be kept ([`makes_spans`](Self::makes_spans) is
-    /// false), give it as a request observer instead of a layer
-    /// (`.request_observer(t.layer())`): the same metrics, at a fraction of
-    /// the cost. `run()` chooses so.
+    /// too. Give the running export to the server as a plugin,
+    /// `.with(&telemetry)`, which installs it as a request layer where spans
+    /// are kept and as a request observer where no span would be
+    /// ([`makes_spans`](Self::makes_spans) is false: the same metrics, at a
+    /// fraction of the cost), and as a notification observer. `run()`
+    /// chooses so too.
     pub fn layer(&self) -> OtelLayer {
         OtelLayer::recording(self.recording)
     }
@@ -401,6 +420,27 @@ impl Telemetry {
     /// Where the Prometheus endpoint listens, if it was asked for.
     pub fn prometheus_address(&self) -> Option<std::net::SocketAddr> {
         self.prometheus.as_ref().map(PrometheusEndpoint::address)
+    }
+}
+
+/// The running export is a plugin: `.with(&telemetry)` records every
+/// request (a layer where spans are kept, an observer where none would be)
+/// and every notification.
+impl crate::plugin::Plugin for &Telemetry {
+    fn install(
+        self,
+        server: &mut crate::plugin::Setup<'_>,
+    ) -> Result<(), crate::plugin::PluginError> {
+        match self.makes_spans() {
+            true => server.request_layer(self.layer()),
+            false => server.request_observer(self.layer()),
+        };
+        server.notification_observer(self.layer());
+        Ok(())
+    }
+
+    fn name(&self) -> String {
+        "OpenTelemetry".to_owned()
     }
 }
 

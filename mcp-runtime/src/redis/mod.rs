@@ -1,7 +1,7 @@
 //! Shared state in Redis (feature `redis`): what several instances behind
 //! a load balancer must agree on, so that none of it needs sticky routing.
 //!
-//! [`ServerBuilder::redis`](crate::ServerBuilder::redis) (or
+//! [the Redis plugin](RedisConfig) (or
 //! `MCP_REDIS_URL` in the environment) switches all of it on:
 //! - change fan-out over pub/sub ([`RedisBus`]): a subscription on any
 //!   instance hears what any instance announces;
@@ -41,13 +41,16 @@
 //! let config = RedisConfig::new("redis://10.0.0.5:6379")
 //!     .key_prefix("notes:") // one prefix per server sharing the Redis
 //!     .timeout(Duration::from_millis(500));
-//! let server = ServerBuilder::new("notes", "1.0.0").redis(config).build()?;
+//! let server = ServerBuilder::new("notes", "1.0.0").with(config).build()?;
 //!
 //! // Or only some parts: single-use states and change fan-out here.
 //! let shared = Redis::connect(&RedisConfig::new("redis://10.0.0.5:6379"))?;
 //! let server = ServerBuilder::new("notes", "1.0.0")
-//!     .replay_guard(RedisReplayGuard::new(&shared))
-//!     .change_bus(RedisBus::new(&shared))
+//!     .with(mcp_runtime::plugin::from_fn(|server| {
+//!         server
+//!             .replay_guard(RedisReplayGuard::new(&shared))
+//!             .change_bus(RedisBus::new(&shared));
+//!     }))
 //!     .build()?;
 //! # let _ = server;
 //! # Ok(())
@@ -93,6 +96,25 @@ pub struct RedisConfig {
     timeout: Duration,
     connect_timeout: Duration,
     pool: usize,
+}
+
+/// Shared state in Redis is a plugin: `.with(RedisConfig::new(url))` keeps
+/// change notifications, single-use states, the rate limit's budget and
+/// tasks in Redis (without it, `MCP_REDIS_URL` in the environment does the
+/// same). What is set explicitly (a change bus, a replay guard, a task
+/// store, your own rate limiter) stays as set.
+impl crate::plugin::Plugin for RedisConfig {
+    fn install(
+        self,
+        server: &mut crate::plugin::Setup<'_>,
+    ) -> Result<(), crate::plugin::PluginError> {
+        server.builder.redis = Some(self);
+        Ok(())
+    }
+
+    fn name(&self) -> String {
+        "Redis".to_owned()
+    }
 }
 
 impl fmt::Debug for RedisConfig {

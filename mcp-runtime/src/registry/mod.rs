@@ -99,7 +99,7 @@ pub enum BuildError {
     /// An item added to a runtime catalog before the server was built
     /// collides with a static one, or the catalog serves another server.
     Catalog(String),
-    /// The shared state (`ServerBuilder::redis`, `MCP_REDIS_URL`) is
+    /// The shared state (the Redis plugin, `MCP_REDIS_URL`) is
     /// misconfigured (a URL that is not a Redis URL).
     SharedState(String),
     /// A handler takes an application state (`#[ctx] State<T>`) the
@@ -122,6 +122,15 @@ pub enum BuildError {
     /// The start-up hook failed, or the server has one and was built
     /// without running it.
     Startup(String),
+    /// A plugin ([`ServerBuilder::with`](crate::ServerBuilder::with))
+    /// could not install itself.
+    Plugin {
+        /// The plugin, as [`Plugin::name`](crate::plugin::Plugin::name)
+        /// names it.
+        plugin: String,
+        /// Why, as it said.
+        error: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -170,6 +179,7 @@ impl fmt::Display for BuildError {
             }
             BuildError::Items(problem) => write!(f, "items: {problem}"),
             BuildError::Startup(problem) => write!(f, "start-up: {problem}"),
+            BuildError::Plugin { plugin, error } => write!(f, "plugin {plugin}: {error}"),
         }
     }
 }

@@ -19,7 +19,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let skills = mcp_runtime::skills!("tests/skills");
-//! # let server = mcp_runtime::ServerBuilder::new("docs", "1.0.0").skills(&skills).build()?;
+//! # let server = mcp_runtime::ServerBuilder::new("docs", "1.0.0").with(&skills).build()?;
 //! use mcp_runtime::client::{Client, InProcess};
 //!
 //! let mut client = Client::new(InProcess::new(server));

@@ -17,7 +17,7 @@
 //!
 //! ```
 //! let skills = mcp_runtime::skills!("tests/skills");
-//! let server = mcp_runtime::server!().skills(&skills).build();
+//! let server = mcp_runtime::server!().with(&skills).build();
 //! # let _ = server;
 //! ```
 //!
@@ -48,8 +48,8 @@ pub use self::client::{LoadedSkill, SkillContent, SkillEntry, SkillFile, SkillLo
 pub use self::skill::{InstructionsFuture, Skill, SkillError};
 use crate::catalog::ProviderHandle;
 use crate::extension::Extension;
+use crate::plugin::{Plugin, PluginError, Setup};
 use crate::protocol::{CacheHint, CacheScope};
-use crate::server::ServerBuilder;
 
 /// The extension's identifier.
 pub const EXTENSION_ID: &str = "io.modelcontextprotocol/skills";
@@ -181,7 +181,7 @@ impl Skills {
 
     /// The extension, serving `skills/list`, `skills/get` and
     /// `resources/directory/read` over these skills. Give the server
-    /// [`ServerBuilder::skills`] rather than this alone: it serves the
+    /// the skills themselves (`.with(&skills)`) rather than this alone: it serves the
     /// skills' files too.
     pub fn extension(&self) -> Extension {
         methods::extension(self)
@@ -251,15 +251,21 @@ fn index(skills: BTreeMap<String, Skill>) -> Result<Set, SkillError> {
     Ok(Set { skills, files })
 }
 
-impl ServerBuilder {
-    /// Serves `skills` (the Skills extension, `io.modelcontextprotocol/skills`):
-    /// advertises the extension with `directoryRead`, answers `skills/list`,
-    /// `skills/get` and `resources/directory/read`, and serves every skill
-    /// file as a resource (through the server's catalog: see
-    /// [`resource_provider`](Self::resource_provider)).
-    pub fn skills(self, skills: &Skills) -> Self {
-        self.extension(skills.extension())
-            .resource_provider("skills", skills.clone())
+/// Serving skills is a plugin: `.with(&skills)` advertises the Skills
+/// extension (`io.modelcontextprotocol/skills`) with `directoryRead`,
+/// answers `skills/list`, `skills/get` and `resources/directory/read`, and
+/// serves every skill file as a resource (through the server's catalog:
+/// see [`Setup::resource_provider`]).
+impl Plugin for &Skills {
+    fn install(self, server: &mut Setup<'_>) -> Result<(), PluginError> {
+        server
+            .extension(self.extension())
+            .resource_provider("skills", self.clone());
+        Ok(())
+    }
+
+    fn name(&self) -> String {
+        "the Skills extension".to_owned()
     }
 }
 

@@ -31,7 +31,7 @@ use crate::protocol::ErrorObject;
 
 /// The Tasks engine's functions, reached only through `TASK_ENGINE`:
 /// what `#[tool(task)]` generates puts it in `TASK_ENGINES` (and
-/// `ServerBuilder::tasks` names it), so that a server without task tools
+/// `ServerBuilder::with(TaskOptions)` names it), so that a server without task tools
 /// links none of the driver, the store or the extension's methods.
 #[doc(hidden)]
 pub struct TaskEngine {

@@ -35,7 +35,7 @@
 //!
 //! Tasks are kept in a [`TaskStore`]: [`InMemoryTaskStore`] by default
 //! (bounded; one process), or a store several instances share, set with
-//! [`TaskOptions::store`] and `ServerBuilder::tasks`. Every task is bound
+//! [`TaskOptions::store`] and `ServerBuilder::with(TaskOptions)`. Every task is bound
 //! to the caller that created it: another caller's `tasks/get`,
 //! `tasks/update` or `tasks/cancel` gets exactly the error an unknown id
 //! gets.
@@ -75,8 +75,9 @@ pub const EXTENSION_ID: &str = "io.modelcontextprotocol/tasks";
 pub(crate) const WORK_TARGET: &str = "mcp::task";
 
 /// How a server runs tasks: where they are kept, how long, how often
-/// clients should poll. Give it to `ServerBuilder::tasks`; a server with
-/// `#[tool(task)]` tools and no options uses the defaults.
+/// clients should poll. A plugin: `.with(TaskOptions::new()...)` offers the
+/// extension even without task tools; a server with `#[tool(task)]` tools
+/// and no options uses the defaults.
 #[derive(Clone)]
 #[must_use]
 pub struct TaskOptions {
@@ -101,6 +102,20 @@ impl fmt::Debug for TaskOptions {
             .field("lease", &self.lease)
             .field("workers", &self.workers)
             .finish()
+    }
+}
+
+impl crate::plugin::Plugin for TaskOptions {
+    fn install(
+        self,
+        server: &mut crate::plugin::Setup<'_>,
+    ) -> Result<(), crate::plugin::PluginError> {
+        server.builder.tasks = Some((self, TASK_ENGINE));
+        Ok(())
+    }
+
+    fn name(&self) -> String {
+        "the Tasks extension".to_owned()
     }
 }
 

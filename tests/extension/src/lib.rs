@@ -13,7 +13,7 @@
 //!
 //! ```
 //! let server = mcp_runtime::server!()
-//!     .extension(mcp_extension_example::extension())
+//!     .with(mcp_extension_example::extension())
 //!     .build()
 //!     .expect("the server builds");
 //! # let _ = server;
@@ -95,7 +95,7 @@ pub fn extension() -> Extension {
 /// A server offering the extension (and every `#[tool]` linked into the
 /// binary, [`pong`] included), named after this crate.
 pub fn server() -> ServerBuilder {
-    mcp_runtime::server!().extension(extension())
+    mcp_runtime::server!().with(extension())
 }
 
 /// Answers `pong: <message>`: the extension's ping as a tool, for clients

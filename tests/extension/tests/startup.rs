@@ -25,7 +25,7 @@ fn a_tool_requiring_an_extension_the_server_does_not_offer_stops_the_build() {
     assert!(
         message.ends_with(
             "requires extension `com.example/ping`, which this server does not offer; \
-             add it with `ServerBuilder::extension`"
+             add it with `ServerBuilder::with(extension)`"
         ),
         "{message}"
     );
@@ -36,7 +36,7 @@ fn a_tool_requiring_an_extension_the_server_does_not_offer_stops_the_build() {
 fn the_extension_is_offered_once() {
     server().build().expect("the example server builds");
     let error = server()
-        .extension(extension())
+        .with(extension())
         .build()
         .expect_err("one extension added twice");
     assert_eq!(
@@ -65,7 +65,7 @@ fn extension_methods_cannot_take_the_names_of_legacy_methods() {
             Ok(MethodResult::complete(json!({})))
         });
         let result = server()
-            .extension(Extension::new("com.example/shadow").method(shadowing))
+            .with(Extension::new("com.example/shadow").method(shadowing))
             .build();
         match result {
             Err(BuildError::Extension(message)) => {

@@ -82,7 +82,7 @@ pub struct HttpOptions {
     pub(crate) keep_alive: Duration,
     pub(crate) rate_limiter: Option<Arc<dyn RateLimiter>>,
     /// The budget of the built-in limiter (`None` for your own, or none):
-    /// with shared state (`ServerBuilder::redis`), the same budget is kept
+    /// with shared state (the Redis plugin), the same budget is kept
     /// for every instance at once.
     pub(crate) rate_budget: Option<(f64, u32)>,
     pub(crate) workers: usize,
@@ -276,7 +276,7 @@ impl HttpOptions {
 
     /// Limits tool calls per client to `per_second` sustained and `burst`
     /// at once (default 50 and 100); excess calls get 429. With shared
-    /// state (`ServerBuilder::redis`), the budget is for all instances
+    /// state (the Redis plugin), the budget is for all instances
     /// together.
     #[must_use]
     pub fn rate_limit(mut self, per_second: f64, burst: u32) -> Self {

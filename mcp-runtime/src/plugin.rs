@@ -1,0 +1,255 @@
+//! Plugins: the one seam through which optional parts join a server.
+//!
+//! A [`Plugin`] is handed to [`ServerBuilder::with`](crate::ServerBuilder::with)
+//! and installs itself at once through a [`Setup`]: it may add request
+//! layers and item layers, request and notification observers, extensions
+//! (methods and the capabilities `server/discover` declares), resource
+//! providers, a shared backend (change bus, replay guard, task store),
+//! application states, and start-up and shutdown steps. Whatever it adds
+//! takes its place among what the builder was given before and after it,
+//! exactly as if the same calls had been made there: layers and observers
+//! given first are outermost.
+//!
+//! The runtime's own optional parts are plugins: an
+//! [`Extension`], the [Tasks engine's options](crate::tasks::TaskOptions),
+//! [Skills](crate::skills::Skills), [OpenTelemetry](crate::otel::Otel) and
+//! [Redis](crate::redis::RedisConfig). A closure becomes one through
+//! [`from_fn`], for a one-off.
+//!
+//! A plugin that counts the tools called and answers how many on a method
+//! of its own (the guide's chapter "Writing a plugin" runs it):
+//!
+//! ```rust,standalone_crate
+//! use std::sync::Arc;
+//! use std::sync::atomic::{AtomicU64, Ordering};
+//!
+//! use mcp_runtime::extension::{Extension, ExtensionMethod, MethodResult};
+//! use mcp_runtime::middleware::{ObservedRequest, Outcome, RequestObserver};
+//! use mcp_runtime::plugin::{Plugin, PluginError, Setup};
+//! use serde_json::json;
+//!
+//! /// Counts the tool calls the server answers.
+//! #[derive(Clone, Debug, Default)]
+//! struct CallCounter(Arc<AtomicU64>);
+//!
+//! impl RequestObserver for CallCounter {
+//!     fn finished(&self, request: &ObservedRequest<'_>, _: Outcome<'_>) {
+//!         if request.method() == "tools/call" {
+//!             self.0.fetch_add(1, Ordering::Relaxed);
+//!         }
+//!     }
+//! }
+//!
+//! impl Plugin for CallCounter {
+//!     fn install(self, server: &mut Setup<'_>) -> Result<(), PluginError> {
+//!         let counted = self.0.clone();
+//!         server.request_observer(self);
+//!         server.extension(Extension::new("com.example/counter").method(ExtensionMethod::new(
+//!             "com.example/calls",
+//!             move |_: serde_json::Value, _: mcp_runtime::Context| {
+//!                 let calls = counted.load(Ordering::Relaxed);
+//!                 async move { Ok(MethodResult::complete(json!({"calls": calls}))) }
+//!             },
+//!         )));
+//!         Ok(())
+//!     }
+//! }
+//!
+//! let server = mcp_runtime::ServerBuilder::new("counted", "1.0.0")
+//!     .with(CallCounter::default())
+//!     .build()
+//!     .unwrap();
+//! # let _ = server;
+//! ```
+//!
+//! A plugin whose installation fails (a backend it cannot reach, settings
+//! that do not fit) returns the error; [`build`](crate::ServerBuilder::build)
+//! then stops with [`BuildError::Plugin`](crate::BuildError::Plugin),
+//! naming the plugin.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use crate::catalog::ResourceProvider;
+use crate::changes::ChangeBus;
+use crate::extension::Extension;
+use crate::lifecycle::{HookError, Startup};
+use crate::middleware::{
+    BoxError, IntoItemLayer, Layer, Next, NotificationObserver, Request, RequestLayer,
+    RequestObserver, Response, Service,
+};
+use crate::mrtr::ReplayGuard;
+use crate::protocol::Implementation;
+use crate::registry::Items;
+use crate::server::ServerBuilder;
+use crate::state::States;
+
+/// Why a plugin could not install itself.
+pub type PluginError = Box<dyn std::error::Error + Send + Sync>;
+
+/// An optional part of a server, installed with
+/// [`ServerBuilder::with`](crate::ServerBuilder::with). See the
+/// [module docs](self).
+pub trait Plugin: Sized {
+    /// Adds the plugin's parts to the server being configured.
+    fn install(self, server: &mut Setup<'_>) -> Result<(), PluginError>;
+
+    /// How errors and diagnostics name the plugin (default: its type).
+    fn name(&self) -> String {
+        std::any::type_name::<Self>().to_owned()
+    }
+}
+
+/// A plugin made of a closure: `.with(plugin::from_fn(|server| { ... }))`,
+/// for a one-off that cannot fail.
+pub fn from_fn<F: FnOnce(&mut Setup<'_>)>(install: F) -> FromFn<F> {
+    FromFn(install)
+}
+
+/// The plugin [`from_fn`] makes.
+#[derive(Clone, Copy)]
+pub struct FromFn<F>(F);
+
+impl<F> std::fmt::Debug for FromFn<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FromFn")
+    }
+}
+
+impl<F: FnOnce(&mut Setup<'_>)> Plugin for FromFn<F> {
+    fn install(self, server: &mut Setup<'_>) -> Result<(), PluginError> {
+        (self.0)(server);
+        Ok(())
+    }
+
+    fn name(&self) -> String {
+        "a plugin made with plugin::from_fn".to_owned()
+    }
+}
+
+/// What a plugin adds to the server being configured: handed to
+/// [`Plugin::install`].
+#[derive(Debug)]
+pub struct Setup<'a> {
+    pub(crate) builder: &'a mut ServerBuilder,
+}
+
+impl Setup<'_> {
+    /// The server's identity, as configured so far.
+    pub fn info(&self) -> &Implementation {
+        &self.builder.settings.info
+    }
+
+    /// Wraps every request in `layer` (see
+    /// [`ServerBuilder::request_layer`](crate::ServerBuilder::request_layer)).
+    pub fn request_layer<L>(&mut self, layer: L) -> &mut Self
+    where
+        L: Layer<Next<Request>> + Send + Sync + 'static,
+        L::Service: Service<Request, Response = Response> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Request>>::Error: Into<BoxError>,
+        <L::Service as Service<Request>>::Future: 'static,
+    {
+        self.builder.request_layers.push(RequestLayer::new(layer));
+        self
+    }
+
+    /// Wraps the invocations of `items` in `layer` (see
+    /// [`ServerBuilder::layer_on`](crate::ServerBuilder::layer_on)).
+    pub fn item_layer(&mut self, items: Items, layer: impl IntoItemLayer) -> &mut Self {
+        self.builder.layers.push((items, layer.into_item_layer()));
+        self
+    }
+
+    /// Tells `observer` when each request starts and how it ended (see
+    /// [`RequestObserver`]). Observers added first see it first.
+    pub fn request_observer(&mut self, observer: impl RequestObserver) -> &mut Self {
+        self.builder.request_observers.push(Arc::new(observer));
+        self
+    }
+
+    /// Shows every notification from the client to `observer`, on every
+    /// transport, before the server acts on it (see
+    /// [`NotificationObserver`]).
+    pub fn notification_observer(&mut self, observer: impl NotificationObserver) -> &mut Self {
+        self.builder.observers.push(Arc::new(observer));
+        self
+    }
+
+    /// Offers `extension`: declared in `server/discover` under
+    /// `capabilities.extensions`, its methods served beside the core's.
+    pub fn extension(&mut self, extension: Extension) -> &mut Self {
+        self.builder.extensions.push(extension);
+        self
+    }
+
+    /// Serves the resources of `provider` beside the others, listed, read
+    /// and announced with them: see [`ResourceProvider`]. It joins the
+    /// server's [catalog](crate::catalog) when the server is built (one
+    /// made for it when there is none). A URI taken twice stops the build.
+    pub fn resource_provider<P: ResourceProvider + Clone>(
+        &mut self,
+        name: impl Into<String>,
+        provider: P,
+    ) -> &mut Self {
+        self.builder.add_resource_provider(name.into(), provider);
+        self
+    }
+
+    /// Fans changes out through `bus` instead of this process, so that a
+    /// change on one instance reaches subscriptions on every other. A bus
+    /// the application set itself stays.
+    pub fn change_bus(&mut self, bus: impl ChangeBus) -> &mut Self {
+        self.builder.bus = Some(Arc::new(bus));
+        self
+    }
+
+    /// Remembers used single-use `requestState`s in `guard` instead of this
+    /// process's memory, so that a state used on one instance is refused on
+    /// every other.
+    pub fn replay_guard(&mut self, guard: impl ReplayGuard) -> &mut Self {
+        self.builder.state.replay = Some(Arc::new(guard));
+        self
+    }
+
+    /// Adds `value` to the application's states (handlers take it as
+    /// `#[ctx] State<T>`).
+    pub fn state<T: Send + Sync + 'static>(&mut self, value: T) -> &mut Self {
+        self.builder.states.insert(value);
+        self
+    }
+
+    /// Runs `step` before the server serves, after the steps added before
+    /// it (see [`ServerBuilder::on_startup`](crate::ServerBuilder::on_startup)).
+    pub fn on_startup<F, Fut, E>(&mut self, step: F) -> &mut Self
+    where
+        F: Fn(Startup) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Startup, E>> + 'static,
+        E: Into<HookError>,
+    {
+        self.builder.hooks.add_startup(step);
+        self
+    }
+
+    /// Runs `step` once the server has stopped, before the steps added
+    /// before it (see [`ServerBuilder::on_shutdown`](crate::ServerBuilder::on_shutdown)).
+    pub fn on_shutdown<F, Fut>(&mut self, step: F) -> &mut Self
+    where
+        F: Fn(States) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + 'static,
+    {
+        self.builder.hooks.add_shutdown(step);
+        self
+    }
+}
+
+/// An extension is a plugin that offers itself.
+impl Plugin for Extension {
+    fn install(self, server: &mut Setup<'_>) -> Result<(), PluginError> {
+        server.extension(self);
+        Ok(())
+    }
+
+    fn name(&self) -> String {
+        format!("the extension {}", self.id)
+    }
+}
