@@ -7,6 +7,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::state::States;
 
@@ -73,12 +74,44 @@ type ShutdownFuture = Pin<Box<dyn Future<Output = ()>>>;
 type StartupHook = Arc<dyn Fn(Startup) -> StartupFuture + Send + Sync>;
 type ShutdownHook = Arc<dyn Fn(States) -> ShutdownFuture + Send + Sync>;
 
+/// What names a start-up step in errors.
+#[derive(Clone, Debug)]
+pub(crate) enum Label {
+    /// The application's hook, where `on_startup` was called: its own
+    /// errors speak for themselves; a timeout names the call.
+    Hook(&'static std::panic::Location<'static>),
+    /// A plugin's step: its errors are prefixed with the plugin's name.
+    Plugin(String),
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Label::Hook(at) => write!(f, "the start-up hook at {}:{}", at.file(), at.line()),
+            Label::Plugin(name) => write!(f, "the start-up step of the plugin {name}"),
+        }
+    }
+}
+
 /// The hooks a builder was given, and its plugins' steps, in the order
 /// they were added. Cheap to clone (builders are).
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct Hooks {
-    pub(crate) startup: Vec<StartupHook>,
+    /// Each start-up step with what names it in errors.
+    pub(crate) startup: Vec<(Label, StartupHook)>,
     shutdown: Vec<ShutdownHook>,
+    /// How long each start-up step may take.
+    pub(crate) startup_timeout: Duration,
+}
+
+impl Default for Hooks {
+    fn default() -> Self {
+        Hooks {
+            startup: Vec::new(),
+            shutdown: Vec::new(),
+            startup_timeout: Duration::from_secs(30),
+        }
+    }
 }
 
 impl fmt::Debug for Hooks {
@@ -91,16 +124,18 @@ impl fmt::Debug for Hooks {
 }
 
 impl Hooks {
-    pub(crate) fn add_startup<F, Fut, E>(&mut self, hook: F)
+    /// Adds a start-up step, named `label` in errors.
+    pub(crate) fn add_startup<F, Fut, E>(&mut self, label: Label, hook: F)
     where
         F: Fn(Startup) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Startup, E>> + 'static,
         E: Into<HookError>,
     {
-        self.startup.push(Arc::new(move |startup| {
+        let hook: StartupHook = Arc::new(move |startup| {
             let running = hook(startup);
             Box::pin(async move { running.await.map_err(Into::into) })
-        }));
+        });
+        self.startup.push((label, hook));
     }
 
     pub(crate) fn add_shutdown<F, Fut>(&mut self, hook: F)
@@ -113,15 +148,35 @@ impl Hooks {
     }
 
     /// Runs the start-up steps in order, each given what the ones before
-    /// it built: the states they all built.
+    /// it built, each under the start-up timeout: the states they all
+    /// built, or why one failed, naming it. A step that never ends (a
+    /// database that accepts connections and never answers) fails at the
+    /// deadline instead of holding the process silently.
     pub(crate) async fn start(
         &mut self,
         launched: Launched,
         args: Vec<OsString>,
-    ) -> Result<States, HookError> {
+    ) -> Result<States, String> {
         let mut startup = Startup::new(launched, args);
-        for hook in std::mem::take(&mut self.startup) {
-            startup = hook(startup).await?;
+        let deadline = self.startup_timeout;
+        for (label, hook) in std::mem::take(&mut self.startup) {
+            startup = match tokio::time::timeout(deadline, hook(startup)).await {
+                Ok(Ok(startup)) => startup,
+                Ok(Err(error)) => {
+                    return Err(match label {
+                        Label::Hook(_) => error.to_string(),
+                        Label::Plugin(name) => format!("the plugin {name}: {error}"),
+                    });
+                }
+                Err(_) => {
+                    return Err(format!(
+                        "{label} did not finish within {} s (a backend that never answers?); \
+                         the server does not serve without it. Raise the limit with \
+                         `ServerBuilder::startup_timeout`",
+                        deadline.as_secs_f64()
+                    ));
+                }
+            };
         }
         Ok(startup.states)
     }

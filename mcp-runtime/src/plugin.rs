@@ -123,7 +123,7 @@ impl<F: FnOnce(&mut Setup<'_>)> Plugin for FromFn<F> {
     }
 
     fn name(&self) -> String {
-        "a plugin made with plugin::from_fn".to_owned()
+        "plugin::from_fn(..)".to_owned()
     }
 }
 
@@ -132,6 +132,8 @@ impl<F: FnOnce(&mut Setup<'_>)> Plugin for FromFn<F> {
 #[derive(Debug)]
 pub struct Setup<'a> {
     pub(crate) builder: &'a mut ServerBuilder,
+    /// The plugin being installed, as errors name it.
+    pub(crate) plugin: String,
 }
 
 impl Setup<'_> {
@@ -219,14 +221,16 @@ impl Setup<'_> {
     }
 
     /// Runs `step` before the server serves, after the steps added before
-    /// it (see [`ServerBuilder::on_startup`](crate::ServerBuilder::on_startup)).
+    /// it, under the same deadline (see
+    /// [`ServerBuilder::on_startup`](crate::ServerBuilder::on_startup)).
     pub fn on_startup<F, Fut, E>(&mut self, step: F) -> &mut Self
     where
         F: Fn(Startup) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Startup, E>> + 'static,
         E: Into<HookError>,
     {
-        self.builder.hooks.add_startup(step);
+        let label = crate::lifecycle::Label::Plugin(self.plugin.clone());
+        self.builder.hooks.add_startup(label, step);
         self
     }
 

@@ -20,6 +20,7 @@ use crate::transport;
 #[cfg(feature = "http")]
 use crate::transport::http::endpoint::{Endpoint, HttpHook};
 use crate::transport::process_stdio::ProcessStdio;
+use crate::transport::signals::ShutdownSignals;
 use crate::transport::stdio::{Frames, StdioHook, StdioOptions};
 #[cfg(feature = "http")]
 use crate::{HttpOptions, McpService};
@@ -216,10 +217,17 @@ impl Server {
     /// [`serve_stdio`](Self::serve_stdio) for `run()`'s own runtime, whose
     /// IO driver polls stdin and stdout when they are pipes or sockets
     /// (see `transport::process_stdio`), instead of tokio's blocking pool.
+    /// SIGTERM and SIGINT stop it as end of input does, with the requests
+    /// in flight given the shutdown grace: `run()` then runs the shutdown
+    /// hooks and flushes telemetry, as over HTTP.
     async fn serve_process_stdio(&self, options: StdioOptions) -> std::io::Result<()> {
         tracing::info!(server = %self.info().name, "serving MCP on stdio");
+        let signals = ShutdownSignals::install()?;
+        let stop = signals.received("no more input read, draining requests in flight");
         let stdio = ProcessStdio::take();
-        let served = self.serve_streams(options, stdio.input, stdio.output).await;
+        let served = self
+            .serve_until(options, (stdio.input, stdio.output), stop)
+            .await;
         stdio.restore.blocking();
         served
     }
@@ -236,9 +244,24 @@ impl Server {
         R: tokio::io::AsyncRead + Unpin,
         W: tokio::io::AsyncWrite + Unpin,
     {
+        self.serve_until(options, (input, output), std::future::pending())
+            .await
+    }
+
+    /// Serves stdio framing until input ends or `stop` completes.
+    async fn serve_until<R, W>(
+        &self,
+        options: StdioOptions,
+        streams: (R, W),
+        stop: impl Future<Output = ()>,
+    ) -> std::io::Result<()>
+    where
+        R: tokio::io::AsyncRead + Unpin,
+        W: tokio::io::AsyncWrite + Unpin,
+    {
         let dispatcher = self.dispatcher.clone();
         let hook = |frames: &Frames| stdio_hook(&dispatcher, frames);
-        transport::stdio::serve(self.dispatcher.clone(), &options, hook, input, output).await
+        transport::stdio::serve(self.dispatcher.clone(), &options, hook, streams, stop).await
     }
 }
 

@@ -302,7 +302,11 @@ impl ServerBuilder {
     /// an error naming it. See [`plugin`](crate::plugin).
     pub fn with(mut self, plugin: impl Plugin) -> Self {
         let name = plugin.name();
-        if let Err(error) = plugin.install(&mut Setup { builder: &mut self }) {
+        let mut setup = Setup {
+            builder: &mut self,
+            plugin: name.clone(),
+        };
+        if let Err(error) = plugin.install(&mut setup) {
             self.plugin_errors.push((name, error.to_string()));
         }
         self
@@ -347,7 +351,10 @@ impl ServerBuilder {
     /// configuration read from disk). It is given a [`Startup`]: how the
     /// server was launched and its command line, and where it leaves the
     /// states it built. An error stops the server before it serves (`run()`
-    /// prints it and exits with status 1).
+    /// prints it and exits with status 1), and so does a hook still running
+    /// after the [start-up timeout](Self::startup_timeout) (30 s by
+    /// default). Hooks given more than once, and plugins' start-up steps,
+    /// run in the order given, each seeing the states the ones before built.
     ///
     /// ```no_run
     /// # #[derive(Clone)] struct Pool;
@@ -364,13 +371,26 @@ impl ServerBuilder {
     /// the inspector in process), never for the inspector aimed at another
     /// server (`--url`, `--stdio`). A server embedded in your own runtime
     /// runs it with [`start`](Self::start).
+    #[track_caller]
     pub fn on_startup<F, Fut, E>(mut self, hook: F) -> Self
     where
         F: Fn(Startup) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Startup, E>> + 'static,
         E: Into<crate::lifecycle::HookError>,
     {
-        self.hooks.add_startup(hook);
+        let label = crate::lifecycle::Label::Hook(std::panic::Location::caller());
+        self.hooks.add_startup(label, hook);
+        self
+    }
+
+    /// How long each start-up hook (and plugin's start-up step) may run
+    /// (default 30 s). Past it the server does not start: `run()` prints
+    /// which hook did not finish and exits with status 1, so that an
+    /// orchestrator sees a failure rather than a process that never gets
+    /// ready. The hooks run on tokio's runtime with its time driver (as
+    /// `run()`'s and `#[tokio::main]`'s are).
+    pub fn startup_timeout(mut self, timeout: Duration) -> Self {
+        self.hooks.startup_timeout = timeout;
         self
     }
 
@@ -405,8 +425,7 @@ impl ServerBuilder {
             return Ok(self);
         }
         tracing::debug!(?launched, "running the start-up hooks");
-        let states = (self.hooks.start(launched, args).await)
-            .map_err(|error| BuildError::Startup(error.to_string()))?;
+        let states = (self.hooks.start(launched, args).await).map_err(BuildError::Startup)?;
         self.states.extend(states);
         Ok(self)
     }

@@ -182,3 +182,37 @@ async fn a_closure_plugin_adds_states_and_extensions() {
         "{answer}"
     );
 }
+
+#[tokio::test]
+async fn a_start_up_hook_that_never_ends_fails_at_the_deadline_naming_it() {
+    let line = line!() + 3;
+    let error = ServerBuilder::new("plugins", "1.0.0")
+        .startup_timeout(std::time::Duration::from_millis(50))
+        .on_startup(|_: Startup| std::future::pending::<Result<Startup, PluginError>>())
+        .start()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "start-up: the start-up hook at mcp-runtime/tests/plugins.rs:{line} did not finish \
+             within 0.05 s (a backend that never answers?); the server does not serve without it. \
+             Raise the limit with `ServerBuilder::startup_timeout`"
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_plugins_start_up_step_is_named_after_the_plugin() {
+    let error = ServerBuilder::new("plugins", "1.0.0")
+        .with(plugin::from_fn(|server| {
+            server.on_startup(|_: Startup| async { Err::<Startup, _>("the pool refused") });
+        }))
+        .start()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "start-up: the plugin plugin::from_fn(..): the pool refused"
+    );
+}

@@ -4,4 +4,5 @@
 #[cfg(feature = "http")]
 pub(crate) mod http;
 pub(crate) mod process_stdio;
+pub(crate) mod signals;
 pub(crate) mod stdio;

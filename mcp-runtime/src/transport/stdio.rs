@@ -44,6 +44,9 @@ pub struct StdioOptions {
     pub(crate) max_in_flight: usize,
     /// How long a request may run.
     pub(crate) request_timeout: Duration,
+    /// How long requests in flight may finish once `run()` is asked to
+    /// stop by a signal.
+    pub(crate) shutdown_grace: Duration,
 }
 
 impl Default for StdioOptions {
@@ -53,6 +56,7 @@ impl Default for StdioOptions {
             max_backlog_bytes: 8 * 1024 * 1024,
             max_in_flight: 1024,
             request_timeout: Duration::from_secs(120),
+            shutdown_grace: Duration::from_secs(10),
         }
     }
 }
@@ -80,6 +84,18 @@ impl StdioOptions {
     /// the task's own TTL.
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// How long requests in flight may go on once `run()` is stopped by
+    /// SIGTERM or SIGINT (default 10 s, as over HTTP): it stops reading
+    /// stdin, lets them finish for this long, answers those still running
+    /// with `-31001` (the server shut down: retry), then runs the shutdown
+    /// hooks and flushes telemetry. End of input drains without this bound
+    /// (each request under its own timeout), as the spec's stdio shutdown
+    /// asks.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
         self
     }
 
@@ -198,14 +214,16 @@ pub(crate) trait StdioHook {
 const END_OF_OUTPUT: Bytes = Bytes::new();
 
 /// Serves `input`/`output` until `input` ends and every request has been
-/// answered. Runs on the current thread (handlers need not be `Send`).
-/// `hook` is asked once for this connection's hook, given where frames go.
+/// answered, or until `stop` completes and the requests in flight finished
+/// or the shutdown grace ran out. Runs on the current thread (handlers
+/// need not be `Send`). `hook` is asked once for this connection's hook,
+/// given where frames go.
 pub(crate) async fn serve<R, W>(
     dispatcher: Arc<Dispatcher>,
     options: &StdioOptions,
     hook: impl FnOnce(&Frames) -> Option<Rc<dyn StdioHook>>,
-    input: R,
-    output: W,
+    (input, output): (R, W),
+    stop: impl Future<Output = ()>,
 ) -> io::Result<()>
 where
     R: AsyncRead + Unpin,
@@ -224,12 +242,13 @@ where
         max_line_bytes: options.max_line_bytes,
         max_in_flight: options.max_in_flight,
         request_timeout: options.request_timeout,
+        shutdown_grace: options.shutdown_grace,
     };
     let lines = LineReader::new(input, options.max_line_bytes);
     LocalSet::new()
         .run_until(async {
             tokio::try_join!(
-                connection.read(lines),
+                connection.read(lines, stop),
                 write_frames(output, pending, &backlog)
             )
         })
@@ -251,14 +270,38 @@ struct Connection {
     max_line_bytes: usize,
     max_in_flight: usize,
     request_timeout: Duration,
+    shutdown_grace: Duration,
+}
+
+/// Why the connection stopped reading.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    /// Input ended: every request in flight is answered.
+    Input,
+    /// A signal: requests in flight get the shutdown grace.
+    Stopped,
 }
 
 impl Connection {
-    async fn read<R: AsyncRead + Unpin>(mut self, mut lines: LineReader<R>) -> io::Result<()> {
-        loop {
-            self.room().await;
-            let line = match lines.next().await? {
-                Line::Eof => break,
+    async fn read<R: AsyncRead + Unpin>(
+        mut self,
+        mut lines: LineReader<R>,
+        stop: impl Future<Output = ()>,
+    ) -> io::Result<()> {
+        let mut stop = std::pin::pin!(stop);
+        let ended = loop {
+            let next = tokio::select! {
+                biased;
+                () = &mut stop => break Ended::Stopped,
+                () = self.room() => lines.next(),
+            };
+            let line = tokio::select! {
+                biased;
+                () = &mut stop => break Ended::Stopped,
+                line = next => line?,
+            };
+            let line = match line {
+                Line::Eof => break Ended::Input,
                 Line::TooLong => {
                     let limit = self.max_line_bytes;
                     self.send(Reply::error(
@@ -273,11 +316,43 @@ impl Connection {
             };
             while self.tasks.try_join_next().is_some() {}
             self.on_line(line);
-        }
+        };
         self.end_of_input.cancel();
-        while self.tasks.join_next().await.is_some() {}
+        self.drain(ended).await;
         let _ = self.frames.send(END_OF_OUTPUT);
         Ok(())
+    }
+
+    /// Waits for the requests in flight: all of them after end of input;
+    /// after a signal, for the shutdown grace, then answers the rest with
+    /// `-31001` (the client may retry them) and drops them.
+    async fn drain(&mut self, ended: Ended) {
+        let all = async { while self.tasks.join_next().await.is_some() {} };
+        if ended == Ended::Input {
+            return all.await;
+        }
+        if tokio::time::timeout(self.shutdown_grace, all).await.is_ok() {
+            return;
+        }
+        let cut: Vec<RequestId> = self
+            .in_flight
+            .borrow_mut()
+            .drain()
+            .map(|(id, _)| id)
+            .collect();
+        tracing::warn!(
+            requests = cut.len(),
+            grace = ?self.shutdown_grace,
+            "requests still running after the shutdown grace period were answered with -31001"
+        );
+        self.tasks.abort_all();
+        let error = ErrorObject::new(
+            crate::protocol::error_code::SERVER_BUSY,
+            "The server shut down before the request finished; retry it",
+        );
+        for id in cut {
+            self.send(Reply::error(Some(&id), &error));
+        }
     }
 
     fn send(&self, reply: Reply) {

@@ -29,6 +29,10 @@ use super::endpoint::Endpoint;
 use super::socket::Socket;
 use super::{pipeline, respond};
 use crate::diagnostics::REFUSALS;
+use crate::transport::signals::ShutdownSignals;
+
+/// What the HTTP server does once asked to stop.
+const DRAINING: &str = "no new connections, draining requests in flight";
 
 /// Serves Streamable HTTP on the endpoint's address until SIGINT or
 /// SIGTERM, then stops accepting, closes subscriptions and lets requests in
@@ -87,7 +91,7 @@ pub(crate) fn run_on(
                 .spawn(move || worker(listener, endpoint))
         })
         .collect::<io::Result<Vec<_>>>()?;
-    signals.block_on(shutdown.received());
+    signals.block_on(shutdown.received(DRAINING));
     endpoint.shutdown().cancel();
     for thread in threads {
         if let Ok(Err(error)) = thread.join() {
@@ -137,7 +141,7 @@ fn serve(
         if let Some(signals) = signals {
             let stop = endpoint.shutdown().clone();
             tokio::task::spawn_local(async move {
-                signals.received().await;
+                signals.received(DRAINING).await;
                 stop.cancel();
             });
         }
@@ -277,45 +281,6 @@ fn refuse_connection(mut stream: TcpStream, peer: SocketAddr) {
         };
         let _ = tokio::time::timeout(Duration::from_millis(200), answer).await;
     });
-}
-
-/// SIGINT and SIGTERM, listened for from the moment they are installed
-/// (installing needs a runtime context; waiting can happen later).
-struct ShutdownSignals {
-    #[cfg(unix)]
-    interrupt: tokio::signal::unix::Signal,
-    #[cfg(unix)]
-    terminate: tokio::signal::unix::Signal,
-}
-
-impl ShutdownSignals {
-    fn install() -> io::Result<ShutdownSignals> {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            Ok(ShutdownSignals {
-                interrupt: signal(SignalKind::interrupt())?,
-                terminate: signal(SignalKind::terminate())?,
-            })
-        }
-        #[cfg(not(unix))]
-        Ok(ShutdownSignals {})
-    }
-
-    /// Waits for either signal, then says what happens next.
-    async fn received(mut self) {
-        #[cfg(unix)]
-        tokio::select! {
-            _ = self.interrupt.recv() => {}
-            _ = self.terminate.recv() => {}
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = &mut self;
-            let _ = tokio::signal::ctrl_c().await;
-        }
-        tracing::info!("shutting down: no new connections, draining requests in flight");
-    }
 }
 
 /// Binding beyond loopback with only loopback `Host` names allowed would
