@@ -89,8 +89,8 @@ pub use mcp_runtime_macros::skills;
 #[doc = include_str!("docs/tool.md")]
 pub use mcp_runtime_macros::tool;
 pub use mrtr::{
-    ElicitForm, Elicitation, FormChoice, FormField, Input, Root, SamplingRequest, SamplingResult,
-    UrlElicitation,
+    ElicitForm, Elicitation, FormChoice, FormField, Input, RequestStateOptions, Root,
+    SamplingRequest, SamplingResult, UrlElicitation,
 };
 pub use prompt::{FromPromptArgument, IntoPromptResult, PromptError, PromptValue};
 pub use protocol::json::ArgumentError;

@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
@@ -15,7 +15,7 @@ use crate::dispatch::{Dispatched, Dispatcher, Reply, Runtime, Settings, Tasks, U
 use crate::extension::Extension;
 use crate::lifecycle::{Hooks, Launched, Shutdown, Startup};
 use crate::mrtr::state::StateSealer;
-use crate::mrtr::{Clock, InMemoryReplayGuard, ReplayGuard};
+use crate::mrtr::{InMemoryReplayGuard, ReplayGuard};
 use crate::plugin::{Plugin, Setup};
 use crate::protocol::{CacheHint, CacheScope, Icon, Implementation};
 use crate::registry::{BuildError, Items, Registry};
@@ -163,14 +163,10 @@ type AddProvider = dyn Fn(&Catalog) -> Result<(), CatalogError> + Send + Sync;
 /// How `requestState` is sealed.
 #[derive(Clone)]
 pub(crate) struct StateSettings {
-    keys: Option<KeyRing>,
-    ttl: Duration,
-    max_rounds: u32,
+    options: crate::mrtr::RequestStateOptions,
     /// Where used single-use states are kept; `None`: this process's
     /// memory (or the shared store, with shared state).
     pub(crate) replay: Option<Arc<dyn ReplayGuard>>,
-    single_use_everywhere: bool,
-    clock: Clock,
 }
 
 /// What instances share (the Redis plugin), each part `None`
@@ -220,12 +216,8 @@ impl ServerBuilder {
             http: crate::HttpOptions::default(),
             bus: None,
             state: StateSettings {
-                keys: None,
-                ttl: Duration::from_secs(600),
-                max_rounds: 16,
+                options: crate::mrtr::RequestStateOptions::new(),
                 replay: None,
-                single_use_everywhere: false,
-                clock: Arc::new(SystemTime::now),
             },
             extensions: Vec::new(),
             tasks: None,
@@ -569,46 +561,12 @@ impl ServerBuilder {
         self
     }
 
-    /// The keys that seal `requestState`. Without this, keys come from
-    /// `MCP_STATE_KEY` (and `MCP_STATE_VERIFY_KEYS`), or else a random
-    /// per-process key is used, which only works with a single instance.
-    pub fn state_keys(mut self, keys: KeyRing) -> Self {
-        self.state.keys = Some(keys);
-        self
-    }
-
-    /// How long a `requestState` stays valid (default 10 minutes).
-    pub fn state_ttl(mut self, ttl: Duration) -> Self {
-        self.state.ttl = ttl;
-        self
-    }
-
-    /// The most `input_required` results one request may get before it
-    /// must start again (default 16).
-    pub fn max_rounds(mut self, rounds: u32) -> Self {
-        self.state.max_rounds = rounds.max(1);
-        self
-    }
-
-    /// Makes every `requestState` usable once: a replayed state is refused
-    /// with `-32602`, whatever the handler.
-    ///
-    /// Without this, states are single use for the tools a repeat could
-    /// change things with: those not annotated `read_only` that are
-    /// `destructive` or not `idempotent` (the spec's defaults for hints
-    /// left out: a tool without annotations is single use), unless the tool
-    /// says `#[tool(replayable_state)]`. The states of other tools, prompts
-    /// and resource reads can be used again until they expire. Used states
-    /// are remembered in this process; with several instances, give a
-    /// shared store to [`replay_guard`](Self::replay_guard).
-    pub fn single_use_request_state(mut self) -> Self {
-        self.state.single_use_everywhere = true;
-        self
-    }
-
-    /// The clock `requestState` expiry is measured with (for tests).
-    pub fn clock(mut self, clock: impl Fn() -> SystemTime + Send + Sync + 'static) -> Self {
-        self.state.clock = Arc::new(clock);
+    /// How `requestState` is sealed and checked: its keys (by default from
+    /// `MCP_STATE_KEY`, else a random per-process key that only works with
+    /// a single instance), lifetime, rounds and single use (see
+    /// [`RequestStateOptions`](crate::RequestStateOptions)).
+    pub fn request_state(mut self, options: crate::mrtr::RequestStateOptions) -> Self {
+        self.state.options = options;
         self
     }
 
@@ -619,14 +577,14 @@ impl ServerBuilder {
         allow(dead_code, reason = "used by the inspector (feature `cli`)")
     )]
     pub(crate) fn single_instance(mut self) -> Self {
-        if self.state.keys.is_none() && KeyRing::from_env().is_none() {
-            self.state.keys = Some(KeyRing::single_instance());
+        if self.state.options.keys.is_none() && KeyRing::from_env().is_none() {
+            self.state.options.keys = Some(KeyRing::single_instance());
         }
         self
     }
 
     fn sealer(&self, shared: Option<Arc<dyn ReplayGuard>>) -> Result<StateSealer, BuildError> {
-        let keys = match (&self.state.keys, KeyRing::from_env()) {
+        let keys = match (&self.state.options.keys, KeyRing::from_env()) {
             (Some(keys), _) => keys.clone(),
             (None, Some(Ok(keys))) => keys,
             (None, Some(Err(error))) => return Err(BuildError::StateKeys(error.to_string())),
@@ -634,13 +592,13 @@ impl ServerBuilder {
         };
         Ok(StateSealer {
             keys,
-            ttl: self.state.ttl,
-            max_rounds: self.state.max_rounds,
+            ttl: self.state.options.ttl,
+            max_rounds: self.state.options.max_rounds,
             replay: (self.state.replay.clone())
                 .or(shared)
                 .unwrap_or_else(|| Arc::new(InMemoryReplayGuard::default())),
-            single_use_everywhere: self.state.single_use_everywhere,
-            clock: self.state.clock.clone(),
+            single_use_everywhere: self.state.options.single_use_everywhere,
+            clock: self.state.options.clock.clone(),
         })
     }
 
@@ -666,7 +624,7 @@ impl ServerBuilder {
         // The engine comes from a task tool or from `tasks`: without
         // either, nothing of it is linked.
         let task_engine = crate::tasks::TASK_ENGINES.first().copied();
-        let clock = self.state.clock.clone();
+        let clock = self.state.options.clock.clone();
         let store = shared.tasks;
         let tasks = match (&self.tasks, task_engine) {
             (Some((options, engine)), _) => {

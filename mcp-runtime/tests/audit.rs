@@ -97,7 +97,10 @@ async fn audited<F: Future<Output = ()>>(script: F) -> Vec<BTreeMap<String, Stri
 }
 
 fn server(builder: ServerBuilder) -> Server {
-    builder.state_keys(KeyRing::new([7; 32])).build().unwrap()
+    builder
+        .request_state(mcp_runtime::RequestStateOptions::new().keys(KeyRing::new([7; 32])))
+        .build()
+        .unwrap()
 }
 
 /// An event without its duration (which varies), checked to be there.

@@ -50,7 +50,7 @@ fn touch(#[ctx] ctx: &Context) -> &'static str {
 fn server(keys: [u8; 32]) -> Server {
     ServerBuilder::new("legacy-http", "1.0.0")
         .list_changed()
-        .state_keys(KeyRing::new(keys))
+        .request_state(mcp_runtime::RequestStateOptions::new().keys(KeyRing::new(keys)))
         .build()
         .unwrap()
 }

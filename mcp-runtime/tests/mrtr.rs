@@ -181,9 +181,12 @@ fn server_with(keys: KeyRing, now: &Arc<AtomicU64>) -> Server {
     let now = Arc::clone(now);
     ServerBuilder::new("mrtr", "1.0.0")
         .without_server_info_in_results()
-        .state_keys(keys)
-        .state_ttl(Duration::from_secs(300))
-        .clock(move || UNIX_EPOCH + Duration::from_secs(now.load(Ordering::SeqCst)))
+        .request_state(
+            mcp_runtime::RequestStateOptions::new()
+                .keys(keys)
+                .ttl(Duration::from_secs(300))
+                .clock(move || UNIX_EPOCH + Duration::from_secs(now.load(Ordering::SeqCst))),
+        )
         .build()
         .unwrap()
 }
@@ -591,8 +594,11 @@ async fn optional_asks_follow_this_requests_capabilities() {
 async fn round_limit_ends_long_flows() {
     let server = ServerBuilder::new("mrtr", "1.0.0")
         .without_server_info_in_results()
-        .state_keys(KeyRing::new(KEY))
-        .max_rounds(1)
+        .request_state(
+            mcp_runtime::RequestStateOptions::new()
+                .keys(KeyRing::new(KEY))
+                .max_rounds(1),
+        )
         .build()
         .unwrap();
     let caps = json!({"elicitation": {}});
@@ -914,8 +920,11 @@ async fn rotated_keys_open_old_state_until_dropped() {
 async fn single_use_state_cannot_be_replayed() {
     let server = ServerBuilder::new("mrtr", "1.0.0")
         .without_server_info_in_results()
-        .state_keys(KeyRing::new(KEY))
-        .single_use_request_state()
+        .request_state(
+            mcp_runtime::RequestStateOptions::new()
+                .keys(KeyRing::new(KEY))
+                .single_use_everywhere(),
+        )
         .build()
         .unwrap();
     let state = started(&server, "summarize", json!({"text": "t"})).await;
@@ -1338,7 +1347,7 @@ async fn states_of_tools_safe_to_repeat_stay_replayable() {
     let guard = CountingGuard::default();
     let server = ServerBuilder::new("mrtr", "1.0.0")
         .without_server_info_in_results()
-        .state_keys(KeyRing::new(KEY))
+        .request_state(mcp_runtime::RequestStateOptions::new().keys(KeyRing::new(KEY)))
         .with(mcp_runtime::plugin::from_fn(|server| {
             server.replay_guard(guard.clone());
         }))

@@ -41,7 +41,7 @@ const SHARED_KEY: [u8; 32] = [42; 32];
 
 fn instance(key: [u8; 32]) -> Server {
     ServerBuilder::new("mrtr-http", "1.0.0")
-        .state_keys(KeyRing::new(key))
+        .request_state(mcp_runtime::RequestStateOptions::new().keys(KeyRing::new(key)))
         .build()
         .unwrap()
 }

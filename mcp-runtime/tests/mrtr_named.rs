@@ -90,7 +90,7 @@ async fn two_asks_one_key(#[ctx] input: Input) -> String {
 fn server() -> Server {
     ServerBuilder::new("mrtr-named", "1.0.0")
         .without_server_info_in_results()
-        .state_keys(KeyRing::new([9; 32]))
+        .request_state(mcp_runtime::RequestStateOptions::new().keys(KeyRing::new([9; 32])))
         .build()
         .unwrap()
 }

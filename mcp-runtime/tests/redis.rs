@@ -59,7 +59,7 @@ async fn forever() -> String {
 fn instance(config: RedisConfig) -> Server {
     ServerBuilder::new("redis-test", "1.0.0")
         .without_server_info_in_results()
-        .state_keys(KeyRing::new(KEY))
+        .request_state(mcp_runtime::RequestStateOptions::new().keys(KeyRing::new(KEY)))
         .with(config)
         .build()
         .expect("builds")

@@ -65,7 +65,7 @@ fn today() -> String {
 fn instance(prefix: &str, redis: &str) -> Server {
     ServerBuilder::new("redis-legacy", "1.0.0")
         .resource_subscriptions()
-        .state_keys(KeyRing::new(KEY))
+        .request_state(mcp_runtime::RequestStateOptions::new().keys(KeyRing::new(KEY)))
         .with(RedisConfig::new(redis).key_prefix(prefix))
         .build()
         .expect("builds")

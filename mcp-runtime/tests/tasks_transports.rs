@@ -93,7 +93,10 @@ impl Fixture {
         let clock = Arc::new(AtomicU64::new(u64::try_from(start).unwrap()));
         let now = clock.clone();
         let server = ServerBuilder::new("tasks-transports", "1.0.0")
-            .clock(move || UNIX_EPOCH + Duration::from_millis(now.load(Ordering::SeqCst)))
+            .request_state(
+                mcp_runtime::RequestStateOptions::new()
+                    .clock(move || UNIX_EPOCH + Duration::from_millis(now.load(Ordering::SeqCst))),
+            )
             .with(
                 TaskOptions::new()
                     .ttl(Duration::from_millis(TTL_MS))

@@ -70,6 +70,7 @@ pub(crate) mod answer;
 mod content;
 pub(crate) mod declared;
 pub(crate) mod form;
+mod options;
 mod round;
 pub(crate) mod state;
 
@@ -77,6 +78,7 @@ pub use self::answer::{
     Answer, AskKind, ElicitForm, Elicitation, FormChoice, FormField, Root, SamplingRequest,
     SamplingResult, UrlElicitation,
 };
+pub use self::options::RequestStateOptions;
 pub use self::round::Input;
 pub(crate) use self::round::{Responses, Stop, run_round};
 pub use self::state::{

@@ -244,7 +244,7 @@ pub(crate) struct Claim {
 /// [`InMemoryReplayGuard`]; see
 /// [`Setup::replay_guard`](crate::plugin::Setup::replay_guard) (in a plugin) for a
 /// store shared by several instances and
-/// [`ServerBuilder::single_use_request_state`](crate::ServerBuilder::single_use_request_state)
+/// [`RequestStateOptions::single_use_everywhere`](crate::RequestStateOptions::single_use_everywhere)
 /// to make every state single use.
 pub trait ReplayGuard: Send + Sync + 'static {
     /// Records the state's nonce: `Ok(true)` the first time, `Ok(false)`

@@ -25,7 +25,9 @@
 //! // The keys that seal `requestState`: `MCP_STATE_KEY` (the same on every
 //! // instance), else a random key for this process only.
 //! let keys = KeyRing::from_env().transpose()?.unwrap_or_else(KeyRing::random);
-//! let server = ServerBuilder::new("notes", "1.0.0").state_keys(keys).build()?;
+//! let server = ServerBuilder::new("notes", "1.0.0")
+//!     .request_state(mcp_runtime::RequestStateOptions::new().keys(keys))
+//!     .build()?;
 //!
 //! // The caller, as authentication establishes it.
 //! let alice = Principal::new("alice").with_subject("alice").with_scopes(["notes:read"]);
