@@ -89,7 +89,6 @@ use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing_subscriber::Layer as _;
-use tracing_subscriber::filter::filter_fn;
 
 use self::counters::Counters;
 pub use self::layer::{OtelLayer, Traced};
@@ -372,9 +371,7 @@ impl Telemetry {
         let tracer = self.tracer_provider.tracer("mcp-runtime");
         tracing_opentelemetry::layer()
             .with_tracer(tracer)
-            .with_filter(filter_fn(|metadata| {
-                exported(metadata.target(), *metadata.level())
-            }))
+            .with_filter(ExportFilter)
     }
 
     /// Whether export was started in this process (by `run()` or by hand).
@@ -435,6 +432,39 @@ fn exported(target: &str, level: tracing::Level) -> bool {
         return target != AUDIT_TARGET;
     }
     !target.starts_with("mcp_runtime") && level <= tracing::Level::INFO
+}
+
+/// The export layer's filter: [`exported`], asked again for every span and
+/// event it lets through. tracing-subscriber carries each per-layer
+/// filter's answer from `enabled` to the span's creation in a thread-local
+/// (tokio-rs/tracing#2519): where every layer's filter lets a callsite
+/// through (`Interest::always`), `enabled` is skipped and the span is
+/// judged by whatever the last `enabled` call on the thread left there. An
+/// `enabled!` probe of a target this filter rejects and another layer's
+/// accepts (`RUST_LOG=info`'s log of `mcp::audit`, or `log_enabled!` in
+/// any library) then kept the next request's SERVER span from export.
+/// `Interest::sometimes` makes `enabled` run first, so the log level never
+/// changes what is exported. It costs a filter pass per exported span.
+struct ExportFilter;
+
+impl<S> tracing_subscriber::layer::Filter<S> for ExportFilter {
+    fn enabled(
+        &self,
+        metadata: &tracing::Metadata<'_>,
+        _: &tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        exported(metadata.target(), *metadata.level())
+    }
+
+    fn callsite_enabled(
+        &self,
+        metadata: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        match exported(metadata.target(), *metadata.level()) {
+            true => tracing::subscriber::Interest::sometimes(),
+            false => tracing::subscriber::Interest::never(),
+        }
+    }
 }
 
 /// The trace id of `span`, in hex, when an OpenTelemetry layer records it
