@@ -667,6 +667,48 @@ def wait_listening(process, port):
             time.sleep(0.05)
 
 
+def made_up_exchange(binary, problems):
+    """What a client can make up, 200 of each, to a fresh receiver, with
+    spans and with the sampler at 0: protocol versions (refused), methods,
+    tool and prompt names. The duration histogram keeps five series, with
+    `_OTHER` in place of each made-up value; none is a series of its own."""
+    for extra in [{}, {"OTEL_TRACES_SAMPLER": "always_off"}]:
+        with lock:
+            for kind in received.values():
+                kind.clear()
+        receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+        threading.Thread(target=receiver.serve_forever, daemon=True).start()
+        client = Client(binary, f"http://127.0.0.1:{receiver.server_address[1]}", extra)
+        for i in range(200):
+            for version, method, params in [
+                (f"1999-01-{i}", "tools/call", {"name": f"made_up_{i}"}),
+                (f"1999-02-{i}", f"made/up/{i}", {}),
+                ("2026-07-28", f"made/up/{i}", {}),
+                ("2026-07-28", "tools/call", {"name": f"made_up_{i}"}),
+                ("2026-07-28", "prompts/get", {"name": f"made_up_{i}"}),
+            ]:
+                client.next_id += 1
+                params = dict(params, _meta=dict(meta(trace()[2]), **{
+                    "io.modelcontextprotocol/protocolVersion": version}))
+                answer = client.send({"jsonrpc": "2.0", "id": client.next_id,
+                                      "method": method, "params": params})
+                if "error" not in answer:
+                    problems.append(f"made-up {method} {version} was answered {answer}")
+        status = client.close()
+        receiver.shutdown()
+        where = f"made-up values ({extra or 'spans'})"
+        if status != 0:
+            problems.append(f"{where}: the server exited with status {status}")
+        series = set()
+        for metric in received["metrics"]:
+            if metric.name == "mcp.server.operation.duration":
+                for point in metric.histogram.data_points:
+                    series.add(tuple(sorted(attributes(point).items())))
+        made_up = [s for s in series if any("1999-" in str(v) or "made" in str(v) for _, v in s)]
+        if made_up or len(series) != 5:
+            problems.append(f"{where}: {len(series)} series, made up in {made_up[:3]}")
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -842,6 +884,7 @@ def main():
     print(f"{len(received['spans'])} spans and {len(received['metrics'])} metrics received")
     unsampled_exchange(binary, problems)
     levels_exchange(binary, problems)
+    made_up_exchange(binary, problems)
     prometheus_exchange(binary, problems)
     if problems:
         for problem in problems:

@@ -22,10 +22,12 @@
 //! a point of the histogram too.
 //!
 //! The histogram's series are bounded whatever clients send: a method the
-//! server does not serve, and a tool or prompt it does not have, are
-//! recorded as `_OTHER` (as OpenTelemetry records unknown HTTP methods),
-//! and so is a notification method no client revision defines. The spans
-//! carry the names as sent.
+//! server does not serve, a tool or prompt it does not have, and a
+//! protocol version it does not speak are recorded as `_OTHER` (as
+//! OpenTelemetry records unknown HTTP methods), and so are the method and
+//! name of a request refused before they were looked up, and a
+//! notification method no client revision defines. The spans carry the
+//! names as sent.
 //!
 //! The built-in client (and so `TestClient` and the inspector) makes a
 //! CLIENT span per request, with the same name and attributes, injects
