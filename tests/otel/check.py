@@ -402,6 +402,20 @@ def check_spans(expected, problems):
         problems.append(f"service.name is {service}, expected the server's name")
 
 
+def check_no_source_paths(problems):
+    """No span or span event names a source file: the build machine's
+    paths (`code.file.path`, absolute for a dependency built from the
+    registry) are not the collector's business."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for span in received["spans"]:
+        for where, kvs in [("span", span)] + [(f"event {e.name!r}", e) for e in span.events]:
+            for key, value in attributes(kvs).items():
+                text = str(value)
+                if key.startswith("code.file") or text.startswith("/") or root in text \
+                        or text.endswith(".rs"):
+                    problems.append(f"{span.name}: {where} attribute {key} = {text!r}")
+
+
 def check_notifications(problems):
     """Each notification is a SERVER span named by its method, its parent
     the client's span, with no request id."""
@@ -879,6 +893,7 @@ def main():
     check_spans(expected, problems)
     check_task_link(expected, problems)
     check_notifications(problems)
+    check_no_source_paths(problems)
     check_http_link(link, problems)
     check_histogram(problems)
     print(f"{len(received['spans'])} spans and {len(received['metrics'])} metrics received")

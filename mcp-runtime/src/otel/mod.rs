@@ -27,7 +27,8 @@
 //! OpenTelemetry records unknown HTTP methods), and so are the method and
 //! name of a request refused before they were looked up, and a
 //! notification method no client revision defines. The spans carry the
-//! names as sent.
+//! names as sent. Spans carry no `code.*` attributes (the build machine's
+//! paths).
 //!
 //! The built-in client (and so `TestClient` and the inspector) makes a
 //! CLIENT span per request, with the same name and attributes, injects
@@ -371,8 +372,12 @@ impl Telemetry {
             + Sync,
     {
         let tracer = self.tracer_provider.tracer("mcp-runtime");
+        // No `code.*` attributes: `code.file.path` is where the source was
+        // on the build machine (absolute for a dependency from the registry:
+        // a home directory, a user name), which the collector does not need.
         tracing_opentelemetry::layer()
             .with_tracer(tracer)
+            .with_location(false)
             .with_filter(ExportFilter)
     }
 
