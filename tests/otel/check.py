@@ -723,6 +723,28 @@ def made_up_exchange(binary, problems):
             problems.append(f"{where}: {len(series)} series, made up in {made_up[:3]}")
 
 
+def console_exchange(binary, problems):
+    """OTEL_TRACES_EXPORTER=console, no collector, over stdio: a tool call's
+    span is a line on stderr (its name, kind, trace and parent), and
+    stdout carries the protocol's frames only."""
+    env = server_env("")
+    env.pop("OTEL_EXPORTER_OTLP_ENDPOINT")
+    env["OTEL_TRACES_EXPORTER"] = "console"
+    trace_id, span_id, parent = trace()
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "test_simple_text", "_meta": meta(parent)}}
+    run = subprocess.run([binary], input=json.dumps(message) + "\n", env=env,
+                         capture_output=True, text=True, timeout=60)
+    frames = [json.loads(line) for line in run.stdout.splitlines()]
+    if run.returncode != 0 or [frame.get("id") for frame in frames] != [1]:
+        problems.append(f"console: status {run.returncode}, stdout {run.stdout!r}")
+    lines = [line for line in run.stderr.splitlines() if line.startswith("span ")]
+    wanted = [f'span "tools/call test_simple_text" kind=Server trace={trace_id} span=',
+              f" parent={span_id} ", ' mcp.method.name="tools/call"']
+    if len(lines) != 1 or not all(part in lines[0] for part in wanted):
+        problems.append(f"console: span lines on stderr {lines}, stderr {run.stderr!r}")
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -900,6 +922,7 @@ def main():
     unsampled_exchange(binary, problems)
     levels_exchange(binary, problems)
     made_up_exchange(binary, problems)
+    console_exchange(binary, problems)
     prometheus_exchange(binary, problems)
     if problems:
         for problem in problems:

@@ -53,7 +53,8 @@
 //! server's name), `OTEL_TRACES_SAMPLER` and its argument, `OTEL_BSP_*`
 //! for the span queue, `OTEL_METRIC_EXPORT_INTERVAL`,
 //! `OTEL_TRACES_EXPORTER` and `OTEL_METRICS_EXPORTER` (`otlp`,
-//! `prometheus`, `none`), `OTEL_EXPORTER_PROMETHEUS_HOST` and `_PORT`
+//! `prometheus`, `none`; `console` for traces: a line per span on stderr,
+//! never stdout), `OTEL_EXPORTER_PROMETHEUS_HOST` and `_PORT`
 //! (default `localhost:9464`), `OTEL_SDK_DISABLED=true` to turn it all off.
 //!
 //! Export is OTLP over HTTP (protobuf), from a thread of its own, with a
@@ -74,6 +75,7 @@
 //! # let _ = server;
 //! ```
 
+mod console;
 mod counters;
 mod layer;
 mod notified;
@@ -128,6 +130,8 @@ pub struct Otel {
     recording: Recording,
     otlp_traces: bool,
     otlp_metrics: bool,
+    /// Spans to stderr, a line each (`OTEL_TRACES_EXPORTER=console`).
+    console_traces: bool,
     prometheus: Option<String>,
 }
 
@@ -139,6 +143,7 @@ impl Default for Otel {
             recording: Recording::default(),
             otlp_traces: true,
             otlp_metrics: true,
+            console_traces: false,
             prometheus: None,
         }
     }
@@ -155,9 +160,10 @@ impl Otel {
     /// Export as the environment says, unless it says nothing or disables
     /// the SDK (`OTEL_SDK_DISABLED=true`): OTLP when a variable names a
     /// collector (traces and metrics, each unless `OTEL_TRACES_EXPORTER` or
-    /// `OTEL_METRICS_EXPORTER` leaves `otlp` out), and the Prometheus
-    /// endpoint when `OTEL_METRICS_EXPORTER` names `prometheus`. `None`
-    /// when neither.
+    /// `OTEL_METRICS_EXPORTER` leaves `otlp` out), the Prometheus
+    /// endpoint when `OTEL_METRICS_EXPORTER` names `prometheus`, and spans
+    /// on stderr when `OTEL_TRACES_EXPORTER` names `console`. `None` when
+    /// none of them.
     pub fn from_env() -> Option<Self> {
         Otel::from_vars(|name| {
             std::env::var(name)
@@ -180,6 +186,7 @@ impl Otel {
         let otel = Otel {
             otlp_traces: collector && names("OTEL_TRACES_EXPORTER", "otlp"),
             otlp_metrics: collector && names("OTEL_METRICS_EXPORTER", "otlp"),
+            console_traces: names("OTEL_TRACES_EXPORTER", "console"),
             prometheus: names("OTEL_METRICS_EXPORTER", "prometheus").then(|| {
                 let host = var("OTEL_EXPORTER_PROMETHEUS_HOST");
                 let port = var("OTEL_EXPORTER_PROMETHEUS_PORT");
@@ -193,6 +200,7 @@ impl Otel {
             ..Otel::default()
         };
         let wanted = otel.otlp_traces || otel.otlp_metrics || otel.prometheus.is_some();
+        let wanted = wanted || otel.console_traces;
         (!disabled && wanted).then_some(otel)
     }
 
@@ -273,7 +281,7 @@ impl Otel {
         opentelemetry::global::set_tracer_provider(tracer_provider.clone());
         let counters = Counters::register(&opentelemetry::global::meter("mcp-runtime"));
         INSTALLED.store(true, Ordering::Relaxed);
-        let spans = match self.otlp_traces {
+        let spans = match self.otlp_traces || self.console_traces {
             true => Spans::for_sampler(
                 std::env::var("OTEL_TRACES_SAMPLER").ok().as_deref(),
                 std::env::var("OTEL_TRACES_SAMPLER_ARG").ok().as_deref(),
@@ -309,6 +317,10 @@ impl Otel {
             let spans = self.sending_to(SpanExporter::builder().with_http(), "/v1/traces");
             let spans = spans.build().map_err(|e| OtelError(e.to_string()))?;
             provider = provider.with_batch_exporter(spans);
+        }
+        if self.console_traces {
+            // In batches too: written from the exporter's thread.
+            provider = provider.with_batch_exporter(console::ConsoleExporter);
         }
         Ok(provider.build())
     }
@@ -582,6 +594,18 @@ mod tests {
             spans(Some("parentbased_traceidratio"), Some("0.0")),
             Spans::WhenParentSampled
         );
+    }
+
+    #[test]
+    fn console_alone_writes_spans_to_stderr_and_exports_nothing() {
+        let otel = from(&[("OTEL_TRACES_EXPORTER", "console")]).unwrap();
+        assert!(otel.console_traces);
+        assert_eq!(exports(&otel), (false, false, None));
+        let endpoint = ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318");
+        let otel = from(&[endpoint, ("OTEL_TRACES_EXPORTER", "otlp,console")]).unwrap();
+        assert!(otel.console_traces);
+        assert_eq!(exports(&otel), (true, true, None));
+        assert!(!from(&[endpoint]).unwrap().console_traces);
     }
 
     #[test]
