@@ -141,21 +141,14 @@ impl Throttle {
 pub(crate) type Exported =
     Box<dyn tracing_subscriber::Layer<tracing_subscriber::Registry> + Send + Sync>;
 
-/// Logging to stderr for the standard entry point: level from `RUST_LOG`
-/// (the last bare level in it; default `warn`), and with `exported` the
-/// spans exported too. Keep the guard until the process ends: dropping it
-/// writes out what is queued (waiting at most a second for a stderr nobody
-/// reads).
+/// Logging to stderr for the standard entry point: what `RUST_LOG` enables,
+/// in tracing-subscriber's `EnvFilter` directives (`info`,
+/// `info,my_server=debug`, `warn,mcp::audit=info`; default `warn`), and
+/// with `exported` the spans exported too, whatever the log shows. Keep the
+/// guard until the process ends: dropping it writes out what is queued
+/// (waiting at most a second for a stderr nobody reads).
 pub(crate) fn init(exported: Option<Exported>) -> Option<LogGuard> {
-    let level = std::env::var("RUST_LOG")
-        .ok()
-        .and_then(|spec| {
-            spec.split(',')
-                .filter(|d| !d.contains('='))
-                .filter_map(|d| d.trim().parse::<tracing::Level>().ok())
-                .next_back()
-        })
-        .unwrap_or(tracing::Level::WARN);
+    let filter = log_filter(std::env::var("RUST_LOG").ok().as_deref());
     let writer = Arc::new(Dropping::default());
     let ansi = std::io::stderr().is_terminal();
     let installed = match exported {
@@ -166,7 +159,7 @@ pub(crate) fn init(exported: Option<Exported>) -> Option<LogGuard> {
             let log = tracing_subscriber::fmt::layer()
                 .with_writer(Shared(writer.clone()))
                 .with_ansi(ansi)
-                .with_filter(tracing_subscriber::filter::LevelFilter::from_level(level));
+                .with_filter(filter);
             tracing_subscriber::registry()
                 .with(exported)
                 .with(log)
@@ -176,11 +169,23 @@ pub(crate) fn init(exported: Option<Exported>) -> Option<LogGuard> {
         None => tracing_subscriber::fmt()
             .with_writer(Shared(writer.clone()))
             .with_ansi(ansi)
-            .with_max_level(level)
+            .with_env_filter(filter)
             .try_init()
             .is_ok(),
     };
     installed.then_some(LogGuard(writer))
+}
+
+/// The log's filter for a `RUST_LOG` value: `warn` when unset or empty;
+/// directives that do not parse are left out (tracing-subscriber says which
+/// on stderr). Regular expressions in field values stay off: the variable
+/// comes from whoever starts the process, and a pattern is compiled per
+/// span it is matched against.
+fn log_filter(spec: Option<&str>) -> tracing_subscriber::EnvFilter {
+    tracing_subscriber::EnvFilter::builder()
+        .with_default_directive(tracing_subscriber::filter::LevelFilter::WARN.into())
+        .with_regex(false)
+        .parse_lossy(spec.unwrap_or(""))
 }
 
 /// Flushes the log when dropped.
@@ -273,6 +278,45 @@ pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rust_log_takes_directives_by_target() {
+        use tracing::Level;
+        use tracing::metadata::{Kind, Metadata};
+        /// The log filter's verdict on an event of `target` at `level`.
+        fn logs(spec: Option<&str>, target: &'static str, level: Level) -> bool {
+            use tracing_subscriber::layer::Filter;
+            struct Nowhere;
+            impl tracing::Callsite for Nowhere {
+                fn set_interest(&self, _: tracing::subscriber::Interest) {}
+                fn metadata(&self) -> &Metadata<'_> {
+                    unreachable!("never registered")
+                }
+            }
+            static NOWHERE: Nowhere = Nowhere;
+            let fields =
+                tracing::field::FieldSet::new(&[], tracing::callsite::Identifier(&NOWHERE));
+            let metadata = Metadata::new("e", target, level, None, None, None, fields, Kind::EVENT);
+            let metadata: &'static Metadata<'static> = Box::leak(Box::new(metadata));
+            let filter = log_filter(spec);
+            Filter::<tracing_subscriber::Registry>::callsite_enabled(&filter, metadata).is_always()
+        }
+        let spec = Some("info,my_server=debug");
+        assert!(logs(spec, "my_server::db", Level::DEBUG));
+        assert!(logs(spec, "mcp_runtime::dispatch", Level::INFO));
+        assert!(!logs(spec, "mcp_runtime::dispatch", Level::DEBUG));
+        assert!(logs(None, "my_server", Level::WARN));
+        assert!(!logs(None, "my_server", Level::INFO));
+        assert!(!logs(Some(""), "my_server", Level::INFO));
+        let audit = Some("warn,mcp::audit=info");
+        assert!(logs(audit, "mcp::audit", Level::INFO));
+        assert!(!logs(audit, "my_server", Level::INFO));
+        assert!(!logs(
+            Some("info,mcp::audit=off"),
+            "mcp::audit",
+            Level::INFO
+        ));
+    }
 
     #[test]
     fn long_values_are_cut_and_escaped() {

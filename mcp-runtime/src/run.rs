@@ -28,8 +28,9 @@ use crate::{HttpOptions, McpService};
 impl ServerBuilder {
     /// Runs the server as a command-line program: parses the flags (with
     /// the `cli` feature: `--http ADDR`, `--rate-limit`, the inspector's
-    /// subcommands), logs to stderr (level from `RUST_LOG`, default
-    /// `warn`), builds the registry and serves until the transport ends;
+    /// subcommands), logs to stderr (what `RUST_LOG`'s `EnvFilter`
+    /// directives enable, `info,my_server=debug`; default `warn`), builds
+    /// the registry and serves until the transport ends;
     /// stdio unless the flags say otherwise.
     ///
     /// Startup problems, such as two tools with the same name, are printed

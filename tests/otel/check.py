@@ -20,6 +20,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -111,12 +112,13 @@ def meta(traceparent, capabilities=None):
 class Client:
     """The fixture over stdio, one JSON-RPC line each way."""
 
-    def __init__(self, binary, endpoint, extra=None):
-        env = dict(server_env(endpoint), **(extra or {}))
+    def __init__(self, binary, endpoint, extra=None, env=None, stderr=None):
+        env = env or dict(server_env(endpoint), **(extra or {}))
         self.process = subprocess.Popen(
             [binary],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            stderr=stderr,
             env=env,
             text=True,
         )
@@ -127,14 +129,18 @@ class Client:
         params = dict(params)
         params["_meta"] = meta(traceparent, capabilities)
         message = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        return self.send(message)
+
+    def send(self, message):
+        """Sends a request as it is; its answer."""
         self.process.stdin.write(json.dumps(message) + "\n")
         self.process.stdin.flush()
         while True:
             line = self.process.stdout.readline()
             if not line:
-                raise SystemExit(f"the server closed stdout before answering {method}")
+                raise SystemExit(f"the server closed stdout before answering {message['method']}")
             answer = json.loads(line)
-            if answer.get("id") == self.next_id:
+            if answer.get("id") == message["id"]:
                 return answer
 
     def notify(self, method, params, traceparent):
@@ -236,8 +242,9 @@ def http_post(port, message, traceparent=None):
         "MCP-Protocol-Version": "2026-07-28",
         "Mcp-Method": message["method"],
     }
-    if "name" in message.get("params", {}):
-        headers["Mcp-Name"] = message["params"]["name"]
+    params = message.get("params", {})
+    if "name" in params or "uri" in params:
+        headers["Mcp-Name"] = params.get("name", params.get("uri"))
     if traceparent:
         headers["traceparent"] = traceparent
     request = urllib.request.Request(
@@ -395,6 +402,20 @@ def check_spans(expected, problems):
         problems.append(f"service.name is {service}, expected the server's name")
 
 
+def check_no_source_paths(problems):
+    """No span or span event names a source file: the build machine's
+    paths (`code.file.path`, absolute for a dependency built from the
+    registry) are not the collector's business."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for span in received["spans"]:
+        for where, kvs in [("span", span)] + [(f"event {e.name!r}", e) for e in span.events]:
+            for key, value in attributes(kvs).items():
+                text = str(value)
+                if key.startswith("code.file") or text.startswith("/") or root in text \
+                        or text.endswith(".rs"):
+                    problems.append(f"{span.name}: {where} attribute {key} = {text!r}")
+
+
 def check_notifications(problems):
     """Each notification is a SERVER span named by its method, its parent
     the client's span, with no request id."""
@@ -549,6 +570,181 @@ def unsampled_exchange(binary, problems):
         problems.append(f"sampler at 0: answers {answers}")
 
 
+# Each method the fixture serves (a tool call, a tool error, a read of a
+# resource and of a template's, a prompt, a completion, the lists, the
+# discovery, a method nobody serves), and its span's name.
+SERVED = [
+    ("server/discover", {}, "server/discover"),
+    ("tools/list", {}, "tools/list"),
+    ("tools/call", {"name": "test_simple_text"}, "tools/call test_simple_text"),
+    ("tools/call", {"name": "test_error_handling"}, "tools/call test_error_handling"),
+    ("resources/list", {}, "resources/list"),
+    ("resources/templates/list", {}, "resources/templates/list"),
+    ("resources/read", {"uri": "test://static-text"}, "resources/read"),
+    ("resources/read", {"uri": "test://template/7/data"}, "resources/read"),
+    ("prompts/list", {}, "prompts/list"),
+    ("prompts/get", {"name": "test_simple_prompt"}, "prompts/get test_simple_prompt"),
+    ("completion/complete", {"ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
+                             "argument": {"name": "arg1", "value": "te"}}, "completion/complete"),
+    ("nothing/here", {}, "nothing/here"),
+]
+
+# RUST_LOG values, and whether each turns the audit events on: what is
+# logged must not change what is exported.
+LEVELS = [(None, False), ("info", True), ("debug", True), ("warn,mcp::audit=info", True),
+          ("info,mcp::audit=off", False)]
+
+
+def levels_exchange(binary, problems):
+    """Each method the fixture serves, over stdio and HTTP, at each RUST_LOG
+    of LEVELS, to a fresh receiver: every request is a SERVER span (its
+    parent the client's span), whatever is logged; the audit events are on
+    where the level says (an `mcp::audit` line on stderr), off elsewhere."""
+    with lock:
+        for kind in received.values():
+            kind.clear()
+    receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    endpoint = f"http://127.0.0.1:{receiver.server_address[1]}"
+    sent = []
+    for level, audited in LEVELS:
+        env = server_env(endpoint)
+        env.pop("RUST_LOG")
+        if level is not None:
+            env["RUST_LOG"] = level
+        for transport, run in [("pipe", served_over_stdio), ("tcp", served_over_http)]:
+            status, logged, spans = run(binary, env)
+            where = f"RUST_LOG={level} ({transport})"
+            if status != 0:
+                problems.append(f"{where}: the server exited with status {status}")
+            if ("mcp::audit" in logged) != audited:
+                problems.append(f"{where}: audit events {'missing' if audited else 'logged'}")
+            sent += [(where, name, parent) for name, parent in spans]
+    receiver.shutdown()
+    print(f"{len(sent)} requests at {len(LEVELS)} RUST_LOG values, over stdio and HTTP")
+    by_parent = {}
+    for span in received["spans"]:
+        by_parent.setdefault(span.parent_span_id.hex(), []).append(span)
+    for where, name, parent in sent:
+        got = [(span.name, span.kind) for span in by_parent.get(parent, [])]
+        if got != [(name, Span.SPAN_KIND_SERVER)]:
+            problems.append(f"{where}: {name}: spans under the client's {got}")
+
+
+def served_over_stdio(binary, env):
+    """SERVED over stdio: the exit status, stderr, and (span name, client
+    span id) of each request."""
+    with tempfile.TemporaryFile("w+") as log:
+        client = Client(binary, None, env=env, stderr=log)
+        spans = []
+        for method, params, name in SERVED:
+            _, span_id, parent = trace()
+            client.request(method, params, parent)
+            spans.append((name, span_id))
+        status = client.close()
+        log.seek(0)
+        return status, log.read(), spans
+
+
+def served_over_http(binary, env):
+    """SERVED over Streamable HTTP, then SIGTERM: as served_over_stdio."""
+    with tempfile.TemporaryFile("w+") as log:
+        port = free_port()
+        process = subprocess.Popen([binary, "--http", f"127.0.0.1:{port}"], env=env,
+                                   stderr=log)
+        wait_listening(process, port)
+        spans = []
+        for id, (method, params, name) in enumerate(SERVED, 1):
+            _, span_id, parent = trace()
+            message = {"jsonrpc": "2.0", "id": id, "method": method,
+                       "params": dict(params, _meta=meta(parent))}
+            try:
+                http_post(port, message)
+            except urllib.error.HTTPError:
+                pass  # the method nobody serves: its span is checked all the same
+            spans.append((name, span_id))
+        process.send_signal(signal.SIGTERM)
+        status = process.wait(timeout=30)
+        log.seek(0)
+        return status, log.read(), spans
+
+
+def wait_listening(process, port):
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), 1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise SystemExit("the HTTP server did not start")
+            time.sleep(0.05)
+
+
+def made_up_exchange(binary, problems):
+    """What a client can make up, 200 of each, to a fresh receiver, with
+    spans and with the sampler at 0: protocol versions (refused), methods,
+    tool and prompt names. The duration histogram keeps five series, with
+    `_OTHER` in place of each made-up value; none is a series of its own."""
+    for extra in [{}, {"OTEL_TRACES_SAMPLER": "always_off"}]:
+        with lock:
+            for kind in received.values():
+                kind.clear()
+        receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+        threading.Thread(target=receiver.serve_forever, daemon=True).start()
+        client = Client(binary, f"http://127.0.0.1:{receiver.server_address[1]}", extra)
+        for i in range(200):
+            for version, method, params in [
+                (f"1999-01-{i}", "tools/call", {"name": f"made_up_{i}"}),
+                (f"1999-02-{i}", f"made/up/{i}", {}),
+                ("2026-07-28", f"made/up/{i}", {}),
+                ("2026-07-28", "tools/call", {"name": f"made_up_{i}"}),
+                ("2026-07-28", "prompts/get", {"name": f"made_up_{i}"}),
+            ]:
+                client.next_id += 1
+                params = dict(params, _meta=dict(meta(trace()[2]), **{
+                    "io.modelcontextprotocol/protocolVersion": version}))
+                answer = client.send({"jsonrpc": "2.0", "id": client.next_id,
+                                      "method": method, "params": params})
+                if "error" not in answer:
+                    problems.append(f"made-up {method} {version} was answered {answer}")
+        status = client.close()
+        receiver.shutdown()
+        where = f"made-up values ({extra or 'spans'})"
+        if status != 0:
+            problems.append(f"{where}: the server exited with status {status}")
+        series = set()
+        for metric in received["metrics"]:
+            if metric.name == "mcp.server.operation.duration":
+                for point in metric.histogram.data_points:
+                    series.add(tuple(sorted(attributes(point).items())))
+        made_up = [s for s in series if any("1999-" in str(v) or "made" in str(v) for _, v in s)]
+        if made_up or len(series) != 5:
+            problems.append(f"{where}: {len(series)} series, made up in {made_up[:3]}")
+
+
+def console_exchange(binary, problems):
+    """OTEL_TRACES_EXPORTER=console, no collector, over stdio: a tool call's
+    span is a line on stderr (its name, kind, trace and parent), and
+    stdout carries the protocol's frames only."""
+    env = server_env("")
+    env.pop("OTEL_EXPORTER_OTLP_ENDPOINT")
+    env["OTEL_TRACES_EXPORTER"] = "console"
+    trace_id, span_id, parent = trace()
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "test_simple_text", "_meta": meta(parent)}}
+    run = subprocess.run([binary], input=json.dumps(message) + "\n", env=env,
+                         capture_output=True, text=True, timeout=60)
+    frames = [json.loads(line) for line in run.stdout.splitlines()]
+    if run.returncode != 0 or [frame.get("id") for frame in frames] != [1]:
+        problems.append(f"console: status {run.returncode}, stdout {run.stdout!r}")
+    lines = [line for line in run.stderr.splitlines() if line.startswith("span ")]
+    wanted = [f'span "tools/call test_simple_text" kind=Server trace={trace_id} span=',
+              f" parent={span_id} ", ' mcp.method.name="tools/call"']
+    if len(lines) != 1 or not all(part in lines[0] for part in wanted):
+        problems.append(f"console: span lines on stderr {lines}, stderr {run.stderr!r}")
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -559,15 +755,8 @@ def start_http(binary, env):
     """The fixture over HTTP on a free loopback port, once it listens."""
     port = free_port()
     process = subprocess.Popen([binary, "--http", f"127.0.0.1:{port}"], env=env)
-    deadline = time.monotonic() + 15
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), 1).close()
-            return process, port
-        except OSError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise SystemExit("the HTTP server did not start")
-            time.sleep(0.05)
+    wait_listening(process, port)
+    return process, port
 
 
 def raw_status(port, head):
@@ -726,10 +915,14 @@ def main():
     check_spans(expected, problems)
     check_task_link(expected, problems)
     check_notifications(problems)
+    check_no_source_paths(problems)
     check_http_link(link, problems)
     check_histogram(problems)
     print(f"{len(received['spans'])} spans and {len(received['metrics'])} metrics received")
     unsampled_exchange(binary, problems)
+    levels_exchange(binary, problems)
+    made_up_exchange(binary, problems)
+    console_exchange(binary, problems)
     prometheus_exchange(binary, problems)
     if problems:
         for problem in problems:

@@ -4,7 +4,11 @@
 # (opentelemetry-proto, pinned in requirements.txt) and checks the spans and
 # the duration histogram of a tool call, a tool error, a resource read, a
 # prompt, an unknown method and tool, a two-round MRTR exchange, a task,
-# notifications, and the HTTP traceparent header's link, then
+# notifications, and the HTTP traceparent header's link; every method the
+# fixture serves at several RUST_LOG values (the log never changes what is
+# exported); made-up versions, methods and names (a handful of series);
+# no span attribute naming a source path; OTEL_TRACES_EXPORTER=console's
+# lines on stderr with stdout left to the frames; then
 # scrapes the Prometheus endpoint and parses it with prometheus_client;
 # interop.py has the official Python SDK's client (`mcp`, with its
 # OpenTelemetry instrumentation) start the trace that the server continues.

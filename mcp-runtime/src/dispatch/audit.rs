@@ -42,7 +42,19 @@ pub(crate) fn wanted(method: Method) -> bool {
     matches!(
         method,
         Method::ToolsCall | Method::ResourcesRead | Method::PromptsGet
-    ) && tracing::enabled!(target: TARGET, tracing::Level::INFO)
+    ) && listened()
+}
+
+/// Whether a subscriber enables `mcp::audit` at `INFO`. Asked by making a
+/// span of that target, not with `enabled!`: tracing-subscriber keeps each
+/// per-layer filter's answer to `enabled` in a thread-local until a span
+/// or event is made (tokio-rs/tracing#2519), and the answers of a probe
+/// that makes neither would decide the next span, the request's own, for
+/// a layer whose filter rejects the audit events (an export layer). The
+/// span, made and dropped at once, consumes them; it exists only while
+/// the audit does, never entered.
+fn listened() -> bool {
+    !tracing::info_span!(target: TARGET, "mcp.audit.probe").is_disabled()
 }
 
 /// The server's request layers with the audit layer innermost.

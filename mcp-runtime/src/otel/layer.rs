@@ -20,6 +20,7 @@ use tracing::field::Empty;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use super::counters::InFlight;
+use crate::dispatch::SUPPORTED_VERSIONS;
 use crate::middleware::{
     BoxError, BoxFuture, Layer, ObservedRequest, Outcome, Request, RequestObserver, Response,
     Service,
@@ -205,7 +206,7 @@ impl RequestObserver for OtelLayer {
         }
         let operation = Operation::observed(request);
         let point = operation.record(elapsed, failure.as_ref());
-        if failure.is_none() {
+        if let (None, Some(point)) = (&failure, point) {
             Repeated::remember(request, point);
         }
     }
@@ -229,7 +230,8 @@ struct Operation<'a> {
     method: Cow<'a, str>,
     /// The tool of a `tools/call`, the prompt of a `prompts/get`.
     target: Option<(Target, Cow<'a, str>)>,
-    version: Cow<'a, str>,
+    /// One this runtime speaks, or `_OTHER`: never the client's text.
+    version: &'static str,
     transport: Option<&'static str>,
 }
 
@@ -238,13 +240,8 @@ impl<'a> Operation<'a> {
     /// prompt's name is copied (the method and the revisions this runtime
     /// speaks are static text).
     fn of(request: &Request) -> Operation<'static> {
-        let version = match request.source().negotiated_revision() {
-            Some(revision) => Cow::Borrowed(revision),
-            None => match request.meta().protocol_version.as_str() {
-                PROTOCOL_VERSION => Cow::Borrowed(PROTOCOL_VERSION),
-                other => Cow::Owned(other.to_owned()),
-            },
-        };
+        let negotiated = request.source().negotiated_revision();
+        let version = recorded_version(negotiated, &request.meta().protocol_version);
         let name = || Some(Cow::Owned(request.name()?.into_owned()));
         Operation {
             target: target(&request.method).and_then(|target| Some((target, name()?))),
@@ -260,7 +257,7 @@ impl<'a> Operation<'a> {
         Operation {
             target: target.and_then(|target| Some((target, request.name()?))),
             method: Cow::Borrowed(request.method()),
-            version: Cow::Borrowed(observed_version(request)),
+            version: observed_version(request),
             transport: network_transport(request.source()),
         }
     }
@@ -294,7 +291,7 @@ impl<'a> Operation<'a> {
             otel.status_description = Empty,
             mcp.method.name = &*self.method,
             jsonrpc.request.id = %request.id(),
-            mcp.protocol.version = &*self.version,
+            mcp.protocol.version = self.version,
             network.transport = self.transport,
             gen_ai.tool.name = tool,
             gen_ai.prompt.name = prompt,
@@ -335,29 +332,51 @@ impl<'a> Operation<'a> {
     /// the SDK hashes an attribute set (SipHash over every key and value)
     /// for each unbound point, about 2,300 instructions a request. The
     /// handles are kept per thread, found by a hash of what the attributes
-    /// are made of (borrowed: nothing is copied to look one up); their
-    /// number is bounded, as the attribute sets are.
-    fn record(&self, elapsed: f64, failure: Option<&Failure>) -> Point {
+    /// are made of (borrowed: nothing is copied to look one up), at most
+    /// [`BOUND_POINTS`] of them; past that a point is recorded unbound. Where
+    /// the handle is kept, if it is.
+    fn record(&self, elapsed: f64, failure: Option<&Failure>) -> Option<Point> {
         let unknown = failure.map_or(Unknown::Neither, Failure::unknown);
         let error = failure.map(|failure| &*failure.kind);
+        let (method, name) = self.recorded(unknown);
         let hash = foldhash::fast::FixedState::default().hash_one((
-            (&*self.method, &*self.version),
-            self.target.as_ref().map(|(_, name)| &**name),
+            (method, self.version),
+            name,
             (self.transport, error),
         ));
-        BOUND.with_borrow_mut(|bound| {
-            let points = bound.entry(hash).or_default();
-            let found = points
-                .iter()
-                .position(|(key, _)| key.is(self, error, unknown));
-            let index = found.unwrap_or_else(|| {
-                let handle = duration().bind(&self.attributes(failure));
-                points.push((PointKey::of(self, error, unknown), handle));
-                points.len() - 1
-            });
-            points[index].1.record(elapsed);
-            Point { hash, index }
-        })
+        let kind = self.target.as_ref().map(|(kind, _)| *kind);
+        let key = PointKey {
+            method,
+            target: kind.zip(name),
+            version: self.version,
+            transport: self.transport,
+            error,
+        };
+        let kept = BOUND.with_borrow_mut(|bound| {
+            let index = bound.find(hash, &key).or_else(|| {
+                let handle = || duration().bind(&self.attributes(failure));
+                bound.insert(hash, key.owned(), handle)
+            })?;
+            bound.points[&hash][index].1.record(elapsed);
+            Some(Point { hash, index })
+        });
+        if kept.is_none() {
+            duration().record(elapsed, &self.attributes(failure));
+        }
+        kept
+    }
+
+    /// The method and the tool's or prompt's name a point records: each
+    /// `_OTHER` where it was not served or never looked up.
+    fn recorded(&self, unknown: Unknown) -> (&str, Option<&str>) {
+        let name = self.target.as_ref().map(|(_, name)| match unknown {
+            Unknown::Neither => &**name,
+            Unknown::Item | Unknown::Both => OTHER,
+        });
+        match unknown {
+            Unknown::Both => (OTHER, name),
+            _ => (&*self.method, name),
+        }
     }
 
     /// The histogram point's attributes (no id, no URI: they would make a
@@ -366,21 +385,12 @@ impl<'a> Operation<'a> {
     /// each name a client makes up would otherwise be a series of its own.
     fn attributes(&self, failure: Option<&Failure>) -> Vec<KeyValue> {
         let unknown = failure.map_or(Unknown::Neither, Failure::unknown);
-        let method = match unknown {
-            Unknown::Method => OTHER.to_owned(),
-            _ => self.method.to_string(),
-        };
+        let (method, name) = self.recorded(unknown);
         let mut attributes = Vec::with_capacity(7);
-        attributes.push(KeyValue::new("mcp.method.name", method));
-        attributes.push(KeyValue::new(
-            "mcp.protocol.version",
-            self.version.to_string(),
-        ));
-        if let Some((target, name)) = &self.target {
-            let name = match unknown {
-                Unknown::Item => OTHER.to_owned(),
-                _ => name.to_string(),
-            };
+        attributes.push(KeyValue::new("mcp.method.name", method.to_owned()));
+        attributes.push(KeyValue::new("mcp.protocol.version", self.version));
+        if let (Some((target, _)), Some(name)) = (&self.target, name) {
+            let name = name.to_owned();
             match target {
                 Target::Tool => {
                     attributes.push(KeyValue::new("gen_ai.tool.name", name));
@@ -414,7 +424,7 @@ struct Point {
 struct Repeated {
     method: Box<str>,
     raw_name: Option<Box<[u8]>>,
-    version: Box<str>,
+    version: &'static str,
     transport: Option<&'static str>,
     point: Point,
 }
@@ -429,16 +439,14 @@ impl Repeated {
         let point = REPEATED.with_borrow(|last| {
             let last = last.as_ref()?;
             let version = observed_version(request);
-            let same = (*last.method == *request.method() && *last.version == *version)
+            let same = (*last.method == *request.method() && last.version == version)
                 && (last.raw_name.as_deref() == request.raw_name())
                 && last.transport == network_transport(request.source());
             same.then_some(last.point)
         });
         let Some(point) = point else { return false };
         BOUND.with_borrow(|bound| {
-            let points = bound
-                .get(&point.hash)
-                .expect("a bound point is never removed");
+            let points = (bound.points.get(&point.hash)).expect("a bound point is never removed");
             points[point.index].1.record(elapsed);
         });
         true
@@ -448,7 +456,7 @@ impl Repeated {
         let repeated = Repeated {
             method: request.method().into(),
             raw_name: request.raw_name().map(Into::into),
-            version: observed_version(request).into(),
+            version: observed_version(request),
             transport: network_transport(request.source()),
             point,
         };
@@ -456,11 +464,29 @@ impl Repeated {
     }
 }
 
-/// The protocol version an observed request's client speaks: an older
-/// client's own through the adapter.
-fn observed_version<'a>(request: &ObservedRequest<'a>) -> &'a str {
-    let revision = request.source().negotiated_revision();
-    revision.unwrap_or(&request.meta().protocol_version)
+/// The protocol version an observed request's client speaks, as a point
+/// records it.
+fn observed_version(request: &ObservedRequest<'_>) -> &'static str {
+    let negotiated = request.source().negotiated_revision();
+    recorded_version(negotiated, &request.meta().protocol_version)
+}
+
+/// The protocol version a point records: an older client's own through
+/// the adapter, else the `_meta` version when this runtime speaks it, else
+/// `_OTHER`. A request with a version nobody speaks is refused, and each
+/// one a client makes up would otherwise be a series (and a bound handle)
+/// of its own.
+fn recorded_version(negotiated: Option<&'static str>, sent: &str) -> &'static str {
+    if let Some(revision) = negotiated {
+        return revision;
+    }
+    match sent {
+        PROTOCOL_VERSION => PROTOCOL_VERSION,
+        sent => (SUPPORTED_VERSIONS.iter())
+            .find(|known| **known == sent)
+            .copied()
+            .unwrap_or(OTHER),
+    }
 }
 
 /// What a method names: a tool, a prompt, or neither.
@@ -473,56 +499,103 @@ fn target(method: &str) -> Option<Target> {
 }
 
 thread_local! {
-    /// The histogram's bound handles on this thread, by the hash of what
-    /// their attributes are made of.
-    static BOUND: RefCell<Bound> =
-        RefCell::new(HashMap::default());
+    /// The histogram's bound handles on this thread.
+    static BOUND: RefCell<Bound> = RefCell::new(Bound::default());
 }
+
+/// How many bound handles a thread keeps. The attribute sets are bounded
+/// (no client-chosen text reaches them), but by what the server serves:
+/// a server with thousands of runtime tools would otherwise keep a handle
+/// for each, and the SDK an aggregation for each handle, however rarely
+/// used. Past this, points are recorded unbound (hashed by the SDK).
+pub(super) const BOUND_POINTS: usize = 512;
 
 /// Bound histogram handles, by the hash of what their attributes are made
-/// of (several where hashes collide).
-type Bound = HashMap<u64, Vec<(PointKey, BoundHistogram<f64>)>, foldhash::fast::RandomState>;
-
-/// What a histogram point's attributes are made of.
-struct PointKey {
-    operation: Operation<'static>,
-    error: Option<Cow<'static, str>>,
-    unknown: Unknown,
+/// of (several where hashes collide), at most [`BOUND_POINTS`].
+#[derive(Default)]
+struct Bound {
+    points: HashMap<u64, Vec<(KeptKey, BoundHistogram<f64>)>, foldhash::fast::RandomState>,
+    len: usize,
 }
 
-impl PointKey {
-    fn of(operation: &Operation<'_>, error: Option<&str>, unknown: Unknown) -> PointKey {
-        let owned = |text: &str| Cow::Owned(text.to_owned());
-        PointKey {
-            operation: Operation {
-                method: owned(&operation.method),
-                target: (operation.target.as_ref()).map(|(target, name)| (*target, owned(name))),
-                version: owned(&operation.version),
-                transport: operation.transport,
-            },
-            error: error.map(owned),
-            unknown,
-        }
+impl Bound {
+    /// The index of `key`'s handle among those of `hash`, if kept.
+    fn find(&self, hash: u64, key: &PointKey<'_>) -> Option<usize> {
+        let points = self.points.get(&hash)?;
+        points.iter().position(|(kept, _)| kept.is(key))
     }
 
-    /// Whether `operation` with this outcome makes this point.
-    fn is(&self, operation: &Operation<'_>, error: Option<&str>, unknown: Unknown) -> bool {
-        let mine = &self.operation;
-        (mine.method == operation.method && mine.version == operation.version)
-            && (mine.transport == operation.transport && mine.target == operation.target)
-            && (self.error.as_deref() == error && self.unknown == unknown)
+    /// Keeps a handle for `key` (made by `bind`), unless the cache is full;
+    /// its index among those of `hash`.
+    fn insert(
+        &mut self,
+        hash: u64,
+        key: KeptKey,
+        bind: impl FnOnce() -> BoundHistogram<f64>,
+    ) -> Option<usize> {
+        if self.len >= BOUND_POINTS {
+            return None;
+        }
+        self.len += 1;
+        let points = self.points.entry(hash).or_default();
+        points.push((key, bind()));
+        Some(points.len() - 1)
+    }
+}
+
+/// What a histogram point's attributes are made of, as recorded (`_OTHER`
+/// in place of what was not served).
+#[derive(PartialEq, Eq)]
+struct PointKey<'a> {
+    method: &'a str,
+    target: Option<(Target, &'a str)>,
+    version: &'static str,
+    transport: Option<&'static str>,
+    error: Option<&'a str>,
+}
+
+impl PointKey<'_> {
+    /// A copy that owns its text, to keep.
+    fn owned(&self) -> KeptKey {
+        KeptKey {
+            method: self.method.into(),
+            target: self.target.map(|(kind, name)| (kind, name.into())),
+            version: self.version,
+            transport: self.transport,
+            error: self.error.map(Into::into),
+        }
+    }
+}
+
+/// A [`PointKey`] kept with its handle.
+struct KeptKey {
+    method: Box<str>,
+    target: Option<(Target, Box<str>)>,
+    version: &'static str,
+    transport: Option<&'static str>,
+    error: Option<Box<str>>,
+}
+
+impl KeptKey {
+    fn is(&self, key: &PointKey<'_>) -> bool {
+        let target = self.target.as_ref().map(|(kind, name)| (*kind, &**name));
+        (*self.method == *key.method && self.version == key.version)
+            && (target == key.target && self.transport == key.transport)
+            && self.error.as_deref() == key.error
     }
 }
 
 /// What the histogram records in place of a name nobody serves.
 pub(super) const OTHER: &str = "_OTHER";
 
-/// Which name of a failed request was not served.
+/// Which names of a failed request were not served, or never looked up.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Unknown {
     Neither,
-    Method,
+    /// The tool or prompt.
     Item,
+    /// The method, and so its tool or prompt too.
+    Both,
 }
 
 /// How a request failed: a JSON-RPC error, or a tool's error result.
@@ -561,7 +634,11 @@ impl Failure {
             kind: Cow::Owned(error.code.to_string()),
             message: Some(error.message.to_string()),
             unknown: match error.code {
-                error_code::METHOD_NOT_FOUND => Unknown::Method,
+                // Refused before the method was looked up: a made-up
+                // version, or a request that is not one.
+                error_code::METHOD_NOT_FOUND
+                | error_code::UNSUPPORTED_PROTOCOL_VERSION
+                | error_code::INVALID_REQUEST => Unknown::Both,
                 _ if error.names_unknown_item() => Unknown::Item,
                 _ => Unknown::Neither,
             },
@@ -771,6 +848,78 @@ pub(super) fn traceparent<'a>(meta: Option<&'a str>, source: &'a RequestSource) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// How many bound handles this thread keeps (each test has a thread).
+    fn kept() -> usize {
+        BOUND.with_borrow(|bound| bound.len)
+    }
+
+    fn operation(
+        method: String,
+        tool: Option<String>,
+        version: &'static str,
+    ) -> Operation<'static> {
+        Operation {
+            method: Cow::Owned(method),
+            target: tool.map(|tool| (Target::Tool, Cow::Owned(tool))),
+            version,
+            transport: Some("pipe"),
+        }
+    }
+
+    #[test]
+    fn made_up_versions_methods_and_names_are_recorded_as_other() {
+        for i in 0..3_000 {
+            let sent = format!("1999-01-{i}");
+            let version = recorded_version(None, &sent);
+            assert_eq!(version, OTHER);
+            let refused = ErrorObject::unsupported_version(&sent, SUPPORTED_VERSIONS);
+            let refused = Failure::of_error(&refused);
+            operation(format!("made/up/{i}"), None, version).record(0.1, Some(&refused));
+            let call = operation("tools/call".into(), Some(format!("tool{i}")), version);
+            call.record(0.1, Some(&refused));
+            let method = format!("nothing/{i}");
+            let missing = Failure::of_error(&ErrorObject::method_not_found(&method));
+            operation(method, None, PROTOCOL_VERSION).record(0.1, Some(&missing));
+            let tool = format!("tool{i}");
+            let unknown = ErrorObject::invalid_params(format!("Unknown tool: {tool}"));
+            let call = operation("tools/call".into(), Some(tool), PROTOCOL_VERSION);
+            call.record(0.1, Some(&Failure::of_error(&unknown)));
+        }
+        // A refused version with and without a tool, a method not found, a
+        // tool not found.
+        assert_eq!(kept(), 4);
+        let point = operation("made/up".into(), Some("x".into()), OTHER);
+        let failure = Failure::of_error(&ErrorObject::unsupported_version("x", &[]));
+        let attributes = point.attributes(Some(&failure));
+        let value = |key: &str| {
+            let found = attributes.iter().find(|kv| kv.key.as_str() == key);
+            found.map(|kv| kv.value.to_string())
+        };
+        assert_eq!(value("mcp.method.name").as_deref(), Some(OTHER));
+        assert_eq!(value("mcp.protocol.version").as_deref(), Some(OTHER));
+        assert_eq!(value("gen_ai.tool.name").as_deref(), Some(OTHER));
+        assert_eq!(recorded_version(None, PROTOCOL_VERSION), PROTOCOL_VERSION);
+        assert_eq!(recorded_version(Some("2025-06-18"), "x"), "2025-06-18");
+    }
+
+    #[test]
+    fn the_bound_handles_are_capped_and_points_past_them_still_recorded() {
+        for i in 0..BOUND_POINTS * 2 {
+            let call = operation(
+                "tools/call".into(),
+                Some(format!("tool{i}")),
+                PROTOCOL_VERSION,
+            );
+            let point = call.record(0.1, None);
+            assert_eq!(point.is_some(), i < BOUND_POINTS, "{i}");
+        }
+        assert_eq!(kept(), BOUND_POINTS);
+        // A point kept is found again, not bound twice.
+        let call = operation("tools/call".into(), Some("tool0".into()), PROTOCOL_VERSION);
+        assert!(call.record(0.1, None).is_some());
+        assert_eq!(kept(), BOUND_POINTS);
+    }
 
     #[test]
     fn a_parent_based_policy_follows_the_clients_sampled_flag() {

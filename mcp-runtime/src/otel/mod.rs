@@ -22,10 +22,13 @@
 //! a point of the histogram too.
 //!
 //! The histogram's series are bounded whatever clients send: a method the
-//! server does not serve, and a tool or prompt it does not have, are
-//! recorded as `_OTHER` (as OpenTelemetry records unknown HTTP methods),
-//! and so is a notification method no client revision defines. The spans
-//! carry the names as sent.
+//! server does not serve, a tool or prompt it does not have, and a
+//! protocol version it does not speak are recorded as `_OTHER` (as
+//! OpenTelemetry records unknown HTTP methods), and so are the method and
+//! name of a request refused before they were looked up, and a
+//! notification method no client revision defines. The spans carry the
+//! names as sent. Spans carry no `code.*` attributes (the build machine's
+//! paths).
 //!
 //! The built-in client (and so `TestClient` and the inspector) makes a
 //! CLIENT span per request, with the same name and attributes, injects
@@ -50,7 +53,8 @@
 //! server's name), `OTEL_TRACES_SAMPLER` and its argument, `OTEL_BSP_*`
 //! for the span queue, `OTEL_METRIC_EXPORT_INTERVAL`,
 //! `OTEL_TRACES_EXPORTER` and `OTEL_METRICS_EXPORTER` (`otlp`,
-//! `prometheus`, `none`), `OTEL_EXPORTER_PROMETHEUS_HOST` and `_PORT`
+//! `prometheus`, `none`; `console` for traces: a line per span on stderr,
+//! never stdout), `OTEL_EXPORTER_PROMETHEUS_HOST` and `_PORT`
 //! (default `localhost:9464`), `OTEL_SDK_DISABLED=true` to turn it all off.
 //!
 //! Export is OTLP over HTTP (protobuf), from a thread of its own, with a
@@ -71,6 +75,7 @@
 //! # let _ = server;
 //! ```
 
+mod console;
 mod counters;
 mod layer;
 mod notified;
@@ -89,7 +94,6 @@ use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing_subscriber::Layer as _;
-use tracing_subscriber::filter::filter_fn;
 
 use self::counters::Counters;
 pub use self::layer::{OtelLayer, Traced};
@@ -126,6 +130,8 @@ pub struct Otel {
     recording: Recording,
     otlp_traces: bool,
     otlp_metrics: bool,
+    /// Spans to stderr, a line each (`OTEL_TRACES_EXPORTER=console`).
+    console_traces: bool,
     prometheus: Option<String>,
 }
 
@@ -155,6 +161,7 @@ impl Default for Otel {
             recording: Recording::default(),
             otlp_traces: true,
             otlp_metrics: true,
+            console_traces: false,
             prometheus: None,
         }
     }
@@ -171,9 +178,10 @@ impl Otel {
     /// Export as the environment says, unless it says nothing or disables
     /// the SDK (`OTEL_SDK_DISABLED=true`): OTLP when a variable names a
     /// collector (traces and metrics, each unless `OTEL_TRACES_EXPORTER` or
-    /// `OTEL_METRICS_EXPORTER` leaves `otlp` out), and the Prometheus
-    /// endpoint when `OTEL_METRICS_EXPORTER` names `prometheus`. `None`
-    /// when neither.
+    /// `OTEL_METRICS_EXPORTER` leaves `otlp` out), the Prometheus
+    /// endpoint when `OTEL_METRICS_EXPORTER` names `prometheus`, and spans
+    /// on stderr when `OTEL_TRACES_EXPORTER` names `console`. `None` when
+    /// none of them.
     pub fn from_env() -> Option<Self> {
         Otel::from_vars(|name| {
             std::env::var(name)
@@ -196,6 +204,7 @@ impl Otel {
         let otel = Otel {
             otlp_traces: collector && names("OTEL_TRACES_EXPORTER", "otlp"),
             otlp_metrics: collector && names("OTEL_METRICS_EXPORTER", "otlp"),
+            console_traces: names("OTEL_TRACES_EXPORTER", "console"),
             prometheus: names("OTEL_METRICS_EXPORTER", "prometheus").then(|| {
                 let host = var("OTEL_EXPORTER_PROMETHEUS_HOST");
                 let port = var("OTEL_EXPORTER_PROMETHEUS_PORT");
@@ -209,6 +218,7 @@ impl Otel {
             ..Otel::default()
         };
         let wanted = otel.otlp_traces || otel.otlp_metrics || otel.prometheus.is_some();
+        let wanted = wanted || otel.console_traces;
         (!disabled && wanted).then_some(otel)
     }
 
@@ -289,7 +299,7 @@ impl Otel {
         opentelemetry::global::set_tracer_provider(tracer_provider.clone());
         let counters = Counters::register(&opentelemetry::global::meter("mcp-runtime"));
         INSTALLED.store(true, Ordering::Relaxed);
-        let spans = match self.otlp_traces {
+        let spans = match self.otlp_traces || self.console_traces {
             true => Spans::for_sampler(
                 std::env::var("OTEL_TRACES_SAMPLER").ok().as_deref(),
                 std::env::var("OTEL_TRACES_SAMPLER_ARG").ok().as_deref(),
@@ -325,6 +335,10 @@ impl Otel {
             let spans = self.sending_to(SpanExporter::builder().with_http(), "/v1/traces");
             let spans = spans.build().map_err(|e| OtelError(e.to_string()))?;
             provider = provider.with_batch_exporter(spans);
+        }
+        if self.console_traces {
+            // In batches too: written from the exporter's thread.
+            provider = provider.with_batch_exporter(console::ConsoleExporter);
         }
         Ok(provider.build())
     }
@@ -388,11 +402,13 @@ impl Telemetry {
             + Sync,
     {
         let tracer = self.tracer_provider.tracer("mcp-runtime");
+        // No `code.*` attributes: `code.file.path` is where the source was
+        // on the build machine (absolute for a dependency from the registry:
+        // a home directory, a user name), which the collector does not need.
         tracing_opentelemetry::layer()
             .with_tracer(tracer)
-            .with_filter(filter_fn(|metadata| {
-                exported(metadata.target(), *metadata.level())
-            }))
+            .with_location(false)
+            .with_filter(ExportFilter)
     }
 
     /// Whether export was started in this process (by `run()` or by hand).
@@ -475,6 +491,39 @@ fn exported(target: &str, level: tracing::Level) -> bool {
         return target != AUDIT_TARGET;
     }
     !target.starts_with("mcp_runtime") && level <= tracing::Level::INFO
+}
+
+/// The export layer's filter: [`exported`], asked again for every span and
+/// event it lets through. tracing-subscriber carries each per-layer
+/// filter's answer from `enabled` to the span's creation in a thread-local
+/// (tokio-rs/tracing#2519): where every layer's filter lets a callsite
+/// through (`Interest::always`), `enabled` is skipped and the span is
+/// judged by whatever the last `enabled` call on the thread left there. An
+/// `enabled!` probe of a target this filter rejects and another layer's
+/// accepts (`RUST_LOG=info`'s log of `mcp::audit`, or `log_enabled!` in
+/// any library) then kept the next request's SERVER span from export.
+/// `Interest::sometimes` makes `enabled` run first, so the log level never
+/// changes what is exported. It costs a filter pass per exported span.
+struct ExportFilter;
+
+impl<S> tracing_subscriber::layer::Filter<S> for ExportFilter {
+    fn enabled(
+        &self,
+        metadata: &tracing::Metadata<'_>,
+        _: &tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        exported(metadata.target(), *metadata.level())
+    }
+
+    fn callsite_enabled(
+        &self,
+        metadata: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        match exported(metadata.target(), *metadata.level()) {
+            true => tracing::subscriber::Interest::sometimes(),
+            false => tracing::subscriber::Interest::never(),
+        }
+    }
 }
 
 /// The trace id of `span`, in hex, when an OpenTelemetry layer records it
@@ -585,6 +634,18 @@ mod tests {
             spans(Some("parentbased_traceidratio"), Some("0.0")),
             Spans::WhenParentSampled
         );
+    }
+
+    #[test]
+    fn console_alone_writes_spans_to_stderr_and_exports_nothing() {
+        let otel = from(&[("OTEL_TRACES_EXPORTER", "console")]).unwrap();
+        assert!(otel.console_traces);
+        assert_eq!(exports(&otel), (false, false, None));
+        let endpoint = ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318");
+        let otel = from(&[endpoint, ("OTEL_TRACES_EXPORTER", "otlp,console")]).unwrap();
+        assert!(otel.console_traces);
+        assert_eq!(exports(&otel), (true, true, None));
+        assert!(!from(&[endpoint]).unwrap().console_traces);
     }
 
     #[test]
