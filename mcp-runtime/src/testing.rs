@@ -111,7 +111,7 @@ impl TestClient {
     /// `data.requiredScopes`), and handlers read it from their context.
     /// In process there is no token and no HTTP status: for the `401` and
     /// `403` with their `WWW-Authenticate` challenges, test over HTTP with
-    /// [`serve_http`]. Scopes implied by others
+    /// `testing::serve_http` (feature `http`). Scopes implied by others
     /// ([`scope_implies`](crate::auth::Authorization::scope_implies)) are
     /// expanded by the HTTP gate, so give the principal every scope it
     /// would be granted.

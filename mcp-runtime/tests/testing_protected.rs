@@ -20,15 +20,16 @@ fn publish(text: String, #[ctx] principal: Option<&Principal>) -> String {
     )
 }
 
-/// `reader` may read notes, `writer` write them; other tokens are forged.
+/// `reader-token` may read notes, `writer-token` write them too; other
+/// tokens are forged (the guide's testing chapter shows these tests).
 struct StaticTokens;
 
 impl TokenVerifier for StaticTokens {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
         Box::pin(async move {
             let scopes: &[&str] = match token {
-                "reader" => &["notes:read"],
-                "writer" => &["notes:read", "notes:write"],
+                "reader-token" => &["notes:read"],
+                "writer-token" => &["notes:read", "notes:write"],
                 _ => return Err(VerifyError::Signature),
             };
             Ok(Principal::new(token).with_scopes(scopes.iter().copied()))
@@ -55,7 +56,7 @@ async fn in_process_a_principal_without_the_scope_is_refused_like_over_http() {
     );
     assert_eq!(error.data, Some(json!({"requiredScopes": ["notes:write"]})));
 
-    let writer = Principal::new("bob").with_scopes(["notes:write"]);
+    let writer = Principal::new("bob").with_scopes(["notes:read", "notes:write"]);
     let mut client = TestClient::with_server(server()).as_principal(writer);
     client
         .call_tool("publish", json!({"text": "hi"}))
@@ -91,7 +92,7 @@ async fn over_http_no_token_is_401_and_a_missing_scope_403_with_their_challenges
     );
 
     let refusal = served
-        .client_with_token("reader")
+        .client_with_token("reader-token")
         .call_tool("publish", json!({"text": "hi"}))
         .await
         .refusal();
@@ -106,10 +107,10 @@ async fn over_http_no_token_is_401_and_a_missing_scope_403_with_their_challenges
     );
 
     served
-        .client_with_token("writer")
+        .client_with_token("writer-token")
         .call_tool("publish", json!({"text": "hi"}))
         .await
-        .assert_text("writer published hi");
+        .assert_text("writer-token published hi");
 }
 
 #[test]
