@@ -58,7 +58,8 @@ type ElicitFn = Box<dyn FnMut(&ElicitationRequest) -> Elicited>;
 type SampleFn = Box<dyn FnMut(&SamplingAsk) -> String>;
 
 /// A client for tests. See the [module docs](self). In process by
-/// default; [`HttpTestServer::client`] gives one over real HTTP.
+/// default; with the `http` feature, `HttpTestServer::client` gives one
+/// over real HTTP.
 pub struct TestClient<T = InProcess> {
     client: Client<T>,
     on_elicit: Option<ElicitFn>,

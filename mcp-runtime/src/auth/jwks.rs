@@ -16,7 +16,8 @@ use super::discovery;
 use super::fetch::Fetcher;
 use super::verifier::VerifyError;
 
-/// How soon a key set without any usable key is tried again.
+/// How soon a key set without any usable key is tried again, and a
+/// `kid` we lack after a failed fetch: until then such tokens get 503.
 const RETRY_EMPTY: Duration = Duration::from_secs(1);
 
 #[derive(Debug)]
