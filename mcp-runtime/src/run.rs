@@ -312,7 +312,7 @@ impl Server {
         McpService::new(self.endpoint(options)?)
     }
 
-    fn endpoint(&self, options: HttpOptions) -> std::io::Result<Endpoint> {
+    pub(crate) fn endpoint(&self, options: HttpOptions) -> std::io::Result<Endpoint> {
         Endpoint::new(self.dispatcher.clone(), options, http_hook(self))
     }
 }

@@ -19,7 +19,7 @@ use crate::mrtr::{InMemoryReplayGuard, ReplayGuard};
 use crate::plugin::{Plugin, Setup};
 use crate::protocol::{CacheHint, CacheScope, Icon, Implementation};
 use crate::registry::{BuildError, Items, Registry};
-use crate::security::KeyRing;
+use crate::security::{KeyRing, Principal};
 use crate::source::{RequestSource, TransportKind};
 use crate::state::{App, States};
 use crate::transport::stdio::StdioOptions;
@@ -805,12 +805,23 @@ impl Server {
     /// or session, so a legacy `initialize` is refused here as a
     /// modern-only server would.
     pub async fn exchange(&self, message: impl Into<String>) -> Exchange {
+        self.exchange_as(message, None).await
+    }
+
+    /// [`exchange`](Self::exchange) on behalf of `principal`, as if a
+    /// transport had authenticated it: the items' scope checks see it,
+    /// and handlers read it from their context.
+    pub async fn exchange_as(
+        &self,
+        message: impl Into<String>,
+        principal: Option<Principal>,
+    ) -> Exchange {
         let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Bytes>();
         let response = match envelope::parse(message.into()) {
             Err(rejection) => Some(Reply::from(rejection)),
             Ok(Incoming::Notification(_)) => None,
             Ok(Incoming::Request(request)) => {
-                let source = RequestSource::new(TransportKind::InProcess);
+                let source = RequestSource::new(TransportKind::InProcess).with_principal(principal);
                 let never = CancellationToken::new();
                 let outbox = Outbox::channel(sender);
                 let mut admission = Unconditional(&outbox);

@@ -33,13 +33,14 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::client::{
-    Answers, Client, ClientError, Discovery, ElicitationRequest, InProcess, InputRequest,
-    InputRequired, Notifications, Outcome, Response, SamplingAsk, Task,
+    Answers, AuthorizationError, Client, ClientError, Discovery, ElicitationRequest, InProcess,
+    InputRequest, InputRequired, Notifications, Outcome, Response, SamplingAsk, Task, Transport,
 };
 use crate::protocol::{
     CallToolResult, Completion, Content, ErrorObject, GetPromptResult, LogLevel, Prompt,
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Tool,
 };
+use crate::security::Principal;
 use crate::server::{Server, ServerBuilder};
 
 /// What an elicitation callback answers.
@@ -56,15 +57,17 @@ pub enum Elicited {
 type ElicitFn = Box<dyn FnMut(&ElicitationRequest) -> Elicited>;
 type SampleFn = Box<dyn FnMut(&SamplingAsk) -> String>;
 
-/// An in-process client for tests. See the [module docs](self).
-pub struct TestClient {
-    client: Client<InProcess>,
+/// A client for tests. See the [module docs](self). In process by
+/// default; with the `http` feature, `HttpTestServer::client` gives one
+/// over real HTTP.
+pub struct TestClient<T = InProcess> {
+    client: Client<T>,
     on_elicit: Option<ElicitFn>,
     on_sample: Option<SampleFn>,
     roots: Option<Vec<(String, Option<String>)>>,
 }
 
-impl Debug for TestClient {
+impl<T: Debug> Debug for TestClient<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TestClient")
             .field("client", &self.client)
@@ -94,12 +97,7 @@ impl TestClient {
 
     /// A client for `server`.
     pub fn with_server(server: Server) -> Self {
-        TestClient {
-            client: Client::new(InProcess::new(server)),
-            on_elicit: None,
-            on_sample: None,
-            roots: None,
-        }
+        TestClient::with_transport(InProcess::new(server))
     }
 
     /// The server under test.
@@ -107,8 +105,38 @@ impl TestClient {
         self.client.transport().server()
     }
 
+    /// Sends every request on behalf of `principal`, as if the server's
+    /// authorization had verified a token for it: scoped tools, resources
+    /// and prompts check its scopes (a missing one is the JSON-RPC error
+    /// `-31003` `insufficient_scope`, naming every scope needed in
+    /// `data.requiredScopes`), and handlers read it from their context.
+    /// In process there is no token and no HTTP status: for the `401` and
+    /// `403` with their `WWW-Authenticate` challenges, test over HTTP with
+    /// `testing::serve_http` (feature `http`). Scopes implied by others
+    /// ([`scope_implies`](crate::auth::Authorization::scope_implies)) are
+    /// expanded by the HTTP gate, so give the principal every scope it
+    /// would be granted.
+    #[must_use]
+    pub fn as_principal(self, principal: Principal) -> Self {
+        let server = self.server().clone();
+        let client = Client::new(InProcess::new(server).as_principal(principal));
+        TestClient { client, ..self }
+    }
+}
+
+impl<T: Transport> TestClient<T> {
+    /// A client speaking through `transport`.
+    pub fn with_transport(transport: T) -> Self {
+        TestClient {
+            client: Client::new(transport),
+            on_elicit: None,
+            on_sample: None,
+            roots: None,
+        }
+    }
+
     /// The underlying protocol client.
-    pub fn client(&mut self) -> &mut Client<InProcess> {
+    pub fn client(&mut self) -> &mut Client<T> {
         &mut self.client
     }
 
@@ -389,7 +417,7 @@ impl TestClient {
 }
 
 /// Tasks (the Tasks extension): following what `tools/call` created.
-impl TestClient {
+impl<T: Transport> TestClient<T> {
     /// Declares the Tasks extension: task tools answer `tools/call` with a
     /// task ([`Called::task`]).
     #[must_use]
@@ -607,6 +635,25 @@ impl<R: Debug> Called<R> {
         }
     }
 
+    /// The server's refusal to authorize the request: over HTTP, a `401`
+    /// or `403` with its `WWW-Authenticate` challenge, which answers
+    /// before any JSON-RPC response.
+    ///
+    /// # Panics
+    ///
+    /// If the request was not refused authorization.
+    #[track_caller]
+    pub fn refusal(self) -> AuthorizationError {
+        match self.result {
+            Err(ClientError::Authorization(refusal)) => refusal,
+            _ => panic!(
+                "{}: expected a refusal to authorize (HTTP 401 or 403), got {}",
+                self.what,
+                self.describe()
+            ),
+        }
+    }
+
     /// Asserts a JSON-RPC error with `code`, returning its message.
     #[track_caller]
     pub fn assert_error_code(self, code: i32) -> String {
@@ -762,3 +809,9 @@ impl<R> InputRequired<R> {
         }
     }
 }
+
+#[cfg(feature = "http")]
+#[path = "testing_http.rs"]
+mod http;
+#[cfg(feature = "http")]
+pub use self::http::{HttpTestServer, serve_http};

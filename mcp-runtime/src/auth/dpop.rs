@@ -30,7 +30,7 @@ use sha2::{Digest, Sha256};
 use super::challenge::{DPOP, Denied, NonceChallenge, Refusal};
 use super::jwt::{DEFAULT_ALGORITHMS, SigningAlgorithm};
 use super::resource::ResourceUri;
-use crate::mrtr::{ReplayGuard, StateUse};
+use crate::mrtr::{FirstUse, ReplayGuard, StateUse};
 use crate::security::KeyRing;
 
 /// Longer proofs are refused unread (an RSA-4096 key's proof is ~1.5 KB).
@@ -278,7 +278,9 @@ impl ProofChecker {
                 "the DPoP proof was made in the future: check the clock",
             ));
         }
-        if now - issued > self.settings.max_age.as_secs() {
+        // Saturating: a proof up to FUTURE_SKEW ahead of this clock is
+        // zero seconds old, not (wrapping) ages old.
+        if now.saturating_sub(issued) > self.settings.max_age.as_secs() {
             return Err(bad("the DPoP proof is too old: make one per request"));
         }
         let hash = URL_SAFE_NO_PAD.encode(Sha256::digest(presented.token.as_bytes()));
@@ -370,11 +372,18 @@ impl ProofChecker {
         let expires = issued + self.settings.max_age + Duration::from_secs(FUTURE_SKEW + 1);
         match self
             .replay
-            .first_use(StateUse::new(&nonce, issued, expires), now)
+            .verdict(StateUse::new(&nonce, issued, expires), now)
             .await
         {
-            Ok(true) => Ok(()),
-            Ok(false) => Err(bad(
+            Ok(FirstUse::First) => Ok(()),
+            // The store cannot tell a replay from a first use: not the
+            // client's fault, and a proof made a few seconds later passes.
+            Ok(FirstUse::BeforeMemory) => Err(bad(
+                "this server's memory of used DPoP proofs began after this proof was made (it \
+                 just started, or lost its data), so it cannot tell the proof is new: make a new \
+                 proof and retry in a few seconds",
+            )),
+            Ok(_) => Err(bad(
                 "the DPoP proof was used before (its jti is not new): make one per request",
             )),
             Err(error) => {

@@ -318,3 +318,78 @@ async fn an_unreachable_replay_store_refuses_for_now() {
         Err(Denied::Unavailable)
     ));
 }
+
+/// `check_claims` at a fixed clock, for `iat` = `now + ahead`.
+fn claims_checked_ahead(ahead: u64) -> Result<u64, Denied> {
+    let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    let mut claims = claims();
+    claims["iat"] = (1_800_000_000 + ahead).into();
+    let claims: ProofClaims = serde_json::from_value(claims).unwrap();
+    let jkt = jkt(KEY_A);
+    let presented = Presented {
+        method: &Method::POST,
+        path: "/mcp",
+        token: TOKEN,
+        jkt: &jkt,
+    };
+    checker(DpopSettings::new()).check_claims(&claims, &presented, now)
+}
+
+/// A client whose clock is up to the allowed skew ahead is served (its
+/// proof was once refused as "too old": the age wrapped below zero).
+#[test]
+fn a_proof_within_the_future_skew_is_accepted_and_beyond_it_refused() {
+    for ahead in 0..=FUTURE_SKEW {
+        let issued = claims_checked_ahead(ahead).unwrap_or_else(|denied| {
+            panic!("a proof {ahead} s ahead must pass, got {denied:?}");
+        });
+        assert_eq!(issued, 1_800_000_000 + ahead);
+    }
+    for ahead in [FUTURE_SKEW + 1, 3_600, u64::from(u32::MAX)] {
+        assert_eq!(
+            refused(claims_checked_ahead(ahead).map(drop)),
+            "the DPoP proof was made in the future: check the clock",
+            "{ahead} s ahead"
+        );
+    }
+}
+
+/// A replay store whose memory began after every proof it is shown.
+struct JustStarted;
+
+impl ReplayGuard for JustStarted {
+    fn first_use<'a>(&'a self, _: StateUse<'a>, _: SystemTime) -> GuardFuture<'a> {
+        Box::pin(std::future::ready(Ok(false)))
+    }
+
+    fn verdict<'a>(&'a self, _: StateUse<'a>, _: SystemTime) -> crate::mrtr::VerdictFuture<'a> {
+        Box::pin(std::future::ready(Ok(FirstUse::BeforeMemory)))
+    }
+}
+
+const YOUNGER_MEMORY: &str = "this server's memory of used DPoP proofs began after this proof \
+     was made (it just started, or lost its data), so it cannot tell the proof is new: make a \
+     new proof and retry in a few seconds";
+
+/// A fresh proof the replay memory cannot vouch for is refused for what
+/// it is, not as a replay.
+#[tokio::test]
+async fn a_proof_older_than_the_replay_memory_is_refused_as_such() {
+    let checker = checker_with(DpopSettings::new(), Arc::new(JustStarted));
+    let why = refused(check(&checker, &proof(&claims())).await);
+    assert_eq!(why, YOUNGER_MEMORY);
+}
+
+/// The same through Redis: a guard whose memory begins now cannot vouch
+/// for a proof made in its first 2 s.
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn a_fresh_proof_on_a_just_started_redis_guard_is_refused_as_such() {
+    use crate::redis::{Redis, RedisConfig, RedisReplayGuard};
+    use mcp_test_support::redis::{unique_prefix, url};
+    let config = RedisConfig::new(url()).key_prefix(unique_prefix("dpop-memory"));
+    let guard = RedisReplayGuard::new(&Redis::connect(&config).unwrap());
+    let checker = checker_with(DpopSettings::new(), Arc::new(guard));
+    let why = refused(check(&checker, &proof(&claims())).await);
+    assert_eq!(why, YOUNGER_MEMORY);
+}

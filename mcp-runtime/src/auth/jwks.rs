@@ -16,7 +16,8 @@ use super::discovery;
 use super::fetch::Fetcher;
 use super::verifier::VerifyError;
 
-/// How soon a key set without any usable key is tried again.
+/// How soon a key set without any usable key is tried again, and a
+/// `kid` we lack after a failed fetch: until then such tokens get 503.
 const RETRY_EMPTY: Duration = Duration::from_secs(1);
 
 #[derive(Debug)]
@@ -38,6 +39,9 @@ struct State {
     keys: Option<JwkSet>,
     fetched: Option<Instant>,
     attempted: Option<Instant>,
+    /// Whether the last fetch failed: the keys held may not be the
+    /// issuer's current ones, so a `kid` missing from them proves nothing.
+    failing: bool,
     fetches: u32,
 }
 
@@ -107,9 +111,11 @@ impl KeyStore {
             .is_none_or(|at| now.duration_since(at) >= self.max_age);
         let missing = candidates(state.keys.as_ref(), kid, alg).is_empty();
         // Unknown `kid`s refresh at most every `min_refresh` (and, with no
-        // keys at all, every second); age-based refreshes once per
-        // `max_age` (or `min_refresh`, if shorter, after a failure).
-        let cooldown = if state.keys.is_none() {
+        // keys at all or after a failed fetch, every second: those
+        // requests are answered 503 until the issuer is back); age-based
+        // refreshes once per `max_age` (or `min_refresh`, if shorter,
+        // after a failure).
+        let cooldown = if state.keys.is_none() || (missing && state.failing) {
             RETRY_EMPTY
         } else if missing {
             self.min_refresh
@@ -120,18 +126,28 @@ impl KeyStore {
             .attempted
             .is_none_or(|at| now.duration_since(at) >= cooldown);
         if (stale || missing) && may_fetch {
-            self.refresh(&mut state, now).await?;
+            self.refresh(&mut state, now).await;
         }
         let found = candidates(state.keys.as_ref(), kid, alg);
-        if found.is_empty() {
-            return Err(VerifyError::UnknownKey);
+        if !found.is_empty() {
+            return Ok(found);
         }
-        Ok(found)
+        // A key we lack while the issuer cannot be reached may be one it
+        // rotated in: the token cannot be judged (503, not 401, or the
+        // client would discard a good token and re-authorize against a
+        // server that is down). This holds for the requests that waited on
+        // the failed fetch and for those in its cooldown alike.
+        if state.failing {
+            return Err(VerifyError::Unavailable(
+                "the authorization server's keys are unavailable".into(),
+            ));
+        }
+        Err(VerifyError::UnknownKey)
     }
 
     /// Fetches the keys now and publishes them; a failure keeps the keys
-    /// we have, and without any, the token cannot be judged (503, not 401).
-    async fn refresh(&self, state: &mut State, now: Instant) -> Result<(), VerifyError> {
+    /// we have, and marks them as possibly out of date.
+    async fn refresh(&self, state: &mut State, now: Instant) {
         state.attempted = Some(now);
         match self.fetch(state).await {
             Ok(keys) => {
@@ -142,18 +158,14 @@ impl KeyStore {
                     Some((Arc::new(keys.clone()), now));
                 state.keys = Some(keys);
                 state.fetched = Some(now);
+                state.failing = false;
                 state.fetches += 1;
             }
             Err(problem) => {
                 tracing::warn!(issuer = %self.issuer, %problem, "could not fetch the issuer's signing keys");
-                if state.keys.is_none() {
-                    return Err(VerifyError::Unavailable(
-                        "the authorization server's keys are unavailable".into(),
-                    ));
-                }
+                state.failing = true;
             }
         }
-        Ok(())
     }
 
     async fn fetch(&self, state: &mut State) -> Result<JwkSet, String> {

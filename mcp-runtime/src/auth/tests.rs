@@ -3,7 +3,7 @@
 //! per verifier error path.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
@@ -53,6 +53,8 @@ struct Stub {
     issuer: String,
     jwks: Arc<Mutex<Value>>,
     fetches: Arc<AtomicU32>,
+    /// While false, every endpoint answers 500 (an outage).
+    up: Arc<AtomicBool>,
 }
 
 async fn stub(keys: &[&Key], claimed_issuer: Option<&str>) -> Stub {
@@ -68,6 +70,22 @@ async fn stub(keys: &[&Key], claimed_issuer: Option<&str>) -> Stub {
         "jwks_uri": format!("{issuer}/jwks"),
     });
     let (served, counter) = (jwks.clone(), fetches.clone());
+    let up = Arc::new(AtomicBool::new(true));
+    let serving = up.clone();
+    let outage = axum::middleware::from_fn(
+        move |request: axum::extract::Request, next: axum::middleware::Next| {
+            let serving = serving.load(Ordering::SeqCst);
+            async move {
+                if serving {
+                    next.run(request).await
+                } else {
+                    axum::response::IntoResponse::into_response(
+                        http::StatusCode::INTERNAL_SERVER_ERROR,
+                    )
+                }
+            }
+        },
+    );
     let app = axum::Router::new()
         .route(
             "/.well-known/openid-configuration",
@@ -83,12 +101,14 @@ async fn stub(keys: &[&Key], claimed_issuer: Option<&str>) -> Stub {
                 let keys = served.lock().unwrap().clone();
                 async move { json_response(&keys) }
             }),
-        );
+        )
+        .layer(outage);
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     Stub {
         issuer,
         jwks,
         fetches,
+        up,
     }
 }
 
@@ -484,4 +504,84 @@ async fn stale_keys_are_refetched_after_their_max_age() {
     *stub.jwks.lock().unwrap() = json!({"keys": [public(&KEY_B)]});
     tokio::time::sleep(Duration::from_millis(250)).await;
     assert_eq!(verify(&v, &token).await, Err(VerifyError::UnknownKey));
+}
+
+/// `count` verifications of `token` at once, their verdicts in order.
+async fn verify_at_once(
+    v: &Arc<JwtVerifier>,
+    token: &str,
+    count: usize,
+) -> Vec<Result<crate::security::Principal, VerifyError>> {
+    let tasks: Vec<_> = (0..count)
+        .map(|_| {
+            let (v, token) = (v.clone(), token.to_owned());
+            tokio::spawn(async move { v.verify(&token).await })
+        })
+        .collect();
+    let mut verdicts = Vec::new();
+    for task in tasks {
+        verdicts.push(task.await.unwrap());
+    }
+    verdicts
+}
+
+fn unavailable() -> Result<crate::security::Principal, VerifyError> {
+    Err(VerifyError::Unavailable(
+        "the authorization server's keys are unavailable".into(),
+    ))
+}
+
+/// With no keys cached and the issuer down, every request is unjudged
+/// (503), not only the one that tried the fetch: those that waited on it
+/// and those in its cooldown were once refused as signed by an unknown
+/// key (401), and their clients discarded good tokens.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_issuer_outage_leaves_every_token_unjudged_until_it_is_back() {
+    let stub = stub(&[&KEY_A], None).await;
+    stub.up.store(false, Ordering::SeqCst);
+    let v = Arc::new(verifier(&stub, JwtSettings::new()));
+    let token = sign(&KEY_A, "at+jwt", &claims(&stub));
+    for verdict in verify_at_once(&v, &token, 50).await {
+        assert_eq!(verdict, unavailable());
+    }
+    // In the cooldown after the failed fetch, too.
+    assert_eq!(verify(&v, &token).await, unavailable());
+    stub.up.store(true, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    for verdict in verify_at_once(&v, &token, 50).await {
+        assert_eq!(verdict.unwrap().subject(), Some("ann"));
+    }
+    assert_eq!(stub.fetches.load(Ordering::SeqCst), 1);
+}
+
+/// Keys cached, the issuer rotates in a key and goes down: a token
+/// signed with the new key cannot be judged (503) until the issuer is
+/// back, and then verifies within a second, not after `min_refresh`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_rotated_in_during_an_outage_is_unjudged_not_unknown() {
+    let stub = stub(&[&KEY_A], None).await;
+    let v = Arc::new(verifier(
+        &stub,
+        JwtSettings::new().min_refresh_interval(Duration::from_millis(100)),
+    ));
+    verify(&v, &sign(&KEY_A, "at+jwt", &claims(&stub)))
+        .await
+        .unwrap();
+    *stub.jwks.lock().unwrap() = json!({"keys": [public(&KEY_A), public(&KEY_B)]});
+    stub.up.store(false, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let token_b = sign(&KEY_B, "at+jwt", &claims(&stub));
+    for verdict in verify_at_once(&v, &token_b, 50).await {
+        assert_eq!(verdict, unavailable());
+    }
+    // Tokens signed with a key still held are served meanwhile.
+    verify(&v, &sign(&KEY_A, "at+jwt", &claims(&stub)))
+        .await
+        .unwrap();
+    stub.up.store(true, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    assert_eq!(verify(&v, &token_b).await.unwrap().subject(), Some("ann"));
+    // With fresh keys from a reachable issuer, an unknown kid is unknown.
+    let token_c = sign(&KEY_C, "at+jwt", &claims(&stub));
+    assert_eq!(verify(&v, &token_c).await, Err(VerifyError::UnknownKey));
 }

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::authorization::AuthorizationError;
+use crate::security::Principal;
 use crate::server::Server;
 
 /// One request's answer as the client sees it.
@@ -78,12 +79,24 @@ pub trait Transport {
 #[derive(Clone, Debug)]
 pub struct InProcess {
     server: Server,
+    principal: Option<Principal>,
 }
 
 impl InProcess {
     /// Talks to `server`.
     pub fn new(server: Server) -> Self {
-        InProcess { server }
+        InProcess {
+            server,
+            principal: None,
+        }
+    }
+
+    /// Sends every request on behalf of `principal`, as if a transport in
+    /// front had authenticated it (see [`Server::exchange_as`]).
+    #[must_use]
+    pub fn as_principal(mut self, principal: Principal) -> Self {
+        self.principal = Some(principal);
+        self
     }
 
     /// The server.
@@ -94,7 +107,10 @@ impl InProcess {
 
 impl Transport for InProcess {
     async fn send(&mut self, _id: u64, message: String) -> Result<Reply, TransportError> {
-        let exchange = self.server.exchange(message).await;
+        let exchange = self
+            .server
+            .exchange_as(message, self.principal.clone())
+            .await;
         let parse = |frame: &str| {
             serde_json::from_str(frame).map_err(|error| {
                 TransportError::new(format!("the server sent invalid JSON: {error}"))

@@ -82,6 +82,6 @@ pub use self::options::RequestStateOptions;
 pub use self::round::Input;
 pub(crate) use self::round::{Responses, Stop, run_round};
 pub use self::state::{
-    Clock, GuardFuture, GuardUnavailable, InMemoryReplayGuard, MAX_STATE_BYTES, ReplayGuard,
-    StateUse,
+    Clock, FirstUse, GuardFuture, GuardUnavailable, InMemoryReplayGuard, MAX_STATE_BYTES,
+    ReplayGuard, StateUse, VerdictFuture,
 };

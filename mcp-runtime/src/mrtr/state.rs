@@ -256,7 +256,49 @@ pub trait ReplayGuard: Send + Sync + 'static {
     /// unreachable): the state is then refused with a retryable error, so
     /// that a replay is never accepted because a store was down.
     fn first_use<'a>(&'a self, state: StateUse<'a>, now: SystemTime) -> GuardFuture<'a>;
+
+    /// As [`first_use`](ReplayGuard::first_use), telling a state seen
+    /// before from one the store cannot vouch for because its memory
+    /// begins after the state was issued ([`FirstUse::BeforeMemory`]), so
+    /// that a refusal can say which it is. The default answers
+    /// [`FirstUse::Seen`] for every `false` of `first_use`: override it in
+    /// a store whose memory can begin again.
+    fn verdict<'a>(&'a self, state: StateUse<'a>, now: SystemTime) -> VerdictFuture<'a> {
+        let first = self.first_use(state, now);
+        Box::pin(async move {
+            Ok(if first.await? {
+                FirstUse::First
+            } else {
+                FirstUse::Seen
+            })
+        })
+    }
 }
+
+/// What [`ReplayGuard::verdict`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FirstUse {
+    /// Never seen: now recorded.
+    First,
+    /// Recorded before: a replay.
+    Seen,
+    /// Issued before the store's memory begins (or too near its
+    /// beginning to tell, across clocks): it may have been used, so it is
+    /// refused, but a state issued now will pass once the memory is older.
+    BeforeMemory,
+}
+
+impl FirstUse {
+    /// Whether the state may be used.
+    pub fn is_first(self) -> bool {
+        self == FirstUse::First
+    }
+}
+
+/// What [`ReplayGuard::verdict`] returns.
+pub type VerdictFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<FirstUse, GuardUnavailable>> + Send + 'a>>;
 
 /// A single-use state being used.
 #[derive(Clone, Copy, Debug)]

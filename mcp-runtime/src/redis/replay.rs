@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use super::Redis;
-use crate::mrtr::{GuardFuture, GuardUnavailable, ReplayGuard, StateUse};
+use crate::mrtr::{FirstUse, GuardFuture, GuardUnavailable, ReplayGuard, StateUse, VerdictFuture};
 
 /// A [`ReplayGuard`] in Redis: each single-use state's nonce is recorded
 /// with an atomic `SET NX`, expiring with the state, so a state replayed on
@@ -97,6 +97,11 @@ impl RedisReplayGuard {
 
 impl ReplayGuard for RedisReplayGuard {
     fn first_use<'a>(&'a self, state: StateUse<'a>, now: SystemTime) -> GuardFuture<'a> {
+        let verdict = self.verdict(state, now);
+        Box::pin(async move { Ok(verdict.await?.is_first()) })
+    }
+
+    fn verdict<'a>(&'a self, state: StateUse<'a>, now: SystemTime) -> VerdictFuture<'a> {
         // Kept until the state expires (at least a millisecond: Redis
         // refuses a zero expiry).
         let remaining = state.expires.duration_since(now).unwrap_or_default();
@@ -115,17 +120,21 @@ impl ReplayGuard for RedisReplayGuard {
                 self.renew().await.map_err(unavailable)?;
                 verdict = self.check(&keys, &args).await.map_err(unavailable)?;
             }
-            if verdict == FORGOTTEN {
-                FORGOT.note(|suppressed| {
-                    tracing::warn!(
-                        suppressed,
-                        "a single-use requestState was issued before Redis's memory of used \
-                         states begins (it lost its data, restarted or failed over): the state \
-                         is refused, and the client starts the call again"
-                    );
-                });
-            }
-            Ok(verdict == 1)
+            Ok(match verdict {
+                1 => FirstUse::First,
+                FORGOTTEN => {
+                    FORGOT.note(|suppressed| {
+                        tracing::warn!(
+                            suppressed,
+                            "a single-use requestState was issued before Redis's memory of used \
+                             states begins (it lost its data, restarted or failed over): the state \
+                             is refused, and the client starts the call again"
+                        );
+                    });
+                    FirstUse::BeforeMemory
+                }
+                _ => FirstUse::Seen,
+            })
         })
     }
 }
