@@ -95,8 +95,8 @@ pub use mrtr::{
 pub use prompt::{FromPromptArgument, IntoPromptResult, PromptError, PromptValue};
 pub use protocol::json::ArgumentError;
 pub use protocol::{
-    Annotations, CacheHint, CacheScope, CallToolResult, ClientCapabilities, Completion, Content,
-    ErrorObject, GetPromptResult, Implementation, LogLevel, PromptMessage, Provenance,
+    Annotations, CacheHint, CacheHints, CacheScope, CallToolResult, ClientCapabilities, Completion,
+    Content, ErrorObject, GetPromptResult, Implementation, LogLevel, PromptMessage, Provenance,
     ReadResourceResult, RequestId, RequestMeta, ResourceContents, Role, SamplingContent,
 };
 pub use registry::{BuildError, Items};

@@ -17,7 +17,7 @@ use crate::lifecycle::{Hooks, Launched, Shutdown, Startup};
 use crate::mrtr::state::StateSealer;
 use crate::mrtr::{InMemoryReplayGuard, ReplayGuard};
 use crate::plugin::{Plugin, Setup};
-use crate::protocol::{CacheHint, CacheScope, Icon, Implementation};
+use crate::protocol::{CacheHint, CacheHints, CacheScope, Icon, Implementation};
 use crate::registry::{BuildError, Items, Registry};
 use crate::security::{KeyRing, Principal};
 use crate::source::{RequestSource, TransportKind};
@@ -458,23 +458,15 @@ impl ServerBuilder {
         self
     }
 
-    /// Caching hints for list results (default: `ttlMs` 0, `private`).
-    pub fn list_cache(mut self, hint: CacheHint) -> Self {
-        self.settings.list_cache = hint;
-        self
-    }
-
-    /// Caching hints for `server/discover` (default: `ttlMs` 0, `private`).
-    pub fn discover_cache(mut self, hint: CacheHint) -> Self {
-        self.settings.discover_cache = hint;
-        self
-    }
-
-    /// Default caching hints for `resources/read` results (default: `ttlMs`
-    /// 0, `private`); a resource can override them with
+    /// The caching hints results carry (`ttlMs`, `cacheScope`): for list
+    /// results, `server/discover` and `resources/read` (see
+    /// [`CacheHints`]; by default `ttlMs` 0, `private`, for all three). A
+    /// resource can override the read hint with
     /// `#[resource(..., ttl_ms = ..., cache = public)]`.
-    pub fn read_cache(mut self, hint: CacheHint) -> Self {
-        self.settings.read_cache = hint;
+    pub fn cache_hints(mut self, hints: CacheHints) -> Self {
+        self.settings.list_cache = hints.list;
+        self.settings.discover_cache = hints.discover;
+        self.settings.read_cache = hints.read;
         self
     }
 

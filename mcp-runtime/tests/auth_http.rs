@@ -107,7 +107,9 @@ impl TokenVerifier for Names {
 fn server() -> Server {
     // Public lists, so that hiding visibly makes them private.
     ServerBuilder::new("auth-http", "1.0.0")
-        .list_cache(CacheHint::new(60_000, CacheScope::Public))
+        .cache_hints(
+            mcp_runtime::CacheHints::new().lists(CacheHint::new(60_000, CacheScope::Public)),
+        )
         .build()
         .unwrap()
 }

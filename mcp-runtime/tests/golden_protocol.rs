@@ -269,10 +269,12 @@ async fn discover_reports_versions_capabilities_and_identity() {
 async fn discover_caching_and_identity_are_configurable() {
     let server = ServerBuilder::new("golden", "1.2.3")
         .title("Golden")
-        .discover_cache(mcp_runtime::CacheHint::new(
-            3_600_000,
-            mcp_runtime::CacheScope::Public,
-        ))
+        .cache_hints(
+            mcp_runtime::CacheHints::new().discover(mcp_runtime::CacheHint::new(
+                3_600_000,
+                mcp_runtime::CacheScope::Public,
+            )),
+        )
         .without_server_info_in_results()
         .build()
         .unwrap();
@@ -302,10 +304,12 @@ async fn the_spec_discover_example_is_served_verbatim() {
         mcp_test_support::spec_example("DiscoverResult/server-capabilities-discovery.json");
     let server = ServerBuilder::new("ExampleServer", "1.0.0")
         .instructions(example["instructions"].as_str().unwrap())
-        .discover_cache(mcp_runtime::CacheHint::new(
-            3_600_000,
-            mcp_runtime::CacheScope::Public,
-        ))
+        .cache_hints(
+            mcp_runtime::CacheHints::new().discover(mcp_runtime::CacheHint::new(
+                3_600_000,
+                mcp_runtime::CacheScope::Public,
+            )),
+        )
         .build()
         .unwrap();
     let response = parse(

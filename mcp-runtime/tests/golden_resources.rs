@@ -357,7 +357,7 @@ async fn malformed_reads_are_invalid_params() {
 #[tokio::test]
 async fn read_caching_defaults_come_from_the_server() {
     let server = ServerBuilder::new("golden", "1.0.0")
-        .read_cache(CacheHint::new(5000, CacheScope::Public))
+        .cache_hints(mcp_runtime::CacheHints::new().reads(CacheHint::new(5000, CacheScope::Public)))
         .build()
         .unwrap();
     let response = send(

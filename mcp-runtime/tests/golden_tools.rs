@@ -343,7 +343,9 @@ async fn three_lists_in_a_row_are_identical() {
 async fn pages_are_walked_with_opaque_cursors() {
     let server = ServerBuilder::new("golden", "1.0.0")
         .page_size(4)
-        .list_cache(CacheHint::new(300_000, CacheScope::Public))
+        .cache_hints(
+            mcp_runtime::CacheHints::new().lists(CacheHint::new(300_000, CacheScope::Public)),
+        )
         .build()
         .unwrap();
     let mut names = Vec::new();

@@ -101,7 +101,7 @@ fn gallery() -> Vec<Content> {
 
 fn server() -> Server {
     ServerBuilder::new("per-read", "1.0.0")
-        .read_cache(CacheHint::new(0, CacheScope::Private))
+        .cache_hints(mcp_runtime::CacheHints::new().reads(CacheHint::new(0, CacheScope::Private)))
         .build()
         .unwrap()
 }

@@ -31,7 +31,9 @@ pub fn builder() -> ServerBuilder {
             "Test fixture for the MCP conformance suite: tools returning each content type, \
              resources, prompts, and multi round-trip requests.",
         )
-        .list_cache(CacheHint::new(LIST_TTL_MS, CacheScope::Public))
+        .cache_hints(
+            mcp_runtime::CacheHints::new().lists(CacheHint::new(LIST_TTL_MS, CacheScope::Public)),
+        )
         // Advertise listChanged so `subscriptions/listen` and the
         // `test_trigger_*` tools are exercised too.
         .list_changed()

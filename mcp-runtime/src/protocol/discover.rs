@@ -31,6 +31,52 @@ impl CacheHint {
     }
 }
 
+/// The caching hints a server gives its results, by kind: given to
+/// [`ServerBuilder::cache_hints`](crate::ServerBuilder::cache_hints).
+/// Each is `ttlMs` 0, `private` until set.
+///
+/// ```
+/// use mcp_runtime::{CacheHint, CacheHints, CacheScope};
+///
+/// let hints = CacheHints::new()
+///     .lists(CacheHint::new(60_000, CacheScope::Public))
+///     .reads(CacheHint::new(5_000, CacheScope::Private));
+/// let server = mcp_runtime::ServerBuilder::new("notes", "1.0.0").cache_hints(hints);
+/// # let _ = server;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[must_use]
+pub struct CacheHints {
+    pub(crate) list: CacheHint,
+    pub(crate) discover: CacheHint,
+    pub(crate) read: CacheHint,
+}
+
+impl CacheHints {
+    /// Every hint `ttlMs` 0, `private`.
+    pub fn new() -> Self {
+        CacheHints::default()
+    }
+
+    /// The hint of list results (`tools/list`, `resources/list`, ...).
+    pub fn lists(mut self, hint: CacheHint) -> Self {
+        self.list = hint;
+        self
+    }
+
+    /// The hint of `server/discover`.
+    pub fn discover(mut self, hint: CacheHint) -> Self {
+        self.discover = hint;
+        self
+    }
+
+    /// The default hint of `resources/read` results.
+    pub fn reads(mut self, hint: CacheHint) -> Self {
+        self.read = hint;
+        self
+    }
+}
+
 /// `{"listChanged": bool}` capability objects.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -54,7 +54,7 @@ pub use content::{
     PROVENANCE_META_KEY, Provenance, Resource, ResourceContents, Role, TextContent,
     TextResourceContents,
 };
-pub use discover::{CacheHint, CacheScope, ListChangedCapability, ServerCapabilities};
+pub use discover::{CacheHint, CacheHints, CacheScope, ListChangedCapability, ServerCapabilities};
 pub use jsonrpc::{ErrorObject, RequestId, error_code};
 pub use meta::{
     ClientCapabilities, ElicitationCapability, Icon, IconTheme, Implementation, LogLevel,

@@ -41,7 +41,7 @@ pub struct ResourceTemplate {
 ///
 /// A resource declares its caching hints once (`#[resource(..., ttl_ms =
 /// ..., cache = public)]`, or the server's
-/// [`read_cache`](crate::ServerBuilder::read_cache)); a read that returns
+/// [`cache_hints`](crate::ServerBuilder::cache_hints)); a read that returns
 /// a `ReadResourceResult` with [`with_cache_scope`](Self::with_cache_scope)
 /// or [`with_ttl_ms`](Self::with_ttl_ms) overrides them for this result
 /// only, field by field: a resource declared `public` whose read turned
