@@ -16,7 +16,6 @@ use crate::extension::Extension;
 use crate::lifecycle::{Hooks, Launched, Shutdown, Startup};
 use crate::mrtr::state::StateSealer;
 use crate::mrtr::{InMemoryReplayGuard, ReplayGuard};
-use crate::plugin::{Plugin, Setup};
 use crate::protocol::{CacheHint, CacheHints, CacheScope, Icon, Implementation};
 use crate::registry::{BuildError, Items, Registry};
 use crate::security::{KeyRing, Principal};
@@ -148,7 +147,7 @@ pub struct ServerBuilder {
     pub(crate) hooks: Hooks,
     /// Plugins that could not install themselves, by name: reported by
     /// [`build`](Self::build).
-    plugin_errors: Vec<(String, String)>,
+    pub(crate) plugin_errors: Vec<(String, String)>,
 }
 
 /// Gives a catalog the server's static items and settings: the
@@ -282,25 +281,6 @@ impl ServerBuilder {
     /// [`build`](Self::build) with an error naming it.
     pub fn layer_on(mut self, items: Items, layer: impl crate::middleware::IntoItemLayer) -> Self {
         self.layers.push((items, layer.into_item_layer()));
-        self
-    }
-
-    /// Installs `plugin`: an optional part of the server (an
-    /// [`Extension`], [`TaskOptions`](crate::tasks::TaskOptions),
-    /// [`Skills`](crate::skills::Skills), OpenTelemetry, Redis, or your
-    /// own [`Plugin`]). What it adds takes its place among what the builder
-    /// was given before and after it, as if the same calls were made here.
-    /// A plugin that fails to install stops [`build`](Self::build) with
-    /// an error naming it. See [`plugin`](crate::plugin).
-    pub fn with(mut self, plugin: impl Plugin) -> Self {
-        let name = plugin.name();
-        let mut setup = Setup {
-            builder: &mut self,
-            plugin: name.clone(),
-        };
-        if let Err(error) = plugin.install(&mut setup) {
-            self.plugin_errors.push((name, error.to_string()));
-        }
         self
     }
 

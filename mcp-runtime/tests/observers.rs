@@ -63,7 +63,7 @@ fn observed(seen: &Seen) -> Server {
     ServerBuilder::new("observers", "0.1.0")
         .state(seen.clone())
         .request_layer(middleware::from_fn(named))
-        .with(middleware::notification_observer(
+        .with(mcp_runtime::plugin::notification_observer(
             move |n: &ClientNotification<'_>| {
                 let transport = match n.source().transport() {
                     TransportKind::Stdio => "stdio",
@@ -151,7 +151,7 @@ async fn observers_see_http_notifications_which_are_accepted() {
 #[test]
 fn an_observer_that_panics_costs_nothing_but_its_report() {
     let server = ServerBuilder::new("observers", "0.1.0")
-        .with(middleware::notification_observer(
+        .with(mcp_runtime::plugin::notification_observer(
             |_: &ClientNotification<'_>| panic!("observer bug"),
         ))
         .build()
@@ -264,7 +264,9 @@ async fn talk(server: Server, messages: Vec<String>, unanswered: &[i64]) -> Vec<
 async fn a_request_observer_sees_each_request_start_and_end_and_abandonment() {
     let seen = Seen::default();
     let server = ServerBuilder::new("observers", "0.1.0")
-        .with(middleware::request_observer(Recorder(seen.clone())))
+        .with(mcp_runtime::plugin::request_observer(Recorder(
+            seen.clone(),
+        )))
         .build()
         .unwrap();
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -317,9 +319,11 @@ async fn a_request_observer_sees_each_request_start_and_end_and_abandonment() {
 async fn a_request_observer_sees_the_request_layers_answer_and_may_panic() {
     let seen = Seen::default();
     let server = ServerBuilder::new("observers", "0.1.0")
-        .with(middleware::request_observer(Panics))
+        .with(mcp_runtime::plugin::request_observer(Panics))
         .request_layer(middleware::from_fn(refuses_lists))
-        .with(middleware::request_observer(Recorder(seen.clone())))
+        .with(mcp_runtime::plugin::request_observer(Recorder(
+            seen.clone(),
+        )))
         .build()
         .unwrap();
     let messages = vec![

@@ -81,8 +81,8 @@
 //! negotiated Tasks gets [`Output::Task`], and the rest of the stack runs
 //! on a task worker). The audit events are a request layer.
 //!
-//! A request observer (a plugin: [`request_observer`], or
-//! [`Setup::request_observer`](crate::plugin::Setup::request_observer))
+//! A request observer (given by a plugin:
+//! [`plugin::request_observer`](crate::plugin::request_observer))
 //! sees the same requests without wrapping them: a [`RequestObserver`] is
 //! told when each starts and how it ended ([`Outcome`]), or that it was
 //! abandoned. It cannot change a request, and costs a fraction of a
@@ -127,28 +127,6 @@ use crate::protocol::{ErrorObject, error_code};
 
 /// The error a layer's service may fail with, as tower's layers do.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-/// A plugin that tells `observer` when each request starts and how it
-/// ended: `.with(middleware::request_observer(my_observer))`. See
-/// [`RequestObserver`].
-pub fn request_observer(observer: impl RequestObserver) -> impl crate::plugin::Plugin {
-    crate::plugin::from_fn(move |server| {
-        server.request_observer(observer);
-    })
-}
-
-/// A plugin that shows every notification from the client to `observer`
-/// (a [`NotificationObserver`], or a closure taking a
-/// [`&ClientNotification`](ClientNotification)), on every transport,
-/// before the server acts on it:
-/// `.with(middleware::notification_observer(|n: &ClientNotification<'_>| ...))`.
-/// Notifications pass through no layer (nothing answers them): this is
-/// where they are traced or counted.
-pub fn notification_observer(observer: impl NotificationObserver) -> impl crate::plugin::Plugin {
-    crate::plugin::from_fn(move |server| {
-        server.notification_observer(observer);
-    })
-}
 
 /// A layer, boxed: any tower [`Layer`] over [`Next<R>`] whose service
 /// answers `R` with its level's response and can be cloned and shared

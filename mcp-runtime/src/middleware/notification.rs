@@ -5,7 +5,7 @@
 //! stops a request on stdio (an HTTP client closes its stream instead),
 //! and an older client's `notifications/initialized` ends its handshake.
 //! They pass through no layer, since nothing answers them; an observer
-//! ([`middleware::notification_observer`](crate::middleware::notification_observer))
+//! ([`plugin::notification_observer`](crate::plugin::notification_observer))
 //! sees each one, on every transport, for tracing or counting.
 
 use std::fmt;

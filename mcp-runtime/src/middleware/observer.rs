@@ -24,7 +24,7 @@ use crate::source::RequestSource;
 /// included, `subscriptions/listen` not), when it starts and when it is
 /// answered. Called on the request's task: keep it short (count, record,
 /// hand off). Given with
-/// [`middleware::request_observer`](crate::middleware::request_observer).
+/// [`plugin::request_observer`](crate::plugin::request_observer).
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
@@ -44,7 +44,7 @@ use crate::source::RequestSource;
 /// }
 ///
 /// let server = mcp_runtime::ServerBuilder::new("counted", "1.0.0")
-///     .with(mcp_runtime::middleware::request_observer(ToolErrors::default()));
+///     .with(mcp_runtime::plugin::request_observer(ToolErrors::default()));
 /// # let _ = server;
 /// ```
 pub trait RequestObserver: Send + Sync + 'static {

@@ -186,7 +186,7 @@ where
 }
 
 /// As a request observer
-/// ([`middleware::request_observer`](crate::middleware::request_observer)),
+/// ([`plugin::request_observer`](crate::plugin::request_observer)),
 /// the layer records the metrics only: the duration histogram and the
 /// in-flight count, at a fraction of a layer's cost. It makes no span (an
 /// observer cannot wrap the request's work), so `run()` installs it this

@@ -135,24 +135,6 @@ pub struct Otel {
     prometheus: Option<String>,
 }
 
-/// OpenTelemetry export is a plugin: `.with(otel)` exports traces and
-/// metrics as `otel` says when the server is started with
-/// [`run`](crate::ServerBuilder::run) (which otherwise exports only when the
-/// `OTEL_EXPORTER_OTLP_*ENDPOINT` variables name a collector).
-impl crate::plugin::Plugin for Otel {
-    fn install(
-        self,
-        server: &mut crate::plugin::Setup<'_>,
-    ) -> Result<(), crate::plugin::PluginError> {
-        server.builder.otel = Some(self);
-        Ok(())
-    }
-
-    fn name(&self) -> String {
-        "OpenTelemetry".to_owned()
-    }
-}
-
 impl Default for Otel {
     fn default() -> Self {
         Otel {
@@ -436,27 +418,6 @@ impl Telemetry {
     /// Where the Prometheus endpoint listens, if it was asked for.
     pub fn prometheus_address(&self) -> Option<std::net::SocketAddr> {
         self.prometheus.as_ref().map(PrometheusEndpoint::address)
-    }
-}
-
-/// The running export is a plugin: `.with(&telemetry)` records every
-/// request (a layer where spans are kept, an observer where none would be)
-/// and every notification.
-impl crate::plugin::Plugin for &Telemetry {
-    fn install(
-        self,
-        server: &mut crate::plugin::Setup<'_>,
-    ) -> Result<(), crate::plugin::PluginError> {
-        match self.makes_spans() {
-            true => server.request_layer(self.layer()),
-            false => server.request_observer(self.layer()),
-        };
-        server.notification_observer(self.layer());
-        Ok(())
-    }
-
-    fn name(&self) -> String {
-        "OpenTelemetry".to_owned()
     }
 }
 

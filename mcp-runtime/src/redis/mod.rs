@@ -98,25 +98,6 @@ pub struct RedisConfig {
     pool: usize,
 }
 
-/// Shared state in Redis is a plugin: `.with(RedisConfig::new(url))` keeps
-/// change notifications, single-use states, the rate limit's budget and
-/// tasks in Redis (without it, `MCP_REDIS_URL` in the environment does the
-/// same). What is set explicitly (a change bus, a replay guard, a task
-/// store, your own rate limiter) stays as set.
-impl crate::plugin::Plugin for RedisConfig {
-    fn install(
-        self,
-        server: &mut crate::plugin::Setup<'_>,
-    ) -> Result<(), crate::plugin::PluginError> {
-        server.builder.redis = Some(self);
-        Ok(())
-    }
-
-    fn name(&self) -> String {
-        "Redis".to_owned()
-    }
-}
-
 impl fmt::Debug for RedisConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RedisConfig")

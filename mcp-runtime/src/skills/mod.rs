@@ -48,7 +48,7 @@ pub use self::client::{LoadedSkill, SkillContent, SkillEntry, SkillFile, SkillLo
 pub use self::skill::{InstructionsFuture, Skill, SkillError};
 use crate::catalog::ProviderHandle;
 use crate::extension::Extension;
-use crate::plugin::{Plugin, PluginError, Setup};
+
 use crate::protocol::{CacheHint, CacheScope};
 
 /// The extension's identifier.
@@ -249,24 +249,6 @@ fn index(skills: BTreeMap<String, Skill>) -> Result<Set, SkillError> {
         }
     }
     Ok(Set { skills, files })
-}
-
-/// Serving skills is a plugin: `.with(&skills)` advertises the Skills
-/// extension (`io.modelcontextprotocol/skills`) with `directoryRead`,
-/// answers `skills/list`, `skills/get` and `resources/directory/read`, and
-/// serves every skill file as a resource (through the server's catalog:
-/// see [`Setup::resource_provider`]).
-impl Plugin for &Skills {
-    fn install(self, server: &mut Setup<'_>) -> Result<(), PluginError> {
-        server
-            .extension(self.extension())
-            .resource_provider("skills", self.clone());
-        Ok(())
-    }
-
-    fn name(&self) -> String {
-        "the Skills extension".to_owned()
-    }
 }
 
 /// A file the `skills!` macro embedded.

@@ -105,20 +105,6 @@ impl fmt::Debug for TaskOptions {
     }
 }
 
-impl crate::plugin::Plugin for TaskOptions {
-    fn install(
-        self,
-        server: &mut crate::plugin::Setup<'_>,
-    ) -> Result<(), crate::plugin::PluginError> {
-        server.builder.tasks = Some((self, TASK_ENGINE));
-        Ok(())
-    }
-
-    fn name(&self) -> String {
-        "the Tasks extension".to_owned()
-    }
-}
-
 impl Default for TaskOptions {
     fn default() -> Self {
         TaskOptions {

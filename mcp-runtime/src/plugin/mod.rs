@@ -67,6 +67,8 @@
 //! then stops with [`BuildError::Plugin`](crate::BuildError::Plugin),
 //! naming the plugin.
 
+mod builtins;
+
 use std::future::Future;
 use std::sync::Arc;
 
@@ -83,6 +85,27 @@ use crate::protocol::Implementation;
 use crate::registry::Items;
 use crate::server::ServerBuilder;
 use crate::state::States;
+
+impl ServerBuilder {
+    /// Installs `plugin`: an optional part of the server (an
+    /// [`Extension`], [`TaskOptions`](crate::tasks::TaskOptions),
+    /// [`Skills`](crate::skills::Skills), OpenTelemetry, Redis, or your
+    /// own [`Plugin`]). What it adds takes its place among what the builder
+    /// was given before and after it, as if the same calls were made here.
+    /// A plugin that fails to install stops [`build`](Self::build) with
+    /// an error naming it. See [`plugin`](self).
+    pub fn with(mut self, plugin: impl Plugin) -> Self {
+        let name = plugin.name();
+        let mut setup = Setup {
+            builder: &mut self,
+            plugin: name.clone(),
+        };
+        if let Err(error) = plugin.install(&mut setup) {
+            self.plugin_errors.push((name, error.to_string()));
+        }
+        self
+    }
+}
 
 /// Why a plugin could not install itself.
 pub type PluginError = Box<dyn std::error::Error + Send + Sync>;
@@ -244,6 +267,28 @@ impl Setup<'_> {
         self.builder.hooks.add_shutdown(step);
         self
     }
+}
+
+/// A plugin that tells `observer` when each request starts and how it
+/// ended: `.with(plugin::request_observer(my_observer))`. See
+/// [`RequestObserver`].
+pub fn request_observer(observer: impl RequestObserver) -> impl Plugin {
+    from_fn(move |server| {
+        server.request_observer(observer);
+    })
+}
+
+/// A plugin that shows every notification from the client to `observer`
+/// (a [`NotificationObserver`], or a closure taking a
+/// [`&ClientNotification`](crate::middleware::ClientNotification)), on
+/// every transport, before the server acts on it:
+/// `.with(plugin::notification_observer(|n: &ClientNotification<'_>| ...))`.
+/// Notifications pass through no layer (nothing answers them): this is
+/// where they are traced or counted.
+pub fn notification_observer(observer: impl NotificationObserver) -> impl Plugin {
+    from_fn(move |server| {
+        server.notification_observer(observer);
+    })
 }
 
 /// An extension is a plugin that offers itself.
