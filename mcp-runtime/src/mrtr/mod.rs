@@ -70,6 +70,7 @@ pub(crate) mod answer;
 mod content;
 pub(crate) mod declared;
 pub(crate) mod form;
+mod question;
 mod round;
 pub(crate) mod state;
 
@@ -78,7 +79,7 @@ pub use self::answer::{
     SamplingResult, UrlElicitation,
 };
 pub use self::round::Input;
-pub(crate) use self::round::{Responses, Stop, run_round};
+pub(crate) use self::round::{Asked, Responses, Stop, run_round};
 pub use self::state::{
     Clock, GuardFuture, GuardUnavailable, InMemoryReplayGuard, MAX_STATE_BYTES, ReplayGuard,
     StateUse,
