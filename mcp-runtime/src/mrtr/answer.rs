@@ -81,7 +81,7 @@ pub(crate) fn fingerprint(kind: AskKind, schema: Option<&Value>) -> String {
     let mut hasher = Sha256::new();
     hasher.update(kind.attribute());
     if let Some(schema) = schema {
-        hasher.update(super::state::canonical_json(schema));
+        hasher.update(super::canonical::canonical_json(schema));
     }
     crate::security::seal::hex(&hasher.finalize()[..8])
 }

@@ -67,6 +67,7 @@
 //! for you.
 
 pub(crate) mod answer;
+mod canonical;
 mod content;
 pub(crate) mod declared;
 pub(crate) mod form;

@@ -47,7 +47,7 @@ impl Question<'_> {
             Question::Plain(Value::Null) => return plain_constant(kind),
             // Canonical: the same request built from a map in another
             // order (a row read again, say) is the same question.
-            Question::Plain(params) => hasher.update(super::state::canonical_json(params)),
+            Question::Plain(params) => hasher.update(super::canonical::canonical_json(params)),
         }
         QuestionDigest::from_hash(&hasher.finalize())
     }
