@@ -63,7 +63,7 @@ impl StateBench {
                 Binding::new("tools/call", &self.tool, &self.arguments, None),
                 0,
                 self.steps.clone(),
-                None,
+                &[],
             )
             .expect("seals")
     }

@@ -44,7 +44,7 @@ async fn every_kind(#[ctx] input: Input) -> String {
 #[tool(annotations(read_only))]
 async fn ask_twice(#[ctx] input: Input) -> String {
     let first = input.elicit_as::<Confirm>("sure", "Sure?").await;
-    let second = input.elicit_as::<Confirm>("sure", "Really sure?").await;
+    let second = input.elicit_as::<Confirm>("sure", "Sure?").await;
     format!(
         "{:?} {:?}",
         first.accepted().map(|c| c.ok),
@@ -76,6 +76,19 @@ async fn declared_clash(
         "{:?} {:?}",
         sure.accepted().is_some(),
         again.accepted().is_some()
+    )
+}
+
+/// Two questions under one key: the form, with two messages. The answer
+/// to the first must not stand for the second.
+#[tool(annotations(read_only))]
+async fn two_messages_one_key(#[ctx] input: Input) -> String {
+    let first = input.elicit_as::<Confirm>("sure", "Sure?").await;
+    let second = input.elicit_as::<Confirm>("sure", "Really sure?").await;
+    format!(
+        "{:?} {:?}",
+        first.accepted().is_some(),
+        second.accepted().is_some()
     )
 }
 
@@ -203,6 +216,11 @@ async fn a_misused_key_is_an_internal_error_naming_it() {
             "two_asks_one_key",
             json!({"inputResponses": {"x": accept(true)}}),
             "Internal error: the inline ask key `x` names two different asks; give each its own key",
+        ),
+        (
+            "two_messages_one_key",
+            json!({"inputResponses": {"sure": accept(true)}}),
+            "Internal error: the inline ask key `sure` names two different asks; give each its own key",
         ),
     ];
     for (tool, retry, message) in cases {

@@ -193,21 +193,25 @@ pub async fn comments(pool: &PgPool, id: i64) -> Result<Vec<Comment>, sqlx::Erro
     .await
 }
 
-/// Closes the issue if it is still open: `None` when it is not (closed
-/// meanwhile by someone else, or gone), so that two confirmations of the
-/// same close never both succeed.
+/// Closes the issue if it is still open with the title the user
+/// confirmed: `None` when it is not (closed meanwhile by someone else,
+/// retitled, or gone), so that two confirmations of the same close never
+/// both succeed, and a confirmation never closes an issue the user was not
+/// shown.
 pub async fn close(
     pool: &PgPool,
     id: i64,
+    title: &str,
     reason: Option<&str>,
 ) -> Result<Option<Issue>, sqlx::Error> {
     let sql = format!(
         "WITH i AS (UPDATE issues SET state = 'closed', closed_at = now(), close_reason = $2 \
-         WHERE id = $1 AND state = 'open' RETURNING *) SELECT {ISSUE_COLUMNS} FROM i"
+         WHERE id = $1 AND state = 'open' AND title = $3 RETURNING *) SELECT {ISSUE_COLUMNS} FROM i"
     );
     sqlx::query_as(&sql)
         .bind(id)
         .bind(reason)
+        .bind(title)
         .fetch_optional(pool)
         .await
 }

@@ -74,13 +74,17 @@ fn database_options() -> Result<PgConnectOptions, String> {
     })
 }
 
-/// What can go wrong in a tool, as the model reads it.
-#[derive(Debug)]
+/// What can go wrong in a tool, as the model reads it. Serializable so
+/// that a step `close_issue` remembers across rounds can end in one.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub enum TrackerError {
     /// No issue has this number.
     NotFound(i64),
     /// The issue is closed already.
     AlreadyClosed(i64),
+    /// The issue changed while the user was deciding: what they confirmed
+    /// is not what it is now (its title now).
+    Changed(i64, String),
     /// An argument is out of range.
     Invalid(String),
     /// The database cannot be reached (or is overloaded): try again.
@@ -94,6 +98,11 @@ impl fmt::Display for TrackerError {
         match self {
             TrackerError::NotFound(id) => write!(f, "there is no issue #{id}"),
             TrackerError::AlreadyClosed(id) => write!(f, "issue #{id} is closed already"),
+            TrackerError::Changed(id, title) => write!(
+                f,
+                "issue #{id} changed while the user was deciding (it is now \u{201c}{title}\u{201d}); \
+                 nothing was changed: call close_issue again to confirm it as it is now"
+            ),
             TrackerError::Invalid(problem) => f.write_str(problem),
             TrackerError::Unavailable => f.write_str(
                 "the issue database is unavailable right now; nothing was changed, try again shortly",
@@ -241,7 +250,20 @@ pub struct ConfirmClose {
     pub close: bool,
 }
 
+/// The issue as the user is asked to close it: what the question shows,
+/// and what the close checks is still so.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Shown {
+    title: String,
+}
+
 /// Closes an issue, after the user confirms.
+///
+/// The user confirms the issue as it was shown, and another client may
+/// change it while they decide: the issue is read once, in the first round,
+/// and remembered in the sealed state (so every round asks the same
+/// question), and the close is conditional on the issue being still open
+/// with the title shown (`UPDATE ... WHERE title = $shown`).
 #[tool(scopes = ["issues:write"], annotations(destructive, idempotent, open_world = false))]
 pub async fn close_issue(
     /// The issue's number.
@@ -251,13 +273,8 @@ pub async fn close_issue(
     #[ctx] input: Input,
     #[ctx] db: State<PgPool>,
 ) -> Result<Json<Issue>, TrackerError> {
-    let issue = db::issue(&db, id)
-        .await?
-        .ok_or(TrackerError::NotFound(id))?;
-    if issue.state == IssueState::Closed.as_str() {
-        return Err(TrackerError::AlreadyClosed(id));
-    }
-    let question = format!("Close issue #{id} \u{201c}{}\u{201d}?", issue.title);
+    let shown = input.remember(|| open_issue(&db, id)).await?;
+    let question = format!("Close issue #{id} \u{201c}{}\u{201d}?", shown.title);
     match input
         .elicit_as::<ConfirmClose>("confirm_close", question)
         .await
@@ -269,11 +286,28 @@ pub async fn close_issue(
             )));
         }
     }
-    match db::close(&db, id, reason.as_deref()).await? {
+    match db::close(&db, id, &shown.title, reason.as_deref()).await? {
         Some(closed) => Ok(Json(closed)),
-        // Closed (or gone) while the user was deciding.
-        None => Err(TrackerError::AlreadyClosed(id)),
+        // Closed, changed or gone while the user was deciding.
+        None => Err(not_closed(&db, id).await?),
     }
+}
+
+/// The open issue `id` as the user will be shown it.
+async fn open_issue(db: &PgPool, id: i64) -> Result<Shown, TrackerError> {
+    let issue = db::issue(db, id).await?.ok_or(TrackerError::NotFound(id))?;
+    if issue.state == IssueState::Closed.as_str() {
+        return Err(TrackerError::AlreadyClosed(id));
+    }
+    Ok(Shown { title: issue.title })
+}
+
+/// Why a confirmed close closed nothing: the issue as it is now.
+async fn not_closed(db: &PgPool, id: i64) -> Result<TrackerError, TrackerError> {
+    Ok(match open_issue(db, id).await {
+        Ok(now) => TrackerError::Changed(id, now.title),
+        Err(why) => why,
+    })
 }
 
 /// An issue with its comments, as Markdown.

@@ -193,6 +193,72 @@ async fn closing_asks_the_user_first_and_a_state_closes_once() {
 }
 
 #[tokio::test]
+async fn a_close_confirmed_for_an_issue_changed_meanwhile_closes_nothing() {
+    let db = TestDb::new().await;
+    let server = server(&db);
+    call(&server, "create_issue", json!({"title": "Flaky test"})).await;
+    let arguments = json!({"id": 1, "reason": "fixed"});
+    let (key, message, state) = ask_to_close(&server, &arguments).await;
+    assert_eq!(message, "Close issue #1 \u{201c}Flaky test\u{201d}?");
+    // Another client retitles the issue while the user reads the question.
+    sqlx::query("UPDATE issues SET title = 'Flaky test: all of CI is red' WHERE id = 1")
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    let confirmed = server
+        .exchange(close_message(arguments.clone(), answer(&key, &state, true)))
+        .await;
+    let confirmed = parse(confirmed.response.as_deref().unwrap());
+    assert_valid_response("CallToolResultResponse", &confirmed);
+    assert_eq!(
+        tool_error(&confirmed),
+        "issue #1 changed while the user was deciding (it is now \u{201c}Flaky test: all of CI is red\u{201d}); \
+         nothing was changed: call close_issue again to confirm it as it is now"
+    );
+    let got = call(&server, "get_issue", json!({"id": 1})).await;
+    assert_eq!(structured(&got)["state"], "open");
+
+    // Called again, the user is shown the issue as it is now, and that
+    // confirmation closes it.
+    let (key, message, state) = ask_to_close(&server, &arguments).await;
+    assert_eq!(
+        message,
+        "Close issue #1 \u{201c}Flaky test: all of CI is red\u{201d}?"
+    );
+    let closed = server
+        .exchange(close_message(arguments.clone(), answer(&key, &state, true)))
+        .await;
+    let closed = parse(closed.response.as_deref().unwrap());
+    assert_valid_response("CallToolResultResponse", &closed);
+    let closed = structured(&closed);
+    assert_eq!(
+        (&closed["state"], &closed["title"]),
+        (&json!("closed"), &json!("Flaky test: all of CI is red"))
+    );
+    db.drop_schema().await;
+}
+
+#[tokio::test]
+async fn a_close_confirmed_for_an_issue_closed_meanwhile_is_already_closed() {
+    let db = TestDb::new().await;
+    let server = server(&db);
+    call(&server, "create_issue", json!({"title": "Docs"})).await;
+    let arguments = json!({"id": 1});
+    let (key, _, state) = ask_to_close(&server, &arguments).await;
+    sqlx::query("UPDATE issues SET state = 'closed' WHERE id = 1")
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    let confirmed = server
+        .exchange(close_message(arguments, answer(&key, &state, true)))
+        .await;
+    let confirmed = parse(confirmed.response.as_deref().unwrap());
+    assert_valid_response("CallToolResultResponse", &confirmed);
+    assert_eq!(tool_error(&confirmed), "issue #1 is closed already");
+    db.drop_schema().await;
+}
+
+#[tokio::test]
 async fn several_servers_in_one_process_keep_to_their_own_database() {
     let (first, second) = (TestDb::new().await, TestDb::new().await);
     let (one, two) = (server(&first), server(&second));

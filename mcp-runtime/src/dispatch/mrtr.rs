@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use super::envelope::json_str;
 use crate::context::Scope;
 use crate::mrtr::state::{Binding, StatePolicy, StateSealer};
-use crate::mrtr::{Input, Responses, Stop};
+use crate::mrtr::{Asked, Input, Responses, Stop};
 use crate::protocol::ErrorObject;
 use crate::protocol::result::ResultMeta;
 
@@ -92,14 +92,12 @@ impl Target<'_> {
     }
 }
 
-/// One request's rounds: what its state is bound to, its round, and how
-/// its handler's states may be used.
+/// One request's rounds: what its state is bound to, and its round.
 pub(super) struct Rounds<'a> {
     sealer: &'a StateSealer,
     target: Target<'a>,
     principal: Option<String>,
     round: u32,
-    policy: StatePolicy,
 }
 
 /// A request's rounds as [`Rounds::start`] opened them: ready, or holding
@@ -141,8 +139,9 @@ impl<'a> Rounds<'a> {
             .principal()
             .map(|principal| principal.id().to_owned());
         let (round, recorded, asked, claim) = match &retry.state {
-            // Bound answers without a state: no round asked anything yet.
-            None => (0, Map::new(), policy.bound_answers.then(Vec::new), None),
+            // Without a state no round asked anything yet: bound answers
+            // take no response, others take those sent up front.
+            None => (0, Map::new(), Asked::no_state(policy.bound_answers), None),
             Some(state) => {
                 let binding = target.binding(principal.as_deref());
                 let sealed = sealer.open(state, &binding, policy)?;
@@ -156,7 +155,6 @@ impl<'a> Rounds<'a> {
             target,
             principal,
             round,
-            policy,
         };
         Ok(match claim {
             None => Started::Ready(rounds, input),
@@ -182,15 +180,11 @@ impl<'a> Rounds<'a> {
             Some(Stop::Misused(problem)) => Err(misused(&problem)),
             Some(Stop::Pending(pending)) => {
                 warn_once_if_random(self.sealer);
-                let asked: Option<Vec<&str>> = self
-                    .policy
-                    .bound_answers
-                    .then(|| pending.iter().map(|(key, _)| key.as_str()).collect());
                 let state = self.sealer.seal(
                     self.target.binding(self.principal.as_deref()),
                     self.round,
                     input.carried(),
-                    asked.as_deref(),
+                    &input.asking(),
                 )?;
                 let requests: Map<String, Value> = pending.into_iter().collect();
                 let result = InputRequired {

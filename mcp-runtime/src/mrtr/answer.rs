@@ -72,15 +72,16 @@ impl AskKind {
     }
 }
 
-/// What identifies a question across rounds: its kind and, for forms, the
-/// schema (messages may differ from round to round). Forms compute theirs
-/// once per type ([`form`](super::form::form)).
+/// What identifies an ask's kind and, for forms, the schema: computed once
+/// per form type ([`form`](super::form::form)), and part of the digest of
+/// each question asked with it (`Question::digest`), which adds the
+/// message.
 pub(crate) fn fingerprint(kind: AskKind, schema: Option<&Value>) -> String {
     use sha2::{Digest as _, Sha256};
     let mut hasher = Sha256::new();
     hasher.update(kind.attribute());
     if let Some(schema) = schema {
-        hasher.update(super::state::canonical_json(schema));
+        hasher.update(super::canonical::canonical_json(schema));
     }
     crate::security::seal::hex(&hasher.finalize()[..8])
 }

@@ -13,7 +13,8 @@ use super::answer::fingerprint;
 use crate::protocol::JsonObject;
 
 /// A form elicitation, prepared once per type: its `requestedSchema` and
-/// the fingerprint that identifies the question across rounds.
+/// the fingerprint of that schema, which each question asked with it
+/// digests with its message.
 #[derive(Debug)]
 pub struct Form {
     pub(crate) schema: Value,

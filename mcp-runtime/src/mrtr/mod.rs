@@ -67,10 +67,12 @@
 //! for you.
 
 pub(crate) mod answer;
+mod canonical;
 mod content;
 pub(crate) mod declared;
 pub(crate) mod form;
 mod options;
+mod question;
 mod round;
 pub(crate) mod state;
 
@@ -80,7 +82,7 @@ pub use self::answer::{
 };
 pub use self::options::RequestStateOptions;
 pub use self::round::Input;
-pub(crate) use self::round::{Responses, Stop, run_round};
+pub(crate) use self::round::{Asked, Responses, Stop, run_round};
 pub use self::state::{
     Clock, FirstUse, GuardFuture, GuardUnavailable, InMemoryReplayGuard, MAX_STATE_BYTES,
     ReplayGuard, StateUse, VerdictFuture,

@@ -9,6 +9,13 @@
 //! `input_required`. Answers used this round travel on in the new state,
 //! so later rounds see them without the client re-sending them.
 //!
+//! An answer is bound to the question it answers: the state records the
+//! digest of each question its round asked ([`Question::digest`]), and a
+//! response counts only if the handler asks the same question under its
+//! key again; an answer carried from an earlier round likewise. When the
+//! question changed (the data it shows changed between rounds), the old
+//! answer is dropped and the new question asked.
+//!
 //! When the handler's answers are bound to their round
 //! (`StatePolicy::bound_answers`), a response counts only if the round
 //! that sealed this request's state asked its key: one sent up front is
@@ -17,7 +24,7 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::pin;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Poll, Waker};
 
 use tokio::sync::Notify;
@@ -33,8 +40,9 @@ pub(crate) type Responses = BTreeMap<String, Box<RawValue>>;
 
 mod named;
 
-use super::answer::{Answer, AskKind, Response, fingerprint, read_answer};
-use super::form::Form;
+use super::answer::{Answer, AskKind, Response, read_answer};
+pub(crate) use super::question::Question;
+use super::question::QuestionDigest;
 use crate::protocol::ClientCapabilities;
 
 #[derive(Debug)]
@@ -44,14 +52,18 @@ struct Round {
     recorded: Map<String, Value>,
     /// This request's `inputResponses`.
     responses: Responses,
-    /// The keys whose responses count (those the previous round asked),
-    /// when answers are bound to their round; `None`: every key's.
-    asked: Option<Vec<String>>,
+    /// What the round that sealed this request's state asked: whose
+    /// responses count.
+    asked: Asked,
     /// Responses and remembered values used this round, by key: few, so
     /// a list. They are written out as steps only if the round suspends.
     used: Vec<(String, Step)>,
     /// Asks without an answer: key and `{method, params}`.
     pending: Vec<(String, Value)>,
+    /// The digests of the questions this round asks (the pending asks'),
+    /// by key: sealed, so that the next round uses an answer only for the
+    /// question it answered.
+    asking: Vec<(String, QuestionDigest)>,
     /// Capabilities the client would need for the pending asks.
     missing: Option<Value>,
     /// An answer that does not fit its ask.
@@ -62,8 +74,8 @@ struct Round {
     /// Keys of the declared asks (`#[elicit]` parameters, ...) considered
     /// so far, with their kinds: inline asks cannot take them.
     declared: Vec<(&'static str, AskKind)>,
-    /// Named inline asks so far: key and the fingerprint of what it asks.
-    named: Vec<(String, String)>,
+    /// Named inline asks so far: key and the digest of what it asks.
+    named: Vec<(String, QuestionDigest)>,
     /// Steps taken so far (asks and remembered values), for generated keys.
     steps: usize,
     suspended: bool,
@@ -93,12 +105,44 @@ pub(crate) enum Mode {
     Live(Arc<Notify>),
 }
 
+/// What the round that sealed a request's state asked, as its state
+/// says: the responses that count in this round.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Asked {
+    /// Each key that round asked, with the digest of the question it sent
+    /// (`None`: a state sealed before digests were, whose answers cannot
+    /// be matched to their questions and are asked again).
+    pub(crate) questions: Vec<(String, Option<QuestionDigest>)>,
+    /// Answers are bound to their round (`StatePolicy::bound_answers`):
+    /// only the keys asked count. Otherwise a response under a key no
+    /// round asked counts too, as an answer sent up front.
+    pub(crate) bound: bool,
+}
+
+impl Asked {
+    /// A request without a state: nothing was asked.
+    pub(crate) fn no_state(bound: bool) -> Asked {
+        Asked {
+            questions: Vec::new(),
+            bound,
+        }
+    }
+
+    /// Whether a response under `key` counts for the question `digest`.
+    fn counts(&self, key: &str, digest: QuestionDigest) -> bool {
+        match self.questions.iter().find(|(asked, _)| asked == key) {
+            Some((_, asked)) => *asked == Some(digest),
+            None => !self.bound,
+        }
+    }
+}
+
 /// A value used this round, as the next round's state will carry it.
 #[derive(Debug)]
 enum Step {
-    /// An answer, with the fingerprint of the question it answers.
+    /// An answer, with the digest of the question it answers.
     Answer {
-        fingerprint: String,
+        digest: QuestionDigest,
         value: Box<RawValue>,
     },
     /// A remembered value.
@@ -106,10 +150,10 @@ enum Step {
 }
 
 impl Step {
-    /// The step as sealed: `{"f": fingerprint, "v": answer}` or the value.
+    /// The step as sealed: `{"f": digest, "v": answer}` or the value.
     fn sealed(&self) -> Value {
         match self {
-            Step::Answer { fingerprint, value } => json!({"f": fingerprint, "v": value}),
+            Step::Answer { digest, value } => json!({"f": digest.hex(), "v": value}),
             Step::Memo(value) => value.clone(),
         }
     }
@@ -120,7 +164,13 @@ impl Default for Round {
     fn default() -> Self {
         Round {
             askable: false,
-            ..Round::new(Arc::default(), 0, Map::new(), Responses::new(), None)
+            ..Round::new(
+                Arc::default(),
+                0,
+                Map::new(),
+                Responses::new(),
+                Asked::default(),
+            )
         }
     }
 }
@@ -133,7 +183,7 @@ impl Round {
         number: u32,
         recorded: Map<String, Value>,
         responses: Responses,
-        asked: Option<Vec<String>>,
+        asked: Asked,
     ) -> Round {
         Round {
             capabilities,
@@ -142,6 +192,7 @@ impl Round {
             asked,
             used: Vec::new(),
             pending: Vec::new(),
+            asking: Vec::new(),
             missing: None,
             invalid: None,
             misused: None,
@@ -156,17 +207,44 @@ impl Round {
         }
     }
 
-    /// This request's response under `key`, if it counts: each key is
-    /// considered once per round, so its response moves out.
-    fn take_response(&mut self, key: &str) -> Option<Box<RawValue>> {
-        let counts = self
-            .asked
-            .as_ref()
-            .is_none_or(|asked| asked.iter().any(|asked| asked == key));
-        if !counts {
+    /// This request's response under `key`, if it counts for the
+    /// question `digest`: each key is considered once per round, so its
+    /// response moves out.
+    fn take_response(&mut self, key: &str, digest: QuestionDigest) -> Option<Box<RawValue>> {
+        if !self.asked.counts(key, digest) {
             return None;
         }
         self.responses.remove(key)
+    }
+
+    /// Whether an answer from an earlier round answers `key`'s question
+    /// `digest` (and still fits it). One to another question (the data the
+    /// question shows changed since, or a redeploy reordered asks) is
+    /// dropped, so the question is asked again; so is a response the
+    /// client sent again under the key, since it cannot have seen the new
+    /// question yet. A running task's responses answer the asks it
+    /// published, and stay.
+    fn recorded_answers(
+        &mut self,
+        key: &str,
+        digest: QuestionDigest,
+        check: impl Fn(Response<'_>) -> Result<(), String>,
+    ) -> bool {
+        let Some(recorded) = self.recorded.get(key) else {
+            return false;
+        };
+        let same = recorded
+            .get("f")
+            .and_then(Value::as_str)
+            .is_some_and(|sealed| digest.is(sealed));
+        if same && check(Response::Tree(&recorded["v"])).is_ok() {
+            return true;
+        }
+        self.recorded.remove(key);
+        if !matches!(self.mode, Mode::Live(_)) {
+            self.responses.remove(key);
+        }
+        false
     }
 
     /// The answer under `key`, from this round or an earlier one.
@@ -176,46 +254,6 @@ impl Round {
             Some((_, Step::Answer { value, .. })) => Some(Response::Text(value)),
             Some((_, Step::Memo(_))) => None,
             None => self.recorded.get(key)?.get("v").map(Response::Tree),
-        }
-    }
-}
-
-/// What one ask asks. A form's request carries its whole schema, so it is
-/// built only when the ask must be sent; its fingerprint was computed with
-/// the schema, once per type.
-#[derive(Clone)]
-pub(crate) enum Question<'a> {
-    /// A form elicitation: the prepared form and this round's message.
-    Form { form: &'a Form, message: String },
-    /// Any other ask: its request's params (`null` for none). Its kind
-    /// alone identifies it.
-    Plain(Value),
-}
-
-impl Question<'_> {
-    fn fingerprint(&self, kind: AskKind) -> &str {
-        match self {
-            Question::Form { form, .. } => &form.fingerprint,
-            Question::Plain(_) => {
-                // Constant per kind: hashed once.
-                static KINDS: [OnceLock<String>; 4] = [const { OnceLock::new() }; 4];
-                let slot = match kind {
-                    AskKind::ElicitForm => 0,
-                    AskKind::ElicitUrl => 1,
-                    AskKind::Sampling => 2,
-                    AskKind::Roots => 3,
-                };
-                KINDS[slot].get_or_init(|| fingerprint(kind, None))
-            }
-        }
-    }
-
-    fn into_params(self) -> Value {
-        match self {
-            Question::Form { form, message } => {
-                json!({"mode": "form", "message": message, "requestedSchema": form.schema})
-            }
-            Question::Plain(params) => params,
         }
     }
 }
@@ -251,14 +289,14 @@ pub struct Input {
 }
 
 impl Input {
-    /// `asked`: the keys whose responses count, when answers are bound to
-    /// the round that asked them (`None`: every key's).
+    /// `asked`: what the round that sealed the state asked, which decides
+    /// the responses that count.
     pub(crate) fn new(
         capabilities: Arc<ClientCapabilities>,
         number: u32,
         recorded: Map<String, Value>,
         responses: Responses,
-        asked: Option<Vec<String>>,
+        asked: Asked,
     ) -> Self {
         Input {
             round: Arc::new(Mutex::new(Round::new(
@@ -407,8 +445,9 @@ impl Input {
     /// there is one; else the end of this round, or in a task, a wait for
     /// the answer `tasks/update` brings.
     pub(crate) async fn ask<A: Answer>(&self, key: Option<&str>, question: Question<'_>) -> A {
+        let digest = question.digest(A::KIND);
         let key = match key {
-            Some(key) => match self.check_named(key, question.fingerprint(A::KIND)) {
+            Some(key) => match self.check_named(key, digest) {
                 Ok(()) => key.to_owned(),
                 Err(problem) => return self.misuse(problem).await,
             },
@@ -416,7 +455,7 @@ impl Input {
         };
         loop {
             let check = |r: Response<'_>| read_answer::<A>(r).map(|_| ());
-            if self.consider(&key, A::KIND, question.clone(), check) {
+            if self.consider_as(&key, A::KIND, digest, question.clone(), check) {
                 let answer = self.lock().answer(&key).map(read_answer::<A>);
                 if let Some(Ok(answer)) = answer {
                     return answer;
@@ -481,29 +520,35 @@ impl Input {
         question: Question<'_>,
         check: impl Fn(Response<'_>) -> Result<(), String>,
     ) -> bool {
-        let fingerprint = question.fingerprint(kind);
+        let digest = question.digest(kind);
+        self.consider_as(key, kind, digest, question, check)
+    }
+
+    /// [`consider`](Self::consider) of a question whose digest is known.
+    fn consider_as(
+        &self,
+        key: &str,
+        kind: AskKind,
+        digest: QuestionDigest,
+        question: Question<'_>,
+        check: impl Fn(Response<'_>) -> Result<(), String>,
+    ) -> bool {
         let mut round = self.lock();
         // A named ask asked again in this round: answered the first time.
         let answered = round.used.iter().any(|(k, step)| {
-            k == key && matches!(step, Step::Answer { fingerprint: f, .. } if f == fingerprint)
+            k == key && matches!(step, Step::Answer { digest: d, .. } if *d == digest)
         });
         if answered {
             return true;
         }
-        // An answer from an earlier round counts only for the same question:
-        // after a redeploy that reorders asks, a stale answer is asked again
-        // rather than misread.
-        if let Some(recorded) = round.recorded.get(key) {
-            if recorded["f"] == fingerprint && check(Response::Tree(&recorded["v"])).is_ok() {
-                return true;
-            }
-            round.recorded.remove(key);
+        if round.recorded_answers(key, digest, &check) {
+            return true;
         }
-        if let Some(response) = round.take_response(key) {
+        if let Some(response) = round.take_response(key, digest) {
             return match check(Response::Text(&response)) {
                 Ok(()) => {
                     let answer = Step::Answer {
-                        fingerprint: fingerprint.to_owned(),
+                        digest,
                         value: response,
                     };
                     round.used.push((key.to_owned(), answer));
@@ -534,6 +579,7 @@ impl Input {
             request["params"] = params;
         }
         round.pending.push((key.to_owned(), request));
+        round.asking.push((key.to_owned(), digest));
         if let Mode::Live(changed) = &round.mode {
             changed.notify_one();
         }
@@ -617,6 +663,12 @@ impl Input {
         Some(Stop::Pending(std::mem::take(&mut round.pending)))
     }
 
+    /// The keys this round asks, with the digests of their questions: the
+    /// next round's state carries them.
+    pub(crate) fn asking(&self) -> Vec<(String, QuestionDigest)> {
+        self.lock().asking.clone()
+    }
+
     /// Everything the next round needs from this one.
     pub(crate) fn carried(&self) -> Map<String, Value> {
         let round = self.lock();
@@ -641,7 +693,13 @@ impl Input {
         recorded: Map<String, Value>,
         changed: Arc<Notify>,
     ) -> Self {
-        let input = Input::new(capabilities, 0, recorded, Responses::new(), None);
+        let input = Input::new(
+            capabilities,
+            0,
+            recorded,
+            Responses::new(),
+            Asked::default(),
+        );
         input.lock().mode = Mode::Live(changed);
         input
     }
@@ -707,80 +765,4 @@ pub(crate) async fn run_round<F: Future>(input: &Input, future: F) -> Option<F::
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A round whose client can list roots, with `responses` (JSON text by
-    /// key) and `asked` as the previous round's state recorded them.
-    fn round_with(responses: &[(&str, &str)], asked: Option<&[&str]>) -> Input {
-        let capabilities: ClientCapabilities =
-            serde_json::from_value(json!({"roots": {}})).unwrap();
-        let responses = responses
-            .iter()
-            .map(|(key, json)| {
-                (
-                    (*key).to_owned(),
-                    RawValue::from_string((*json).to_owned()).unwrap(),
-                )
-            })
-            .collect();
-        let asked = asked.map(|keys| keys.iter().map(|&key| key.to_owned()).collect());
-        Input::new(Arc::new(capabilities), 1, Map::new(), responses, asked)
-    }
-
-    fn consider(input: &Input, key: &str) -> bool {
-        input.consider(
-            key,
-            AskKind::Roots,
-            Question::Plain(Value::Null),
-            |_| Ok(()),
-        )
-    }
-
-    fn pending_keys(input: &Input) -> Vec<String> {
-        input
-            .lock()
-            .pending
-            .iter()
-            .map(|(key, _)| key.clone())
-            .collect()
-    }
-
-    const ROOTS: &str = r#"{"roots": []}"#;
-
-    #[test]
-    fn any_response_counts_when_answers_are_not_bound() {
-        let input = round_with(&[("a", ROOTS), ("b", ROOTS)], None);
-        assert!(consider(&input, "a"));
-        assert!(consider(&input, "b"));
-        assert!(pending_keys(&input).is_empty());
-    }
-
-    #[test]
-    fn bound_answers_count_only_for_the_keys_the_last_round_asked() {
-        // The previous round asked `a`: its answer counts, `b`'s (sent up
-        // front) is left unread and `b` is asked.
-        let input = round_with(&[("a", ROOTS), ("b", ROOTS)], Some(&["a"]));
-        assert!(consider(&input, "a"));
-        assert!(!consider(&input, "b"));
-        assert_eq!(pending_keys(&input), ["b"]);
-        // Carried into the next state: `a` only.
-        assert_eq!(input.carried().keys().collect::<Vec<_>>(), ["a"]);
-
-        // No state yet: nothing was asked, so nothing is answered.
-        let input = round_with(&[("a", ROOTS)], Some(&[]));
-        assert!(!consider(&input, "a"));
-        assert_eq!(pending_keys(&input), ["a"]);
-    }
-
-    #[test]
-    fn an_unread_response_is_not_checked() {
-        // A response that would not fit is not an error when it does not
-        // count: the question is asked, as for any answer sent up front.
-        let input = round_with(&[("a", "12345")], Some(&[]));
-        let refuse = |_: Response<'_>| Err("does not fit".to_owned());
-        assert!(!input.consider("a", AskKind::Roots, Question::Plain(Value::Null), refuse));
-        assert!(input.lock().invalid.is_none());
-        assert_eq!(pending_keys(&input), ["a"]);
-    }
-}
+mod tests;

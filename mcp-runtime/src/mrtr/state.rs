@@ -9,10 +9,12 @@
 //! it; tampering, expiry, a rotated-out key or use on another request all
 //! fail the same way, with a message that reveals nothing about the key.
 //!
-//! A handler's [`StatePolicy`] adds two rules for the tools a repeat could
-//! change things with: each of their states opens once (a [`ReplayGuard`]
-//! remembers its nonce), and each state lists the keys its round asked, so
-//! that answers count only with the state of the round that asked them.
+//! Each state lists the keys its round asked, each with the digest of the
+//! question sent under it, so that an answer counts only for the question
+//! it answered. A handler's [`StatePolicy`] adds two rules for the tools a
+//! repeat could change things with: each of their states opens once (a
+//! [`ReplayGuard`] remembers its nonce), and answers count only with the
+//! state of the round that asked them.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -27,6 +29,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+pub(crate) use super::canonical::canonical_json;
+use super::question::QuestionDigest;
+use super::round::Asked;
 use crate::protocol::ErrorObject;
 use crate::security::seal::{KeyRing, random_hex, write_hex};
 
@@ -173,10 +178,20 @@ struct Sealed<'a> {
     /// Answers and remembered values from earlier rounds, by key.
     #[serde(rename = "s")]
     steps: Map<String, Value>,
-    /// The keys the sealing round asked, when answers are bound to the
-    /// round that asked them ([`StatePolicy::bound_answers`]).
-    #[serde(rename = "q", skip_serializing_if = "Option::is_none")]
-    asked: Option<&'a [&'a str]>,
+    /// The keys the sealing round asked, each with the digest of the
+    /// question it sent: `{key: digest}`.
+    #[serde(rename = "d")]
+    asked: AskedDigests<'a>,
+}
+
+/// The keys a round asked with their questions' digests, sealed as an
+/// object in the order asked.
+struct AskedDigests<'a>(&'a [(String, QuestionDigest)]);
+
+impl Serialize for AskedDigests<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(key, digest)| (key, digest.hex())))
+    }
 }
 
 /// A [`Sealed`] state as read back, borrowing its text from the decrypted
@@ -193,8 +208,31 @@ struct Unsealed<'a> {
     nonce: Cow<'a, str>,
     #[serde(rename = "s", default)]
     steps: Map<String, Value>,
+    #[serde(rename = "d", default)]
+    digests: Option<Map<String, Value>>,
+    /// The keys asked, without digests, in states sealed before digests
+    /// were (and only under [`StatePolicy::bound_answers`]).
     #[serde(rename = "q", borrow, default)]
     asked: Option<Vec<Cow<'a, str>>>,
+}
+
+impl Unsealed<'_> {
+    /// What the sealing round asked, and whether only that counts.
+    fn asked(&mut self, bound: bool) -> Asked {
+        let questions = match (self.digests.take(), self.asked.take()) {
+            (Some(digests), _) => digests
+                .into_iter()
+                .map(|(key, digest)| (key, digest.as_str().and_then(QuestionDigest::parse)))
+                .collect(),
+            // No question to match these keys' answers to: asked again.
+            (None, Some(keys)) => keys
+                .into_iter()
+                .map(|key| (key.into_owned(), None))
+                .collect(),
+            (None, None) => Vec::new(),
+        };
+        Asked { questions, bound }
+    }
 }
 
 #[derive(Deserialize)]
@@ -218,10 +256,10 @@ pub(crate) struct Opened {
     pub(crate) round: u32,
     /// Answers and remembered values from earlier rounds, by key.
     pub(crate) steps: Map<String, Value>,
-    /// With [`StatePolicy::bound_answers`], the keys whose answers this
-    /// request may carry: those the sealing round asked. `None` when any
-    /// key's answer counts.
-    pub(crate) asked: Option<Vec<String>>,
+    /// What the sealing round asked: the keys whose answers this request
+    /// may carry, each for the question it was asked with (and only those
+    /// keys, with [`StatePolicy::bound_answers`]).
+    pub(crate) asked: Asked,
     /// For a single-use state: the claim to make on it before the round
     /// runs ([`StateSealer::claim`]).
     pub(crate) claim: Option<Claim>,
@@ -428,13 +466,13 @@ fn seconds(time: SystemTime) -> u64 {
 
 impl StateSealer {
     /// Seals the state for the round after `round`; `asked` (the keys this
-    /// round asks) travels with it when answers are bound to their round.
+    /// round asks, with the digests of their questions) travels with it.
     pub(crate) fn seal(
         &self,
         binding: Binding<'_>,
         round: u32,
         steps: Map<String, Value>,
-        asked: Option<&[&str]>,
+        asked: &[(String, QuestionDigest)],
     ) -> Result<String, ErrorObject> {
         if round >= self.max_rounds {
             return Err(ErrorObject::invalid_params(format!(
@@ -448,7 +486,7 @@ impl StateSealer {
             round: round + 1,
             nonce: random_hex(),
             steps,
-            asked,
+            asked: AskedDigests(asked),
         };
         let plaintext = serde_json::to_vec(&sealed).map_err(|_| ErrorObject::internal_error())?;
         let out = self
@@ -486,11 +524,12 @@ impl StateSealer {
             .keys
             .open_in_place(ASSOCIATED_DATA, &mut bytes)
             .ok_or_else(invalid_state)?;
-        let sealed: Unsealed<'_> =
+        let mut sealed: Unsealed<'_> =
             serde_json::from_slice(plaintext).map_err(|_| invalid_state())?;
         if !expected.matches(&sealed.binding) || sealed.expires <= seconds((self.clock)()) {
             return Err(invalid_state());
         }
+        let asked = sealed.asked(policy.bound_answers);
         let expires = UNIX_EPOCH + Duration::from_secs(sealed.expires);
         let claim = (policy.single_use || self.single_use_everywhere).then(|| Claim {
             nonce: sealed.nonce.into_owned(),
@@ -498,12 +537,6 @@ impl StateSealer {
             // so this is never later than the real moment).
             issued: expires.checked_sub(self.ttl).unwrap_or(UNIX_EPOCH),
             expires,
-        });
-        // A state sealed without the list (say, before the tool's
-        // annotations changed) asked nothing that can be answered now.
-        let asked = policy.bound_answers.then(|| {
-            let asked = sealed.asked.unwrap_or_default();
-            asked.into_iter().map(Cow::into_owned).collect()
         });
         Ok(Opened {
             round: sealed.round,
@@ -536,56 +569,6 @@ impl StateSealer {
             }
         }
     }
-}
-
-/// JSON with object keys sorted at every level, so equal arguments digest
-/// equally whatever order the client wrote them in.
-pub(crate) fn canonical_json(value: &Value) -> Vec<u8> {
-    fn write(value: &Value, out: &mut Vec<u8>) {
-        match value {
-            Value::Object(map) => {
-                out.push(b'{');
-                if map.keys().is_sorted() {
-                    write_entries(map.iter(), out);
-                } else {
-                    let mut entries: Vec<_> = map.iter().collect();
-                    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                    write_entries(entries.into_iter(), out);
-                }
-                out.push(b'}');
-            }
-            Value::Array(items) => {
-                out.push(b'[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    write(item, out);
-                }
-                out.push(b']');
-            }
-            // Writing to a `Vec` cannot fail.
-            scalar => {
-                let _ = serde_json::to_writer(&mut *out, scalar);
-            }
-        }
-    }
-    fn write_entries<'a>(
-        entries: impl Iterator<Item = (&'a String, &'a Value)>,
-        out: &mut Vec<u8>,
-    ) {
-        for (i, (key, value)) in entries.enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            let _ = serde_json::to_writer(&mut *out, key);
-            out.push(b':');
-            write(value, out);
-        }
-    }
-    let mut out = Vec::with_capacity(128);
-    write(value, &mut out);
-    out
 }
 
 #[cfg(test)]
@@ -641,11 +624,15 @@ mod tests {
         let bound = binding("a", json!({"x": 1, "y": [1, 2]}));
         let mut steps = Map::new();
         steps.insert("k".into(), json!({"v": true}));
-        let text = sealer.seal(bound, 0, steps.clone(), None).unwrap();
+        let text = sealer.seal(bound, 0, steps.clone(), &[]).unwrap();
         let opened = sealer
             .open(&text, &binding("a", json!({"y": [1, 2], "x": 1})), LENIENT)
             .unwrap();
-        assert_eq!((opened.round, opened.steps, opened.asked), (1, steps, None));
+        let asked = Asked::default();
+        assert_eq!(
+            (opened.round, opened.steps, opened.asked),
+            (1, steps, asked)
+        );
         // Another tool, other arguments: refused.
         assert!(
             sealer
@@ -668,7 +655,7 @@ mod tests {
                 Binding::new("tools/call", "a", sent, None),
                 0,
                 Map::new(),
-                None,
+                &[],
             )
             .unwrap();
         let opens = |arguments: &str| {
@@ -688,7 +675,7 @@ mod tests {
         assert!(!opens(r#"{"x": 1, "y": [1, 2"#));
         // The principal is part of the binding.
         let mine = Binding::new("tools/call", "a", sent, Some("alice"));
-        let text = sealer.seal(mine, 0, Map::new(), None).unwrap();
+        let text = sealer.seal(mine, 0, Map::new(), &[]).unwrap();
         assert!(sealer.open(&text, &mine, LENIENT).is_ok());
         let theirs = Binding::new("tools/call", "a", sent, Some("bob"));
         assert!(sealer.open(&text, &theirs, LENIENT).is_err());
@@ -701,7 +688,7 @@ mod tests {
         let old = [1; 32];
         let new = [2; 32];
         let text = sealer(KeyRing::new(old), 1_000)
-            .seal(binding("a", json!({})), 0, Map::new(), None)
+            .seal(binding("a", json!({})), 0, Map::new(), &[])
             .unwrap();
         let bound = binding("a", json!({}));
         // One flipped character anywhere is refused.
@@ -750,11 +737,11 @@ mod tests {
         let mut sealer = sealer(KeyRing::new([3; 32]), 1_000);
         assert!(
             sealer
-                .seal(binding("a", json!({})), 4, Map::new(), None)
+                .seal(binding("a", json!({})), 4, Map::new(), &[])
                 .is_err()
         );
         let text = sealer
-            .seal(binding("a", json!({})), 0, Map::new(), None)
+            .seal(binding("a", json!({})), 0, Map::new(), &[])
             .unwrap();
         // Lenient: opens as often as it is presented.
         for _ in 0..3 {
@@ -788,7 +775,7 @@ mod tests {
         // Single use everywhere: every handler's states.
         sealer.single_use_everywhere = true;
         let text = sealer
-            .seal(binding("a", json!({})), 0, Map::new(), None)
+            .seal(binding("a", json!({})), 0, Map::new(), &[])
             .unwrap();
         assert!(
             sealer
@@ -802,49 +789,67 @@ mod tests {
         );
     }
 
+    /// The digest of a question that asks with `message`.
+    fn question(message: &str) -> QuestionDigest {
+        super::super::question::Question::Plain(json!({"message": message}))
+            .digest(super::super::AskKind::ElicitUrl)
+    }
+
     #[test]
-    fn bound_answers_carry_the_keys_their_round_asked() {
+    fn states_carry_the_questions_their_round_asked() {
         let sealer = sealer(KeyRing::new([5; 32]), 1_000);
         let bound = binding("a", json!({}));
-        let asked = ["answer", "elicitation_2"];
-        let text = sealer.seal(bound, 0, Map::new(), Some(&asked)).unwrap();
+        let asked = [
+            ("answer".to_owned(), question("Sure?")),
+            ("elicitation_2".to_owned(), question("Really?")),
+        ];
+        let text = sealer.seal(bound, 0, Map::new(), &asked).unwrap();
+        let questions: Vec<_> = asked.iter().map(|(k, d)| (k.clone(), Some(*d))).collect();
+        for (policy, bound_answers) in [(STRICT, true), (LENIENT, false)] {
+            let opened = sealer.open(&text, &bound, policy).unwrap();
+            let expected = Asked {
+                questions: questions.clone(),
+                bound: bound_answers,
+            };
+            assert_eq!(opened.asked, expected);
+        }
+    }
+
+    #[test]
+    fn states_sealed_before_digests_match_no_question() {
+        // A state as the release before question digests sealed it: the
+        // keys its round asked, without their questions.
+        let sealer = sealer(KeyRing::new([5; 32]), 1_000);
+        let bound = binding("a", json!({}));
+        let binding = bound.sealed();
+        let old = json!({
+            "b": binding, "e": 2_000, "r": 1, "i": "n", "s": {}, "q": ["answer"]
+        });
+        let sealed = sealer
+            .keys
+            .seal(ASSOCIATED_DATA, old.to_string().as_bytes());
+        let text = format!("{VERSION}.{}", URL_SAFE_NO_PAD.encode(sealed.unwrap()));
         let opened = sealer.open(&text, &bound, STRICT).unwrap();
+        let questions = vec![("answer".to_owned(), None)];
         assert_eq!(
             opened.asked,
-            Some(vec!["answer".to_owned(), "elicitation_2".to_owned()])
-        );
-        // A lenient handler does not read them.
-        let text = sealer.seal(bound, 0, Map::new(), Some(&asked)).unwrap();
-        assert_eq!(sealer.open(&text, &bound, LENIENT).unwrap().asked, None);
-        // A state sealed without them (a lenient handler's, before its
-        // annotations changed) lets no answer through.
-        let text = sealer.seal(bound, 0, Map::new(), None).unwrap();
-        assert_eq!(
-            sealer.open(&text, &bound, STRICT).unwrap().asked,
-            Some(vec![])
+            Asked {
+                questions,
+                bound: true
+            }
         );
     }
 
     #[test]
-    fn lenient_states_do_not_grow() {
-        // The list of asked keys is sealed only when it is read: states of
-        // lenient handlers stay the size they were.
+    fn each_question_costs_its_key_and_a_digest() {
         let sealer = sealer(KeyRing::new([5; 32]), 1_000);
         let bound = binding("a", json!({}));
-        let plain = sealer.seal(bound, 0, Map::new(), None).unwrap();
-        let listed = sealer
-            .seal(bound, 0, Map::new(), Some(&["answer"]))
-            .unwrap();
-        // 15 bytes of JSON, 20 characters of base64.
-        assert_eq!(r#","q":["answer"]"#.len(), 15);
-        assert_eq!(listed.len() - plain.len(), 20);
-    }
-
-    #[test]
-    fn canonical_json_sorts_keys() {
-        assert_eq!(
-            canonical_json(&json!({"b": 1, "a": {"d": [2, {"z": 0, "y": 1}], "c": null}})),
-            br#"{"a":{"c":null,"d":[2,{"y":1,"z":0}]},"b":1}"#.to_vec()
-        );
+        let none = sealer.seal(bound, 0, Map::new(), &[]).unwrap();
+        let one = [("answer".to_owned(), question("Sure?"))];
+        let listed = sealer.seal(bound, 0, Map::new(), &one).unwrap();
+        // `"answer":"<32 hex digits>"`: 43 bytes of JSON, base64's 4 for 3.
+        let entry = format!(r#""answer":"{}""#, one[0].1.hex());
+        assert_eq!(entry.len(), 43);
+        assert_eq!(listed.len() - none.len(), 57);
     }
 }

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Input, Question};
+use super::{Input, Question, QuestionDigest};
 use crate::mrtr::{ElicitForm, Elicitation, Root, SamplingRequest, SamplingResult, UrlElicitation};
 
 /// Asks under a key the handler names.
@@ -70,10 +70,11 @@ impl Input {
         self.ask(Some(key), Question::Plain(Value::Null)).await
     }
 
-    /// Why `key` cannot name an inline ask asking `fingerprint`, if it
-    /// cannot: the key is how the client's answer finds its ask, so two
-    /// asks under one key would take each other's answers.
-    pub(super) fn check_named(&self, key: &str, fingerprint: &str) -> Result<(), String> {
+    /// Why `key` cannot name an inline ask asking the question `digest`,
+    /// if it cannot: the key is how the client's answer finds its ask, so
+    /// two asks under one key (two messages, say) would take each other's
+    /// answers.
+    pub(super) fn check_named(&self, key: &str, digest: QuestionDigest) -> Result<(), String> {
         if key.is_empty() {
             return Err(
                 "an inline ask's key cannot be empty; name it after what it asks, such as `confirm_close`"
@@ -93,12 +94,12 @@ impl Input {
             ));
         }
         match round.named.iter().find(|(k, _)| k == key) {
-            Some((_, asked)) if asked != fingerprint => Err(format!(
+            Some((_, asked)) if *asked != digest => Err(format!(
                 "the inline ask key `{key}` names two different asks; give each its own key"
             )),
             Some(_) => Ok(()),
             None => {
-                round.named.push((key.to_owned(), fingerprint.to_owned()));
+                round.named.push((key.to_owned(), digest));
                 Ok(())
             }
         }
