@@ -28,7 +28,7 @@ const LISTING: &str = "\
 Tools (5)
   add(a: integer, b: integer)  Adds two integers.
   confirm_delete(path: string)  Deletes a file once the user confirms (a demo: nothing is touched).
-  countdown(from: integer, delay_ms?: integer)  Counts down from `from`, reporting progress every `delay_ms`
+  countdown(from: integer, delay_ms?: integer)  Counts down from `from`, reporting progress every `delay_ms` milliseconds, then says \"liftoff\".
   divide(a: number, b: number)  Divides `a` by `b`. Dividing by zero is a tool error the model can read.
   echo(text: string)  Echoes the text back.
 Resources (1)
