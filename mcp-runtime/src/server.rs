@@ -683,7 +683,10 @@ impl ServerBuilder {
         let registry = Registry::build(&self.items, &self.states)?;
         let (tools, prompts) = (registry.tools().len(), registry.prompts().len());
         let resources = registry.resources().len() + registry.templates().len();
-        if tools + prompts + resources == 0 && self.extensions.is_empty() {
+        // A server told to serve no items (the inspector aimed at another
+        // server builds one) has nothing missing to warn about.
+        let chose_none = self.items == Items::none();
+        if tools + prompts + resources == 0 && self.extensions.is_empty() && !chose_none {
             warn_nothing_linked();
         }
         #[cfg_attr(

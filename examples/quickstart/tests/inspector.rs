@@ -28,7 +28,7 @@ const LISTING: &str = "\
 Tools (5)
   add(a: integer, b: integer)  Adds two integers.
   confirm_delete(path: string)  Deletes a file once the user confirms (a demo: nothing is touched).
-  countdown(from: integer, delay_ms?: integer)  Counts down from `from`, reporting progress every `delay_ms`
+  countdown(from: integer, delay_ms?: integer)  Counts down from `from`, reporting progress every `delay_ms` milliseconds, then says \"liftoff\".
   divide(a: number, b: number)  Divides `a` by `b`. Dividing by zero is a tool error the model can read.
   echo(text: string)  Echoes the text back.
 Resources (1)
@@ -163,6 +163,9 @@ fn other_servers_over_stdio_and_http() {
         stdout(&over_stdio),
         "Prompts (1)\n  review(topic)  Asks for a careful review of a topic.\n"
     );
+    // This binary's own (here: none) items are not what is inspected, so
+    // nothing is said about them.
+    assert_eq!(stderr(&over_stdio), "");
 
     // Over HTTP: a copy serving Streamable HTTP on a free port.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -191,6 +194,7 @@ fn other_servers_over_stdio_and_http() {
     assert!(echoed.status.success(), "{}", stderr(&echoed));
     assert_eq!(stdout(&echoed), "über HTTP\n");
     assert!(stdout(&listed).starts_with("Resources (1)\n  memo://readme"));
+    assert_eq!(stderr(&listed), "");
 }
 
 /// Answers the form at a pseudo-terminal, as a person would.

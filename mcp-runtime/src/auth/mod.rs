@@ -79,7 +79,7 @@ mod jwks;
 #[cfg(feature = "auth")]
 mod jwt;
 mod metadata;
-mod resource;
+pub(crate) mod resource;
 mod scope;
 mod verifier;
 

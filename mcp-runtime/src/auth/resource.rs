@@ -112,6 +112,34 @@ impl ResourceUri {
     }
 }
 
+impl ResourceUri {
+    /// Where a loopback resource URI points (`host:port`, the scheme's
+    /// port when it gives none) when that is not `bound`, the address the
+    /// server listens on: its challenges and metadata would then send
+    /// clients elsewhere. `None` for a resource that is not on loopback
+    /// (a proxy or a name in front of the server is normal there) or that
+    /// reaches `bound`.
+    pub(crate) fn loopback_elsewhere(&self, bound: std::net::SocketAddr) -> Option<String> {
+        let uri = self.origin.parse::<http::Uri>().ok()?;
+        let host = uri.host().filter(|host| is_loopback(host))?;
+        let port = uri
+            .port_u16()
+            .unwrap_or(if self.origin.starts_with("https:") {
+                443
+            } else {
+                80
+            });
+        let ip = host.trim_start_matches('[').trim_end_matches(']');
+        // `localhost` is whichever loopback address answers; an unspecified
+        // bind address (0.0.0.0, ::) listens on loopback too.
+        let reaches = match ip.parse::<std::net::IpAddr>() {
+            Ok(ip) => ip == bound.ip() || bound.ip().is_unspecified(),
+            Err(_) => bound.ip().is_loopback() || bound.ip().is_unspecified(),
+        };
+        (port != bound.port() || !reaches).then(|| format!("{host}:{port}"))
+    }
+}
+
 impl fmt::Display for ResourceUri {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}{}", self.origin, self.path)
@@ -188,5 +216,31 @@ mod tests {
         assert!(ResourceUri::parse("http://127.0.0.1:8080/mcp").is_ok());
         assert!(ResourceUri::parse("http://localhost/mcp").is_ok());
         assert!(ResourceUri::parse("http://[::1]:9/mcp").is_ok());
+    }
+
+    #[test]
+    fn a_loopback_resource_elsewhere_than_the_bound_address_is_named() {
+        let bound: std::net::SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        let elsewhere = |text: &str| parse(text).loopback_elsewhere(bound);
+        assert_eq!(elsewhere("http://127.0.0.1:8080/mcp"), None);
+        assert_eq!(elsewhere("http://localhost:8080/mcp"), None);
+        assert_eq!(elsewhere("https://mcp.example.com/mcp"), None);
+        assert_eq!(
+            elsewhere("http://127.0.0.1:9090/mcp").as_deref(),
+            Some("127.0.0.1:9090")
+        );
+        assert_eq!(
+            elsewhere("http://localhost/mcp").as_deref(),
+            Some("localhost:80")
+        );
+        assert_eq!(
+            elsewhere("http://[::1]:8080/mcp").as_deref(),
+            Some("[::1]:8080")
+        );
+        let everywhere: std::net::SocketAddr = "0.0.0.0:8080".parse().unwrap();
+        assert_eq!(
+            parse("http://127.0.0.1:8080").loopback_elsewhere(everywhere),
+            None
+        );
     }
 }

@@ -94,8 +94,45 @@ pub(super) fn discovery(
     Ok(())
 }
 
-fn first_line(text: Option<&str>) -> &str {
-    text.and_then(|t| t.lines().next()).unwrap_or("")
+/// The longest summary `list` prints after an item's name, in characters.
+const SUMMARY_CHARS: usize = 100;
+
+/// A one-line summary of a description: its first paragraph with the
+/// lines joined (a doc comment wraps its sentences at line ends), as many
+/// whole sentences as fit in [`SUMMARY_CHARS`], or, when even the first
+/// does not fit, its words that do with an ellipsis: never half a
+/// sentence that looks whole.
+fn summary(text: Option<&str>) -> String {
+    let paragraph = text
+        .unwrap_or("")
+        .lines()
+        .map(str::trim)
+        .skip_while(|line| line.is_empty())
+        .take_while(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if paragraph.chars().count() <= SUMMARY_CHARS {
+        return paragraph;
+    }
+    let fits = |end: usize| paragraph[..end].chars().count() <= SUMMARY_CHARS;
+    // Sentence ends: `.`, `!` or `?` before a space.
+    let sentences = paragraph
+        .match_indices(". ")
+        .chain(paragraph.match_indices("! "))
+        .chain(paragraph.match_indices("? "))
+        .map(|(at, _)| at + 1)
+        .filter(|&end| fits(end))
+        .max();
+    if let Some(end) = sentences {
+        return paragraph[..end].to_owned();
+    }
+    let words = paragraph
+        .match_indices(' ')
+        .map(|(at, _)| at)
+        .take_while(|&end| paragraph[..end].chars().count() < SUMMARY_CHARS)
+        .last()
+        .unwrap_or(0);
+    format!("{}…", paragraph[..words].trim_end_matches([',', ';', ':']))
 }
 
 pub(super) fn listing(out: &mut dyn Write, listed: &Value, as_json: bool) -> io::Result<()> {
@@ -110,7 +147,7 @@ pub(super) fn listing(out: &mut dyn Write, listed: &Value, as_json: bool) -> io:
         for item in items {
             let name = item[id].as_str().unwrap_or("?");
             let detail = describe(item);
-            let description = first_line(item["description"].as_str());
+            let description = summary(item["description"].as_str());
             writeln!(out, "  {name}{detail}  {description}")?;
         }
         Ok::<(), io::Error>(())
@@ -349,7 +386,7 @@ pub(super) fn unanswered_requests(requests: &[(String, InputRequest)]) {
 mod tests {
     use serde_json::json;
 
-    use super::listing;
+    use super::{listing, summary};
 
     #[test]
     fn tool_arguments_show_choices_items_and_references() {
@@ -380,8 +417,28 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "Tools (1)\n  forecast(city: string, unit: celsius|fahrenheit, speed?: fast|slow, days?: integer, \
-             places?: [object], tags?: [string], region?: 1|2, profile?: any)  The forecast.\n"
+             places?: [object], tags?: [string], region?: 1|2, profile?: any)  The forecast. More.\n"
         );
+    }
+
+    #[test]
+    fn a_summary_joins_the_first_paragraph_and_keeps_whole_sentences() {
+        let wrapped = "Counts down from `from`, reporting progress every `delay_ms`\n\
+                       milliseconds, then says \"liftoff\".\n\nMore about it.";
+        assert_eq!(
+            summary(Some(wrapped)),
+            "Counts down from `from`, reporting progress every `delay_ms` milliseconds, then says \"liftoff\"."
+        );
+        let long = "Finds the notes that mention a word. The search is case-insensitive\n\
+                    and looks at titles as well as bodies, newest first, fifty at most.";
+        assert_eq!(summary(Some(long)), "Finds the notes that mention a word.");
+        let one_long_sentence = "Finds the notes that mention a word in their titles, their bodies, \
+                                 their tags or their attachments, newest first, fifty at most";
+        assert_eq!(
+            summary(Some(one_long_sentence)),
+            "Finds the notes that mention a word in their titles, their bodies, their tags or their attachments…"
+        );
+        assert_eq!(summary(None), "");
     }
 
     #[test]

@@ -62,6 +62,7 @@ pub(crate) fn run_on(
     listener.set_nonblocking(true)?;
     let address = listener.local_addr()?;
     warn_if_exposed(address);
+    warn_if_resource_elsewhere(options, address);
     let workers = match options.workers {
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
@@ -108,6 +109,7 @@ pub(crate) async fn serve_on(
     endpoint: Endpoint,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
+    warn_if_resource_elsewhere(&endpoint.options, listener.local_addr()?);
     let endpoint = Arc::new(endpoint);
     let stop = endpoint.shutdown().clone();
     LocalSet::new()
@@ -285,6 +287,28 @@ fn refuse_connection(mut stream: TcpStream, peer: SocketAddr) {
 
 /// Binding beyond loopback with only loopback `Host` names allowed would
 /// refuse every remote client; say so once at startup.
+/// Says when the authorization's resource URI is a loopback address other
+/// than the one bound (compared once bound, so that port 0 is the port
+/// taken): the challenges and the metadata would point clients at it, and
+/// tokens would be asked for it, with nothing failing until a client tries.
+fn warn_if_resource_elsewhere(options: &crate::HttpOptions, bound: SocketAddr) {
+    let Some(authorization) = &options.authorization else {
+        return;
+    };
+    // An unusable URI is refused when the endpoint is built, not here.
+    let Ok(resource) = crate::auth::resource::ResourceUri::parse(&authorization.resource) else {
+        return;
+    };
+    if let Some(named) = resource.loopback_elsewhere(bound) {
+        tracing::warn!(
+            "the authorization's resource URI {resource} names {named}, but the HTTP server is bound to {bound}: \
+             its challenges and metadata send clients to {named}; give `Authorization::new` the address served \
+             (http://{bound}{path}), or bind to {named}",
+            path = options.path,
+        );
+    }
+}
+
 fn warn_if_exposed(address: SocketAddr) {
     if !address.ip().is_loopback() {
         tracing::warn!(
