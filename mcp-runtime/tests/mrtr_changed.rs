@@ -5,6 +5,7 @@
 //! process. An unchanged question still takes two rounds, and a question
 //! that changes every round ends at the round limit. Every message is
 //! validated against the spec's `schema.json`.
+#![cfg(feature = "client")]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
