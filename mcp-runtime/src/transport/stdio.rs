@@ -288,20 +288,32 @@ impl Connection {
         mut lines: LineReader<R>,
         stop: impl Future<Output = ()>,
     ) -> io::Result<()> {
-        let mut stop = std::pin::pin!(stop);
-        let ended = loop {
-            let next = tokio::select! {
-                biased;
-                () = &mut stop => break Ended::Stopped,
-                () = self.room() => lines.next(),
-            };
-            let line = tokio::select! {
-                biased;
-                () = &mut stop => break Ended::Stopped,
-                line = next => line?,
-            };
-            let line = match line {
-                Line::Eof => break Ended::Input,
+        // One race around the whole loop rather than one per line: `stop`
+        // is polled only when this task wakes, not for every line read
+        // from a full buffer.
+        let ended = tokio::select! {
+            biased;
+            () = stop => Ended::Stopped,
+            read = self.read_until_end(&mut lines) => {
+                read?;
+                Ended::Input
+            }
+        };
+        self.end_of_input.cancel();
+        self.drain(ended).await;
+        let _ = self.frames.send(END_OF_OUTPUT);
+        Ok(())
+    }
+
+    /// Reads and starts requests until end of input.
+    async fn read_until_end<R: AsyncRead + Unpin>(
+        &mut self,
+        lines: &mut LineReader<R>,
+    ) -> io::Result<()> {
+        loop {
+            self.room().await;
+            let line = match lines.next().await? {
+                Line::Eof => return Ok(()),
                 Line::TooLong => {
                     let limit = self.max_line_bytes;
                     self.send(Reply::error(
@@ -316,11 +328,7 @@ impl Connection {
             };
             while self.tasks.try_join_next().is_some() {}
             self.on_line(line);
-        };
-        self.end_of_input.cancel();
-        self.drain(ended).await;
-        let _ = self.frames.send(END_OF_OUTPUT);
-        Ok(())
+        }
     }
 
     /// Waits for the requests in flight: all of them after end of input;
