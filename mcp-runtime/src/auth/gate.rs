@@ -92,7 +92,10 @@ impl std::fmt::Debug for Gate {
 }
 
 impl Gate {
-    #[allow(clippy::too_many_arguments)] // built in one place, from the config
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "built in one place, from the config"
+    )]
     pub(crate) fn new(
         resource: ResourceUri,
         issuers: &[String],

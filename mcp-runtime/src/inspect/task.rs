@@ -187,7 +187,11 @@ fn progress_text(progress: TaskProgress, bar: bool) -> String {
         return format!("{}/{total} ({percent}%)", progress.progress);
     }
     const WIDTH: f64 = 20.0;
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // 0..=20
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "0..=20"
+    )]
     let filled = (fraction * WIDTH).round() as usize;
     format!(
         "[{}{}] {percent}%",

@@ -230,7 +230,7 @@ mod tests {
     use serde_json::json;
 
     #[derive(schemars::JsonSchema, serde::Deserialize)]
-    #[allow(dead_code)]
+    #[allow(dead_code, reason = "test types: only their derived schemas are read")]
     struct Person {
         /// Your name.
         name: String,
@@ -246,7 +246,7 @@ mod tests {
     }
 
     #[derive(schemars::JsonSchema, serde::Deserialize)]
-    #[allow(dead_code)]
+    #[allow(dead_code, reason = "test types: only their derived schemas are read")]
     enum Color {
         /// Bright red
         Red,
@@ -255,14 +255,14 @@ mod tests {
     }
 
     #[derive(schemars::JsonSchema, serde::Deserialize)]
-    #[allow(dead_code)]
+    #[allow(dead_code, reason = "test types: only their derived schemas are read")]
     enum Size {
         S,
         M,
     }
 
     #[derive(schemars::JsonSchema, serde::Deserialize)]
-    #[allow(dead_code)]
+    #[allow(dead_code, reason = "test types: only their derived schemas are read")]
     struct Nested {
         person: Person,
     }
