@@ -13,6 +13,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::changes::Changes;
+use crate::middleware::Extensions;
 use crate::mrtr::Input;
 use crate::protocol::jsonrpc::notification_frame;
 use crate::protocol::method::Method;
@@ -21,7 +22,7 @@ use crate::protocol::{
 };
 use crate::security::Principal;
 use crate::source::RequestSource;
-use crate::state::{App, State, StateType};
+use crate::state::{App, Requirement, State};
 
 /// Where a request's notifications go. The transport decides: its own
 /// queue for one response (HTTP), a shared writer (stdio), a collector (in
@@ -157,6 +158,8 @@ pub(crate) struct Scope {
     /// The server's change announcements and application states.
     pub(crate) app: App,
     pub(crate) source: RequestSource,
+    /// What the request layers attached.
+    pub(crate) extensions: Extensions,
 }
 
 struct Inner {
@@ -239,6 +242,15 @@ impl Context {
     /// [`FromContext`] types).
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<&T> {
         self.inner.scope.app.states().get()
+    }
+
+    /// The request extension of type `T` a request layer attached
+    /// ([`middleware::Extensions`](crate::middleware::Extensions)), if
+    /// one did. Handlers take one as a `#[ctx]` parameter,
+    /// [`Extension<T>`](crate::middleware::Extension), which is checked
+    /// before they run.
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.inner.scope.extensions.get()
     }
 
     /// The JSON-RPC id of the request.
@@ -511,7 +523,7 @@ impl Logger {
 /// extractors do: a repository over the pool, the caller's tenant.
 ///
 /// ```
-/// use mcp_runtime::{Context, FromContext, StateType};
+/// use mcp_runtime::{Context, FromContext, Requirement};
 ///
 /// #[derive(Clone)]
 /// struct Pool; // e.g. sqlx::PgPool
@@ -525,7 +537,7 @@ impl Logger {
 /// impl FromContext<'_> for Issues {
 ///     // Checked when the server is built: a server without a `Pool`
 ///     // state refuses to start, naming the handler that needs it.
-///     const REQUIRES: &'static [StateType] = &[StateType::of::<Pool>()];
+///     const REQUIRES: &'static [Requirement] = &[Requirement::state::<Pool>()];
 ///
 ///     fn from_context(ctx: &Context) -> Self {
 ///         Issues {
@@ -538,8 +550,8 @@ impl Logger {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a `#[ctx]` parameter",
     label = "not a context type",
-    note = "`#[ctx]` parameters can be `State<T>` (a state given with `ServerBuilder::state`), `&Context`, `Context`, `Progress`, `Logger`, `CancellationToken`, `&RequestMeta`, `&ClientCapabilities`, `Option<&Implementation>`, `Option<&HttpRequest>`, `Option<&Principal>`, `&RequestSource`, `Input`, or a type of yours that implements `FromContext`",
-    note = "a `State<T>` needs `T: Clone + Send + Sync + 'static` (it is cloned for each request): put a value that is not `Clone` in an `Arc`",
+    note = "`#[ctx]` parameters can be `State<T>` (a state given with `ServerBuilder::state`), `&Context`, `Context`, `Progress`, `Logger`, `CancellationToken`, `&RequestMeta`, `&ClientCapabilities`, `Option<&Implementation>`, `Option<&HttpRequest>`, `Option<&Principal>`, `&RequestSource`, `Input`, `Extension<T>` (a value a request layer attached), or a type of yours that implements `FromContext`",
+    note = "a `State<T>` or an `Extension<T>` needs `T: Clone + Send + Sync + 'static` (it is cloned for each request): put a value that is not `Clone` in an `Arc`",
     note = "to take this value as a tool argument instead, remove `#[ctx]`"
 )]
 pub trait FromContext<'a>: Sized {
@@ -551,15 +563,15 @@ pub trait FromContext<'a>: Sized {
     /// [`State`](crate::State)): the server refuses to start when a handler
     /// needs one it was not given. A type of your own that reads a state in
     /// `from_context` lists it here, e.g.
-    /// `const REQUIRES: &'static [StateType] = &[StateType::of::<PgPool>()];`.
-    const REQUIRES: &'static [StateType] = &[];
+    /// `const REQUIRES: &'static [Requirement] = &[Requirement::state::<PgPool>()];`.
+    const REQUIRES: &'static [Requirement] = &[];
 
     /// Extracts the value from the request context.
     fn from_context(ctx: &'a Context) -> Self;
 }
 
 impl<T: Clone + Send + Sync + 'static> FromContext<'_> for State<T> {
-    const REQUIRES: &'static [StateType] = &[StateType::of::<T>()];
+    const REQUIRES: &'static [Requirement] = &[Requirement::state::<T>()];
 
     fn from_context(ctx: &Context) -> Self {
         match ctx.state::<T>() {
@@ -668,6 +680,7 @@ mod tests {
                 crate::state::States::default(),
             ),
             source: RequestSource::default(),
+            extensions: Extensions::default(),
         };
         let ctx = Context::new(scope, Input::default());
         (ctx, rx)

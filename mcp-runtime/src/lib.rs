@@ -104,7 +104,7 @@ pub use resource::{IntoResourceContents, QueryVariable, ReadError, TemplateVaria
 pub use security::KeyRing;
 pub use server::{Exchange, Server, ServerBuilder};
 pub use source::{RequestSource, TransportKind};
-pub use state::{State, StateType, States};
+pub use state::{Requirement, State, States};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{HeaderArgument, IntoToolResult, Json, Structured};
 #[cfg(feature = "http")]

@@ -57,18 +57,43 @@ impl<T> DerefMut for State<T> {
     }
 }
 
-/// A type of state a handler needs: what [`FromContext::REQUIRES`](crate::FromContext::REQUIRES) lists,
-/// checked against the server's states when it is built.
+/// What a `#[ctx]` parameter needs besides the request itself: what
+/// [`FromContext::REQUIRES`](crate::FromContext::REQUIRES) lists.
+///
+/// A [state](Requirement::state) is checked against the server's states
+/// when it is built: a server without it refuses to start. A
+/// [request extension](Requirement::extension), which a request layer
+/// attaches, is checked for each request before the handler runs: a
+/// request without it is answered with an internal error (`-32603`) naming
+/// the type, and the handler does not run.
 #[derive(Clone, Copy)]
-pub struct StateType {
+pub struct Requirement {
+    kind: RequirementKind,
     id: fn() -> TypeId,
     name: fn() -> &'static str,
 }
 
-impl StateType {
-    /// The state of type `T`.
-    pub const fn of<T: Send + Sync + 'static>() -> StateType {
-        StateType {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RequirementKind {
+    State,
+    Extension,
+}
+
+impl Requirement {
+    /// The state of type `T` ([`ServerBuilder::state`](crate::ServerBuilder::state)).
+    pub const fn state<T: Send + Sync + 'static>() -> Requirement {
+        Requirement {
+            kind: RequirementKind::State,
+            id: TypeId::of::<T>,
+            name: std::any::type_name::<T>,
+        }
+    }
+
+    /// The request extension of type `T`, which a request layer attaches
+    /// ([`middleware::Extensions`](crate::middleware::Extensions)).
+    pub const fn extension<T: Send + Sync + 'static>() -> Requirement {
+        Requirement {
+            kind: RequirementKind::Extension,
             id: TypeId::of::<T>,
             name: std::any::type_name::<T>,
         }
@@ -82,11 +107,18 @@ impl StateType {
     pub(crate) fn id(&self) -> TypeId {
         (self.id)()
     }
+
+    pub(crate) fn kind(&self) -> RequirementKind {
+        self.kind
+    }
 }
 
-impl fmt::Debug for StateType {
+impl fmt::Debug for Requirement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        match self.kind {
+            RequirementKind::State => write!(f, "state {}", self.name()),
+            RequirementKind::Extension => write!(f, "request extension {}", self.name()),
+        }
     }
 }
 
@@ -131,7 +163,7 @@ impl States {
     }
 
     /// Whether there is a value of the type `wanted`.
-    pub(crate) fn has(&self, wanted: &StateType) -> bool {
+    pub(crate) fn has(&self, wanted: &Requirement) -> bool {
         let id = wanted.id();
         self.values.iter().any(|(other, ..)| *other == id)
     }
@@ -193,8 +225,8 @@ mod tests {
         assert_eq!(states.get::<u32>(), Some(&2));
         assert_eq!(states.get::<String>().map(String::as_str), Some("a"));
         assert_eq!(states.get::<u64>(), None);
-        assert!(states.has(&StateType::of::<String>()));
-        assert!(!states.has(&StateType::of::<i8>()));
+        assert!(states.has(&Requirement::state::<String>()));
+        assert!(!states.has(&Requirement::state::<i8>()));
         assert_eq!(states.names(), ["u32", "alloc::string::String"]);
     }
 }

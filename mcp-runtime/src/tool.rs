@@ -77,7 +77,8 @@ pub fn assert_schema_validation<T: EnforcesSchemas>() {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool argument: it does not implement `serde::Deserialize`",
     label = "needs `#[derive(serde::Deserialize)]`",
-    note = "derive both traits a tool argument needs: `#[derive(serde::Deserialize, schemars::JsonSchema)]` on `{Self}` (serde with its `derive` feature, schemars 1.x)"
+    note = "derive both traits a tool argument needs: `#[derive(serde::Deserialize, schemars::JsonSchema)]` on `{Self}` (serde with its `derive` feature, schemars 1.x)",
+    note = "a value from the request rather than from the client's arguments (`State<T>`, `Extension<T>`, `&Context`, ...) is a `#[ctx]` parameter"
 )]
 pub trait ArgumentDeserialize: DeserializeOwned {}
 
@@ -89,7 +90,8 @@ impl<T: DeserializeOwned> ArgumentDeserialize for T {}
     message = "`{Self}` cannot be a tool argument: it does not implement `schemars::JsonSchema` (1.x)",
     label = "needs `#[derive(schemars::JsonSchema)]`",
     note = "derive both traits a tool argument needs: `#[derive(serde::Deserialize, schemars::JsonSchema)]` on `{Self}`",
-    note = "if `{Self}` derives `JsonSchema` already, it is another version's trait: mcp-runtime uses schemars 1.x, so depend on `schemars = \"1\"`"
+    note = "if `{Self}` derives `JsonSchema` already, it is another version's trait: mcp-runtime uses schemars 1.x, so depend on `schemars = \"1\"`",
+    note = "a value from the request rather than from the client's arguments (`State<T>`, `Extension<T>`, `&Context`, ...) is a `#[ctx]` parameter"
 )]
 pub trait ArgumentSchema: JsonSchema {}
 

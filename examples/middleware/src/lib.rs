@@ -15,6 +15,11 @@
 //!   refuses a `reset` it was not configured for.
 //! - Every invocation is counted per item in [`Metrics`], a state the
 //!   layer reads from the invocation's context.
+//! - A request layer resolves the caller's [`Tenant`] (the `X-Tenant`
+//!   header over HTTP, `local` on stdio) and attaches it to the request;
+//!   `whoami` reads it as `#[ctx] Extension<Tenant>`. Without the header
+//!   the tenant is `public`; a malformed one is refused before any handler
+//!   runs.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -22,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_runtime::extension::{Extension, ExtensionMethod, MethodResult};
-use mcp_runtime::middleware::{self, BoxError, Invocation, Next, Output};
+use mcp_runtime::middleware::{self, BoxError, Invocation, Next, Output, Request, Response};
 use mcp_runtime::{CallToolResult, ErrorObject, Items, ServerBuilder, State, tool};
 use serde::Deserialize;
 use tower::limit::ConcurrencyLimitLayer;
@@ -211,6 +216,52 @@ async fn count(call: Invocation, next: Next<Invocation>) -> Result<Output, BoxEr
     answer
 }
 
+/// The caller's tenant, resolved by the [`resolve_tenant`] request layer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tenant(pub String);
+
+/// The header that names the tenant over HTTP.
+pub const TENANT_HEADER: &str = "x-tenant";
+
+/// Attaches the caller's [`Tenant`]: over HTTP, the `X-Tenant` header (1
+/// to 64 letters, digits, `-` or `_`; a malformed one is refused with
+/// `-32602` before any handler runs), `public` without one; on stdio,
+/// `local`, the caller being whoever started the server. A server behind
+/// authorization would read a claim of the token instead
+/// (`request.source().principal()`).
+pub async fn resolve_tenant(
+    mut request: Request,
+    next: Next<Request>,
+) -> Result<Response, BoxError> {
+    let tenant = match request.http() {
+        None => "local".to_owned(),
+        Some(http) => {
+            let Some(header) = http.headers().get(TENANT_HEADER) else {
+                request.extensions_mut().insert(Tenant("public".to_owned()));
+                return next.run(request).await;
+            };
+            let name = header.to_str().unwrap_or_default();
+            let valid = (1..=64).contains(&name.len())
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+            if !valid {
+                let message = "Send an X-Tenant header: 1 to 64 letters, digits, '-' or '_'";
+                return Err(ErrorObject::invalid_params(message).into());
+            }
+            name.to_owned()
+        }
+    };
+    request.extensions_mut().insert(Tenant(tenant));
+    next.run(request).await
+}
+
+/// Which tenant's data this call sees.
+#[tool(annotations(read_only))]
+pub fn whoami(#[ctx] tenant: middleware::Extension<Tenant>) -> String {
+    format!("tenant {}", tenant.0.0)
+}
+
 #[derive(Deserialize)]
 struct StatsParams {
     #[serde(default)]
@@ -243,10 +294,11 @@ fn stats_extension() -> Extension {
     Extension::new(STATS_EXTENSION).method(get)
 }
 
-/// The server: the states, the server-wide metrics layer, the group's
-/// layer and the extension method's.
+/// The server: the states, the tenant's request layer, the server-wide
+/// metrics layer, the group's layer and the extension method's.
 pub fn configure(builder: ServerBuilder) -> ServerBuilder {
     builder
+        .request_layer(middleware::from_fn(resolve_tenant))
         .state(Metrics::default())
         .state(Activity::default())
         .with(stats_extension())

@@ -98,6 +98,9 @@ async fn over_stdio_each_layer_answers_as_in_process() {
         child.ask(stats(8, true), "JSONRPCResultResponse").await,
         reset_refused(8)
     );
+    // On stdio the tenant is whoever started the server.
+    let whoami = child.ask(call(10, "whoami", json!({})), result).await;
+    assert_eq!(whoami, text_result(10, "tenant local", false));
     let counts = child.ask(stats(9, false), "JSONRPCResultResponse").await;
     assert_eq!(
         counts["result"]["counts"]["tool:sleep"],
@@ -135,7 +138,20 @@ impl HttpChild {
     }
 
     async fn post(&self, message: String, status: u16, result: &str) -> Value {
-        let reply = http::post(self.address, &message).await;
+        self.post_as(None, message, status, result).await
+    }
+
+    /// POSTs `message` with `X-Tenant: tenant`, when given.
+    async fn post_as(
+        &self,
+        tenant: Option<&str>,
+        message: String,
+        status: u16,
+        result: &str,
+    ) -> Value {
+        let mut headers = http::mcp_headers(&message);
+        headers.extend(tenant.map(|t| (middleware::TENANT_HEADER.to_owned(), t.to_owned())));
+        let reply = http::request(self.address, "POST", "/mcp", &headers, message.clone()).await;
         assert_eq!(reply.status.as_u16(), status, "{message}");
         checked(reply.json(), result)
     }
@@ -194,4 +210,24 @@ async fn over_http_each_layer_answers_with_its_status() {
             .await,
         reset_refused(7)
     );
+}
+
+#[tokio::test]
+async fn over_http_the_tenant_comes_from_the_header() {
+    let child = HttpChild::spawn().await;
+    let result = "CallToolResultResponse";
+    let whoami = |id| call(id, "whoami", json!({}));
+    let acme = child.post_as(Some("acme"), whoami(1), 200, result).await;
+    assert_eq!(acme, text_result(1, "tenant acme", false));
+    let public = child.post_as(None, whoami(2), 200, result).await;
+    assert_eq!(public, text_result(2, "tenant public", false));
+    let bad = child.post_as(Some("a b"), whoami(3), 400, result).await;
+    let message = "Send an X-Tenant header: 1 to 64 letters, digits, '-' or '_'";
+    assert_eq!(bad, error(3, -32_602, message));
+    // Every request goes through the layer, a list as well as a call.
+    let list = mcp_test_support::request(4, "tools/list", json!({}));
+    let refused = child
+        .post_as(Some(""), list, 400, "ListToolsResultResponse")
+        .await;
+    assert_eq!(refused, error(4, -32_602, message));
 }

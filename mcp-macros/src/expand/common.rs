@@ -121,9 +121,9 @@ pub(super) fn can_log(handler: &HandlerFn<'_>, private: &TokenStream) -> TokenSt
 }
 
 /// `&[<T0 as FromContext>::REQUIRES, ...]` over the `#[ctx]` parameters:
-/// the application states the handler reads, checked when the server is
-/// built.
-fn states(handler: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
+/// the application states the handler reads (checked when the server is
+/// built) and the request extensions (checked before each call).
+fn requires(handler: &HandlerFn<'_>, private: &TokenStream) -> TokenStream {
     let terms = handler.params.iter().filter_map(|p| match p {
         Param::Context(context) => {
             let ty = context.ty;
@@ -166,13 +166,13 @@ pub(super) fn metadata_fields(
     let line = quote_spanned!(handler.original.sig.ident.span()=> ::core::line!());
     let scopes = common.scopes.iter().flat_map(|s| &s.scopes);
     let group = option(common.group.as_ref().map(|g| quote!(#g)));
-    let states = states(handler, private);
+    let requires = requires(handler, private);
     let layer = option(common.layer.as_ref().map(|layer| layer_fn(layer, private)));
     let timeout_ms = option(common.timeout_ms.map(|millis| quote!(#millis)));
     quote! {
         scopes: &[#(#scopes),*],
         group: #group,
-        states: #states,
+        requires: #requires,
         title: #title,
         description: #description,
         icons: &[#(#icons),*],

@@ -5,7 +5,9 @@ use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt as _;
 
-use crate::protocol::ErrorObject;
+use crate::context::Context;
+use crate::protocol::{ErrorObject, error_code};
+use crate::state::{Requirement, RequirementKind};
 
 /// Which handler is running, for the log line a panic leaves.
 #[derive(Clone, Copy, Debug)]
@@ -19,6 +21,36 @@ impl Handler<'_> {
     /// its future), turning a panic into an internal error.
     pub(super) fn start<T>(self, start: impl FnOnce() -> T) -> Result<T, ErrorObject> {
         std::panic::catch_unwind(AssertUnwindSafe(start)).map_err(|panic| self.panicked(&*panic))
+    }
+
+    /// Checks that every request extension the handler's `#[ctx]`
+    /// parameters take is attached: without one it does not run, and the
+    /// request is answered with an internal error naming the type (a
+    /// server's mistake: no request layer attached it).
+    pub(super) fn needs(
+        self,
+        requires: &[&[Requirement]],
+        context: &Context,
+    ) -> Result<(), ErrorObject> {
+        let missing = (requires.iter().flat_map(|r| r.iter()))
+            .filter(|r| r.kind() == RequirementKind::Extension)
+            .find(|r| !context.scope().extensions.has(r.id()));
+        let Some(missing) = missing else {
+            return Ok(());
+        };
+        let (kind, name, ty) = (self.kind, self.name, missing.name());
+        tracing::error!(
+            kind,
+            name,
+            extension = ty,
+            "a handler takes a request extension no request layer attached"
+        );
+        Err(ErrorObject::new(
+            error_code::INTERNAL_ERROR,
+            format!(
+                "Internal error: {kind} {name} takes `#[ctx] Extension<{ty}>`, and no request layer attached a `{ty}` to this request"
+            ),
+        ))
     }
 
     /// Awaits a handler's future, turning a panic into an internal error.

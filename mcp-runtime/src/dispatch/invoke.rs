@@ -98,6 +98,7 @@ pub(super) async fn invoke(
 ) -> Result<Option<CallToolResult>, ErrorObject> {
     let name = tool.name();
     let handler = Handler { kind: "tool", name };
+    handler.needs(tool.requires(), &context)?;
     let invocation = ToolInvocation { arguments, context };
     match handler.start(|| tool.start(invocation))? {
         Ok(future) => run_round(input, handler.finish(future)).await.transpose(),

@@ -432,6 +432,8 @@ impl Dispatcher {
             meta: meta.clone(),
             source: source.clone(),
             app: self.app.clone(),
+            extensions: middleware::Extensions::default(),
+            changed: false,
             rest: None,
         }
     }
@@ -446,17 +448,25 @@ impl Dispatcher {
         (self.request_observers).start(|| self.request_view(request, meta, source))
     }
 
-    /// An answer known at once, passed through the request layers.
+    /// An answer known at once, passed through the request layers (and
+    /// found again when a layer changed the request).
     pub(super) fn answered_through<F, A: Admission>(
-        &self,
+        self: &Arc<Self>,
         stack: &Next<MiddlewareRequest>,
         prepared: Prepared,
         answer: Result<Bytes, ErrorObject>,
     ) -> Dispatched<F, A> {
         let observation = self.observe(&prepared.request, &prepared.meta, &prepared.source);
         let mut view = self.request_view(&prepared.request, &prepared.meta, &prepared.source);
-        let answer = answer.map(Response::from_json).map_err(Into::into);
-        view.rest = Some(Box::pin(std::future::ready(answer)));
+        let dispatcher = self.clone();
+        view.rest = Some(Box::new(move |view: MiddlewareRequest| {
+            let answer = match view.changed_message() {
+                None => answer,
+                Some(message) => dispatcher.answer_changed(message, view),
+            };
+            let answer = answer.map(Response::from_json).map_err(Into::into);
+            Box::pin(std::future::ready(answer))
+        }));
         let (stack, id) = (stack.clone(), prepared.request.id);
         let replied = id.clone();
         let future = async move {
@@ -474,25 +484,62 @@ impl Dispatcher {
             id,
         }
     }
+
+    /// The answer known at once to a request a layer changed: found
+    /// again from its new params (a list's cursor, say).
+    fn answer_changed(
+        &self,
+        message: bytestring::ByteString,
+        view: MiddlewareRequest,
+    ) -> Result<Bytes, ErrorObject> {
+        let prepared = Prepared {
+            request: changed_request(message)?,
+            meta: view.meta,
+            source: view.source,
+        };
+        match self.triage(&prepared) {
+            super::Triage::Answered(answer) => answer,
+            super::Triage::Run(_) => {
+                tracing::error!(
+                    method = &*view.method,
+                    "a request layer changed a request answered at once into one a handler runs"
+                );
+                Err(ErrorObject::internal_error())
+            }
+        }
+    }
 }
 
-/// A handler's answer passed through the request layers.
+/// The request a layer changed, read again from the message it left (a
+/// message [`MiddlewareRequest::set_params`] wrote, so it parses).
+pub(super) fn changed_request(message: bytestring::ByteString) -> Result<Request, ErrorObject> {
+    match super::envelope::parse(message) {
+        Ok(super::envelope::Incoming::Request(mut request)) => {
+            // What the handler sees of `_meta` is the layers' view of it.
+            request.take_meta();
+            Ok(request)
+        }
+        _ => {
+            tracing::error!("a request changed by a request layer could not be read again");
+            Err(ErrorObject::internal_error())
+        }
+    }
+}
+
+/// A handler's answer passed through the request layers: `rest` makes it
+/// from the request as the layers leave it.
 pub(super) fn through_request_layers(
     stack: Next<MiddlewareRequest>,
     mut view: MiddlewareRequest,
-    answer: impl Future<Output = Result<ResultJson, ErrorObject>> + 'static,
+    rest: impl FnOnce(
+        MiddlewareRequest,
+    ) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>>>>
+    + 'static,
 ) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>>>> {
-    let rest = async move {
-        let answer = answer.await.map_err(middleware::BoxError::from)?;
-        Ok(match answer {
-            ResultJson::Shared(json) => Response::from_json(json),
-            ResultJson::Unframed(json) => Response {
-                tool_error: Some(json.is_tool_error()),
-                json: Body::Unframed(json),
-            },
-        })
-    };
-    view.rest = Some(Box::pin(rest));
+    view.rest = Some(Box::new(move |view| {
+        let answer = rest(view);
+        Box::pin(async move { Ok(response(answer.await?)) })
+    }));
     Box::pin(async move {
         let response = middleware::answer_request(stack, view).await?;
         Ok(match response.json {
@@ -500,6 +547,17 @@ pub(super) fn through_request_layers(
             Body::Unframed(json) => ResultJson::Unframed(json),
         })
     })
+}
+
+/// A handler's result as request layers see it.
+fn response(answer: ResultJson) -> Response {
+    match answer {
+        ResultJson::Shared(json) => Response::from_json(json),
+        ResultJson::Unframed(json) => Response {
+            tool_error: Some(json.is_tool_error()),
+            json: Body::Unframed(json),
+        },
+    }
 }
 
 /// `future`, with a panic (in a layer) costing only this request.

@@ -250,10 +250,15 @@ pub(crate) trait Admission {
         Ok(())
     }
 
+    /// Attaches to the request's source what handlers and request layers
+    /// read of the transport (HTTP: the request's head). Called for each
+    /// request that runs, and for an answer known at once only when
+    /// request layers will see it (nothing else reads it there).
+    fn attach(&mut self, _request: &mut Prepared) {}
+
     /// Admits a request that must run: where its notifications go, and
-    /// what it holds while it runs; or the refusal. It may attach to the
-    /// request's source what only running requests need (HTTP: the
-    /// request's head, for handlers).
+    /// what it holds while it runs; or the refusal. It attaches
+    /// ([`attach`](Admission::attach)) what running requests need.
     fn admit(
         &mut self,
         request: &mut Prepared,
@@ -548,7 +553,10 @@ impl Dispatcher {
                     self.observe_answered(&prepared, &answer);
                     return Dispatched::Answered(answered(prepared.request.id, answer));
                 }
-                Some(stack) => return self.answered_through(stack, prepared, answer),
+                Some(stack) => {
+                    admission.attach(&mut prepared);
+                    return self.answered_through(stack, prepared, answer);
+                }
             },
         };
         match admission.admit(&mut prepared, &target) {

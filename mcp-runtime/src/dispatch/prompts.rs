@@ -139,6 +139,7 @@ pub(super) async fn run_prompt(
         kind: "prompt",
         name: prompt.name(),
     };
+    handler.needs(prompt.requires(), &context)?;
     let invocation = PromptInvocation { arguments, context };
     let future = handler
         .start(|| prompt.start(invocation))?

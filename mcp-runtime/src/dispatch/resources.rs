@@ -220,6 +220,7 @@ async fn read_contents(
             kind: "resource",
             name: served.name(),
         };
+        handler.needs(served.requires(), &context)?;
         let Some(future) = handler.start(|| start(&served, uri, context.clone()))? else {
             // A variable did not parse into its parameter type.
             continue;

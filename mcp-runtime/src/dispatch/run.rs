@@ -13,12 +13,12 @@ use tracing::Instrument as _;
 
 use super::audit;
 use super::envelope::Request;
-use super::layers::through_request_layers;
+use super::layers::{changed_request, through_request_layers};
 use super::{Dispatcher, Prepared, Reply, ResultJson, Target};
 use super::{completion, extensions, prompts, resources};
 use super::{request_span, subscriptions, tools};
 use crate::context::{Cancellation, MethodLabel, Outbox, Scope};
-use crate::middleware::{Next, Request as MiddlewareRequest};
+use crate::middleware::{Extensions, Next, Request as MiddlewareRequest};
 use crate::protocol::ErrorObject;
 use crate::protocol::method::Method;
 
@@ -111,6 +111,7 @@ impl Dispatcher {
                 cancellation,
                 app: self.app.clone(),
                 source,
+                extensions: Extensions::default(),
             };
             // Boxed so that this future stays small: it is moved into the
             // transport's task, and each handler's state is large.
@@ -142,16 +143,26 @@ impl Dispatcher {
     }
 
     /// [`run_handler`](Self::run_handler) through the request layers, all
-    /// of it boxed: the request's own future holds only the box.
+    /// of it boxed: the request's own future holds only the box. The
+    /// handler runs with what the layers leave: params, `_meta` and
+    /// extensions.
     fn layered_handler(
         self: Arc<Self>,
         stack: Next<MiddlewareRequest>,
         target: Target,
         request: Request,
-        scope: Scope,
+        mut scope: Scope,
     ) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>>>> {
         let view = self.request_view(&request, &scope.meta, &scope.source);
-        let rest = async move { Box::pin(self.run_handler(&target, &request, scope)).await };
+        let rest = move |view: MiddlewareRequest| -> Pin<Box<dyn Future<Output = _>>> {
+            let request = match view.changed_message().map(changed_request) {
+                None => request,
+                Some(Ok(changed)) => changed,
+                Some(Err(error)) => return Box::pin(std::future::ready(Err(error))),
+            };
+            (scope.meta, scope.extensions) = (view.meta, view.extensions);
+            Box::pin(async move { Box::pin(self.run_handler(&target, &request, scope)).await })
+        };
         through_request_layers(stack, view, rest)
     }
 

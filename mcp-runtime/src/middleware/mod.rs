@@ -96,6 +96,7 @@
 //!
 //! [`CallToolResult::error`]: crate::CallToolResult::error
 
+mod extensions;
 mod from_fn;
 mod invocation;
 mod next;
@@ -113,6 +114,7 @@ use std::time::Duration;
 pub use tower_layer::Layer;
 pub use tower_service::Service;
 
+pub use self::extensions::{Extension, Extensions};
 pub use self::from_fn::{FromFn, FromFnLayer, from_fn};
 pub use self::invocation::{Invocation, ItemKind, Output, TaskHandle};
 pub(crate) use self::invocation::{Item, Runner};
@@ -314,7 +316,7 @@ impl Service<Request> for PassOn {
 
     fn call(&mut self, mut request: Request) -> Self::Future {
         match request.rest.take() {
-            Some(rest) => rest,
+            Some(rest) => rest(request),
             None => {
                 tracing::error!(
                     method = &*request.method,

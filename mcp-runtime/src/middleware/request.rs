@@ -10,20 +10,31 @@ use std::sync::Arc;
 use bytes::Bytes;
 use bytestring::ByteString;
 
+use serde_json::value::RawValue;
+
+use super::Extensions;
 use super::next::{Level, sealed};
 use crate::protocol::jsonrpc::Unframed;
 use crate::protocol::{ClientCapabilities, RequestId, RequestMeta};
 use crate::source::RequestSource;
 use crate::state::App;
 
-/// The rest of the request's work, passed on at most once: the future the
-/// innermost layer's service answers with, as it is (not boxed again).
-pub(crate) type Rest = super::BoxFuture<Response>;
+/// The rest of the request's work, passed on at most once: made from the
+/// request as the layers leave it (its params, `_meta` and extensions),
+/// into the future the innermost layer's service answers with, as it is
+/// (not boxed again).
+pub(crate) type Rest = Box<dyn FnOnce(Request) -> super::BoxFuture<Response>>;
 
 /// One request, as request layers see it: its method, id, params as
 /// JSON, `_meta`, the caller and the server's states. A layer may answer
-/// it with a JSON-RPC error ([`ErrorObject`](crate::ErrorObject) into the error), or pass it on
-/// and see (or change) the result.
+/// it early, with a result or a JSON-RPC error
+/// ([`ErrorObject`](crate::ErrorObject) into the error), or pass it on
+/// and see (or change) the result. Before it passes the request on, it may
+/// change its params ([`set_params`](Request::set_params)) and `_meta`
+/// ([`meta_mut`](Request::meta_mut)), and attach typed values
+/// ([`extensions_mut`](Request::extensions_mut)) that the handler reads as
+/// `#[ctx]` [`Extension<T>`](super::Extension): the caller's tenant,
+/// resolved from a header or a token claim.
 ///
 /// Every request whose envelope and `_meta` are valid reaches the request
 /// layers: answers known at once (`server/discover`, list pages, a
@@ -42,6 +53,9 @@ pub struct Request {
     pub(crate) meta: Arc<RequestMeta>,
     pub(crate) source: RequestSource,
     pub(crate) app: App,
+    pub(crate) extensions: Extensions,
+    /// Whether a layer changed the params or `_meta`.
+    pub(crate) changed: bool,
     pub(crate) rest: Option<Rest>,
 }
 
@@ -109,6 +123,68 @@ impl Request {
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<&T> {
         self.app.states().get()
     }
+
+    /// The typed values attached to this request.
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// The typed values attached to this request, to attach one: the
+    /// handler reads it as a `#[ctx]` [`Extension<T>`](super::Extension)
+    /// (or with [`Context::extension`](crate::Context::extension)).
+    pub fn extensions_mut(&mut self) -> &mut Extensions {
+        &mut self.extensions
+    }
+
+    /// The request's `_meta`, to change what the handler sees of it (its
+    /// [`Context::meta`](crate::Context::meta), the client's capabilities
+    /// and name). The version the request was checked against, and the
+    /// answers known before any handler runs (`server/discover`, list
+    /// pages), follow the `_meta` the client sent.
+    pub fn meta_mut(&mut self) -> &mut RequestMeta {
+        self.changed = true;
+        Arc::make_mut(&mut self.meta)
+    }
+
+    /// Replaces the params: the handler (and the layers inside this one)
+    /// see `params` instead of what the client sent. `_meta` is not read
+    /// from them: change it with [`meta_mut`](Request::meta_mut).
+    ///
+    /// # Errors
+    /// When `params` does not serialize to a JSON object.
+    pub fn set_params(&mut self, params: &impl serde::Serialize) -> serde_json::Result<()> {
+        let params = serde_json::to_string(params)?;
+        if !params.starts_with('{') {
+            return Err(serde::de::Error::custom("params must be a JSON object"));
+        }
+        let members: Members<'_> = serde_json::from_str(&params)?;
+        let raw =
+            |member: Option<&RawValue>| member.map(|m| Bytes::copy_from_slice(m.get().as_bytes()));
+        let (name, uri) = (raw(members.name), raw(members.uri));
+        let id = serde_json::to_string(&self.id)?;
+        let method = serde_json::to_string(&*self.method)?;
+        let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method},"params":"#);
+        let range = head.len()..head.len() + params.len();
+        let message = ByteString::from(head + &params + "}");
+        self.params = Params::new((message, Some(Some(range))), self.params.locate);
+        (self.name, self.uri, self.changed) = (name, uri, true);
+        Ok(())
+    }
+
+    /// The whole message as the layers left it, when they changed its
+    /// params or `_meta`: what the handler is then run from.
+    pub(crate) fn changed_message(&self) -> Option<ByteString> {
+        self.changed.then(|| self.params.message.clone())
+    }
+}
+
+/// The members of new params that layers and handlers read by name.
+#[derive(serde::Deserialize)]
+struct Members<'a> {
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    uri: Option<&'a RawValue>,
 }
 
 /// A result's JSON: as the dispatcher wrote it (with room for its frame,

@@ -41,7 +41,7 @@ pub(crate) use self::tool::{
 };
 use crate::complete::ArgumentCompleter;
 use crate::schema::SchemaError;
-use crate::state::{StateType, States};
+use crate::state::{Requirement, RequirementKind, States};
 use crate::uri_template::{self, TemplatePart};
 
 /// Every `#[tool]` in the final binary, in link order.
@@ -223,9 +223,9 @@ impl Registry {
             .iter()
             .filter(|e| items.contains(&e.info()))
             .collect();
-        let needs = (tools.iter().map(|e| (e.info(), e.states)))
-            .chain(resources.iter().map(|e| (e.info(), e.states)))
-            .chain(prompts.iter().map(|e| (e.info(), e.states)));
+        let needs = (tools.iter().map(|e| (e.info(), e.requires)))
+            .chain(resources.iter().map(|e| (e.info(), e.requires)))
+            .chain(prompts.iter().map(|e| (e.info(), e.requires)));
         for (item, needed) in needs {
             check_states(&item, needed, states)?;
         }
@@ -342,12 +342,13 @@ impl Registry {
 /// Every state a handler's parameters read must have been given.
 fn check_states(
     item: &ItemInfo<'_>,
-    needed: &[&[StateType]],
+    needed: &[&[Requirement]],
     states: &States,
 ) -> Result<(), BuildError> {
     let missing = needed
         .iter()
         .flat_map(|n| n.iter())
+        .filter(|t| t.kind() == RequirementKind::State)
         .find(|t| !states.has(t));
     match missing {
         None => Ok(()),

@@ -48,10 +48,10 @@ pub struct ResourceEntry {
     /// `group = "..."`: the group a server selects it by
     /// ([`Items::group`](crate::Items::group)).
     pub group: Option<&'static str>,
-    /// The application states its `#[ctx]` parameters read
-    /// ([`FromContext::REQUIRES`](crate::FromContext::REQUIRES)), checked
-    /// when the server is built.
-    pub states: &'static [&'static [crate::state::StateType]],
+    /// What its `#[ctx]` parameters need (one list per parameter):
+    /// states, checked when the server is built, and request extensions,
+    /// checked before each call.
+    pub requires: &'static [&'static [crate::state::Requirement]],
     /// `layer = ...`: the item's own layer, inside the server's
     /// ([`middleware`](crate::middleware)).
     pub layer: Option<fn() -> crate::middleware::ItemLayer>,

@@ -103,6 +103,14 @@ pub(crate) enum PromptRef {
 }
 
 impl PromptRef {
+    /// What its `#[ctx]` parameters need (nothing for a runtime prompt).
+    pub(crate) fn requires(&self) -> &'static [&'static [crate::state::Requirement]] {
+        match self {
+            PromptRef::Static(entry) => entry.requires,
+            PromptRef::Runtime(_) => &[],
+        }
+    }
+
     pub(crate) fn name(&self) -> &str {
         match self {
             PromptRef::Static(entry) => entry.name,
@@ -160,6 +168,16 @@ impl PromptRef {
 pub(crate) enum ResourceRef {
     Static(&'static ResourceEntry, Vec<(&'static str, String)>),
     Runtime(Arc<RuntimeResourceEntry>),
+}
+
+impl ResourceRef {
+    /// What its `#[ctx]` parameters need (nothing for a runtime resource).
+    pub(crate) fn requires(&self) -> &'static [&'static [crate::state::Requirement]] {
+        match self {
+            ResourceRef::Static(entry, _) => entry.requires,
+            ResourceRef::Runtime(_) => &[],
+        }
+    }
 }
 
 impl ResourceRef {

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Runtime, StoreError, TaskOutcome, TaskProgress, TaskRecord, TaskUpdate};
 use crate::context::{Cancellation, Context, MethodLabel, Outbox, Scope, Sink};
-use crate::middleware::{BoxError, Invocation, Item, Next, Output, Runner};
+use crate::middleware::{BoxError, Extensions, Invocation, Item, Next, Output, Runner};
 use crate::mrtr::{Input, Stop};
 use crate::protocol::finite::Finite;
 use crate::protocol::method::Method;
@@ -175,6 +175,7 @@ pub(super) async fn drive(job: Job) {
         meta,
         source,
         app,
+        extensions,
     } = call;
     let changed = Arc::new(Notify::new());
     let sink = Arc::new(TaskSink {
@@ -191,6 +192,7 @@ pub(super) async fn drive(job: Job) {
         cancellation: Cancellation::of(cancel.clone()),
         app: app.clone(),
         source,
+        extensions,
     };
     let context = Context::new(scope, input.clone());
     let invocation = Call::invocation(item, arguments, run, context);
@@ -498,6 +500,7 @@ pub(super) struct Call {
     pub(super) meta: Arc<RequestMeta>,
     pub(super) source: RequestSource,
     pub(super) app: App,
+    pub(super) extensions: Extensions,
 }
 
 impl Call {
@@ -508,6 +511,7 @@ impl Call {
             meta: scope.meta.clone(),
             source: scope.source.clone(),
             app: scope.app.clone(),
+            extensions: scope.extensions.clone(),
             item: call.item,
             arguments: call.arguments,
             run: call.run,

@@ -799,6 +799,13 @@ impl Admission for HttpAdmission<'_> {
         headers::check(request, &parts.headers, dispatcher)
     }
 
+    fn attach(&mut self, request: &mut Prepared) {
+        if let Some(parts) = self.parts.take() {
+            let source = std::mem::take(&mut request.source);
+            request.source = Endpoint::attach(source, parts, self.peer);
+        }
+    }
+
     fn admit(
         &mut self,
         request: &mut Prepared,
@@ -828,10 +835,7 @@ impl Admission for HttpAdmission<'_> {
             };
             (permit, Some(options.request_timeout), None)
         };
-        if let Some(parts) = self.parts.take() {
-            let source = std::mem::take(&mut request.source);
-            request.source = Endpoint::attach(source, parts, self.peer);
-        }
+        self.attach(request);
         let queue = Arc::new(NoteQueue::default());
         let streaming = Streaming {
             sse: self.accepts.sse,

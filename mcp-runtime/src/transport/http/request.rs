@@ -71,6 +71,15 @@ impl Context {
     }
 }
 
+impl crate::middleware::Request {
+    /// The HTTP request this request arrived in (`None` on stdio): where a
+    /// request layer reads a header to resolve the caller's tenant.
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+    pub fn http(&self) -> Option<&HttpRequest> {
+        self.source().attachment::<HttpRequest>()
+    }
+}
+
 impl<'a> FromContext<'a> for Option<&'a HttpRequest> {
     fn from_context(ctx: &'a Context) -> Self {
         ctx.http()
