@@ -6,7 +6,10 @@
 # 1. `npm ci` here (only when node_modules is missing or older than the
 #    lock): oidc-provider and a Node 22 binary, both pinned in
 #    package-lock.json;
-# 2. `cargo test -p secure-notes --features oidc-tests --test oidc`: each
+# 2. `cargo test --workspace --features secure-notes/oidc-tests --test oidc`
+#    (named across the workspace, so that everything but the test itself is
+#    what `cargo test --workspace` built; `-p secure-notes` alone would
+#    unify features differently and build the runtime again): each
 #    test starts its own provider (provider.mjs, on that Node) and its own
 #    secure-notes server, and checks the wire: 401/403 challenges, the
 #    metadata, and tokens valid, expired, forged, foreign, unsigned, for
@@ -38,5 +41,5 @@ fi
 [[ ${1:-} == --install-only ]] && exit 0
 
 cd "$root"
-printf '==> cargo test -p secure-notes --features oidc-tests --test oidc\n' >&2
-cargo test -p secure-notes --features oidc-tests --test oidc
+printf '==> cargo test --workspace --features secure-notes/oidc-tests --test oidc\n' >&2
+cargo test --workspace --features secure-notes/oidc-tests --test oidc

@@ -9,6 +9,10 @@
 //! IPv4-mapped IPv6 address counts as the IPv4 address. The counts are
 //! shared by every worker. A connection looks its client up once; its
 //! requests then cost one atomic increment and one decrement each.
+//!
+//! They also count each client's open streams, and tell how many requests
+//! a client has in progress: what the fair-share rule (`security::fair`)
+//! reads when a pool runs short.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -30,6 +34,7 @@ pub(crate) struct Clients {
 struct Held {
     connections: AtomicUsize,
     requests: AtomicUsize,
+    streams: AtomicUsize,
 }
 
 /// Which cap a client is at.
@@ -85,6 +90,43 @@ impl Clients {
         request
     }
 
+    /// How many requests the client at `ip` has in progress (the one
+    /// asking included).
+    pub(crate) fn requests_of(&self, ip: IpAddr) -> usize {
+        let held = self.held();
+        let requests = held.get(&client_of(ip));
+        requests.map_or(0, |held| held.requests.load(Ordering::Relaxed))
+    }
+
+    /// Counts a stream of the client at `ip` when `admits` allows one to a
+    /// client holding as many as it does.
+    pub(crate) fn open_stream(
+        self: &Arc<Clients>,
+        ip: IpAddr,
+        admits: impl FnOnce(usize) -> bool,
+    ) -> Option<ClientStream> {
+        let key = client_of(ip);
+        let mut clients = self.held();
+        let held = clients.entry(key).or_default();
+        // Decided and counted under the lock: two streams of one client
+        // cannot both pass on the same count.
+        let streams = held.streams.load(Ordering::Relaxed);
+        let admitted = admits(streams);
+        if admitted {
+            held.streams.fetch_add(1, Ordering::AcqRel);
+        }
+        let held = held.clone();
+        drop(clients);
+        let stream = ClientStream {
+            clients: self.clone(),
+            key,
+            held,
+            counted: admitted,
+        };
+        // A refused stream's guard forgets a client that holds nothing.
+        admitted.then_some(stream)
+    }
+
     /// Forgets `key` once it holds nothing (and is still `held`: a client
     /// that left and came back has a new entry, which is not this one's to
     /// remove).
@@ -93,7 +135,8 @@ impl Clients {
         // Read under the lock: whoever counts under it (`connect`,
         // `request`) is either seen here or finds no entry and makes one.
         let empty = held.connections.load(Ordering::Acquire) == 0
-            && held.requests.load(Ordering::Acquire) == 0;
+            && held.requests.load(Ordering::Acquire) == 0
+            && held.streams.load(Ordering::Acquire) == 0;
         if empty
             && clients
                 .get(&key)
@@ -177,6 +220,26 @@ impl Drop for ClientRequest {
     }
 }
 
+/// One open stream of a client (a subscription, a legacy session's
+/// notification stream).
+#[derive(Debug)]
+pub(crate) struct ClientStream {
+    clients: Arc<Clients>,
+    key: IpAddr,
+    held: Arc<Held>,
+    /// Whether it was counted (a refused one only forgets its client).
+    counted: bool,
+}
+
+impl Drop for ClientStream {
+    fn drop(&mut self) {
+        if self.counted {
+            self.held.streams.fetch_sub(1, Ordering::AcqRel);
+        }
+        self.clients.release(self.key, &self.held);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,6 +290,39 @@ mod tests {
         // A request without a connection forgets its client when it ends.
         drop(clients.request(ip("10.0.0.1")).unwrap());
         assert_eq!(clients.tracked(), 0);
+    }
+
+    #[test]
+    fn streams_are_counted_per_client_and_forgotten() {
+        let clients = Clients::new(10, 10);
+        let first = clients
+            .open_stream(ip("10.0.0.1"), |held| held < 2)
+            .unwrap();
+        let second = clients
+            .open_stream(ip("10.0.0.1"), |held| held < 2)
+            .unwrap();
+        assert!(
+            clients
+                .open_stream(ip("10.0.0.1"), |held| held < 2)
+                .is_none()
+        );
+        assert!(
+            clients
+                .open_stream(ip("10.0.0.2"), |held| held < 2)
+                .is_some()
+        );
+        drop(first);
+        let third = clients
+            .open_stream(ip("10.0.0.1"), |held| held < 2)
+            .unwrap();
+        drop((second, third));
+        assert_eq!(clients.tracked(), 0);
+        // A connection's requests are what `requests_of` counts.
+        let connection = clients.connect(ip("10.0.0.1")).unwrap();
+        connection.begin_request().unwrap();
+        assert_eq!(clients.requests_of(ip("10.0.0.1")), 1);
+        assert_eq!(clients.requests_of(ip("10.0.0.9")), 0);
+        connection.end_request();
     }
 
     #[test]

@@ -45,6 +45,7 @@
 
 #[cfg(feature = "http")]
 pub(crate) mod clients;
+pub(crate) mod fair;
 #[cfg(feature = "http")]
 pub(crate) mod origin;
 mod principal;

@@ -10,6 +10,7 @@ use tokio::sync::Notify;
 
 use super::record::{Signals, TaskRecord, TaskUpdate};
 use super::store::{StoreError, StoreFuture, TaskStore};
+use crate::security::fair::FairShare;
 
 /// Keeps tasks in this process's memory: a task lives as long as the
 /// process, and only this instance sees it (give instances behind a load
@@ -21,6 +22,12 @@ use super::store::{StoreError, StoreFuture, TaskStore};
 /// [`max_finished_per_owner`](Self::max_finished_per_owner) finished ones
 /// (past it, the owner's oldest finished task makes room: finished work
 /// never blocks new work); a task is dropped once its `ttlMs` has passed.
+///
+/// Shared fairly: one owner holds at most 1/8 of `max_tasks`, running and
+/// finished together, and once less than half of the store is free, less
+/// than 1/8 of what is free (its oldest finished tasks make room first).
+/// So a handful of callers cannot fill the store for everyone: it takes
+/// 63 of them for the default 10,000 tasks.
 #[derive(Debug)]
 pub struct InMemoryTaskStore {
     inner: Mutex<Inner>,
@@ -152,6 +159,7 @@ impl InMemoryTaskStore {
                 "this caller has {owned} running tasks, the most one caller may have until some finish"
             )));
         }
+        inner.make_fair_room(&record.owner, limits.tasks)?;
         if inner.tasks.contains_key(&record.id) {
             return Err(StoreError::Unavailable("task id collision".into()));
         }
@@ -290,6 +298,38 @@ impl Inner {
         if let Some(entry) = self.tasks.remove(&oldest) {
             self.bytes -= entry.size;
             entry.wake.notify_one();
+        }
+    }
+
+    /// Room for one more task of `owner` under the fair-share rule
+    /// (`security::fair`): an owner holds at most 1/8 of the store, and
+    /// once less than half of it is free, less than 1/8 of what is free.
+    /// Its own oldest finished tasks make room first (finished work never
+    /// blocks new work); running ones never do, and past them the owner is
+    /// refused: the biggest holders are refused first, and a handful of
+    /// callers cannot fill the store for everyone.
+    fn make_fair_room(&mut self, owner: &str, capacity: usize) -> Result<(), StoreError> {
+        let rule = FairShare::new(capacity);
+        loop {
+            let running = self.owners.get(owner).copied().unwrap_or(0);
+            let finished = self.finished.get(owner).map_or(0, VecDeque::len);
+            let free = capacity.saturating_sub(self.tasks.len());
+            if rule.admits(running + finished, free) {
+                return Ok(());
+            }
+            let oldest = self.finished.get_mut(owner).and_then(VecDeque::pop_front);
+            let Some(oldest) = oldest else {
+                return Err(StoreError::Quota(format!(
+                    "this caller has {running} running tasks, its share of a task store that is running short"
+                )));
+            };
+            if let Some(entry) = self.tasks.remove(&oldest) {
+                self.bytes -= entry.size;
+                entry.wake.notify_one();
+            }
+            if self.finished.get(owner).is_some_and(VecDeque::is_empty) {
+                self.finished.remove(owner);
+            }
         }
     }
 

@@ -249,3 +249,50 @@ fn an_owners_oldest_finished_task_makes_room_past_the_bound() {
         store.create(record("t4", "a", 1_004)).await.unwrap();
     });
 }
+
+#[test]
+fn a_handful_of_owners_cannot_fill_the_store_for_everyone() {
+    block_on(async {
+        // 80 tasks: an owner holds at most 10, and fewer once the store is
+        // more than half full. Before, one owner filled it (1,000 running
+        // tasks each), and ten owners filled 10,000.
+        let store = InMemoryTaskStore::new().max_tasks(80);
+        let mut held = Vec::new();
+        for owner in 0..8 {
+            let owner = format!("flood{owner}");
+            let mut taken = 0;
+            while store
+                .create(record(&format!("{owner}-{taken}"), &owner, 0))
+                .await
+                .is_ok()
+            {
+                taken += 1;
+            }
+            held.push(taken);
+        }
+        assert_eq!(held, [10, 10, 10, 10, 5, 4, 4, 3]);
+        // Refused for its share, not because the store is full.
+        let refused = store.create(record("flood0-x", "flood0", 0)).await;
+        assert!(
+            matches!(&refused, Err(StoreError::Quota(why)) if why.contains("its share")),
+            "{refused:?}"
+        );
+        store.create(record("victim", "victim", 0)).await.unwrap();
+    });
+}
+
+#[test]
+fn an_owner_at_its_share_makes_room_with_its_finished_tasks() {
+    block_on(async {
+        let store = InMemoryTaskStore::new().max_tasks(16);
+        // Share: 2. Tasks that finish at once still count, until their
+        // owner needs the room.
+        for (n, id) in ["t1", "t2", "t3"].into_iter().enumerate() {
+            store.create(record(id, "a", n as u64)).await.unwrap();
+            finish(&store, id, n as u64).await;
+        }
+        assert_eq!(store.get("t1", "a", 4).await.unwrap(), None, "made room");
+        assert!(store.get("t3", "a", 4).await.unwrap().is_some());
+        assert_eq!(store.len(), 2);
+    });
+}

@@ -19,6 +19,7 @@ mod respond;
 mod streams;
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use http::HeaderName;
@@ -220,8 +221,13 @@ impl HttpHook for LegacyHttp {
         parts.headers.contains_key(SESSION_ID)
     }
 
-    fn other<'a>(&'a self, endpoint: &'a Arc<Endpoint>, parts: &'a Parts) -> ServingOther<'a> {
-        Box::pin(streams::other_method(self, endpoint, parts))
+    fn other<'a>(
+        &'a self,
+        endpoint: &'a Arc<Endpoint>,
+        parts: &'a Parts,
+        peer: Option<SocketAddr>,
+    ) -> ServingOther<'a> {
+        Box::pin(streams::other_method(self, endpoint, parts, peer))
     }
 
     fn claims_post(&self, era: EraHeaders<'_>, body: &str) -> bool {

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
+use crate::transport::http::endpoint::Slot;
 use http::StatusCode;
 use serde_json::Value;
-use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::sync::CancellationToken;
 
 use super::{LegacyHttp, Local, Refusal, Running, locked};
@@ -30,7 +30,7 @@ pub(super) struct Session {
     pub(super) local: Arc<Local>,
     /// Whether the client accepts SSE (without it, nothing can be asked).
     pub(super) sse: bool,
-    pub(super) permit: OwnedSemaphorePermit,
+    pub(super) permit: Slot,
 }
 
 /// Runs a session's request through the adapter, and answers as the

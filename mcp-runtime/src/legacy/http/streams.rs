@@ -1,10 +1,11 @@
 //! A session's GET notification stream, and DELETE.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
+use crate::transport::http::endpoint::Slot;
 use http::request::Parts;
 use http::{Method as HttpMethod, StatusCode};
-use tokio::sync::OwnedSemaphorePermit;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 
@@ -24,6 +25,7 @@ pub(super) async fn other_method(
     legacy: &LegacyHttp,
     endpoint: &Arc<Endpoint>,
     parts: &Parts,
+    peer: Option<SocketAddr>,
 ) -> Option<HttpResponse> {
     let id = header(parts, SESSION_ID)?;
     if parts.method == HttpMethod::DELETE {
@@ -42,7 +44,7 @@ pub(super) async fn other_method(
             "the notification stream is text/event-stream: accept it",
         ));
     }
-    let permit = match endpoint.stream_permit() {
+    let permit = match endpoint.stream_permit(peer) {
         Ok(permit) => permit,
         Err(busy) => return Some(busy),
     };
@@ -103,11 +105,7 @@ impl Watch {
 
 /// The standalone SSE stream of a session: list changes and updates of
 /// subscribed resources, until DELETE, shutdown or the client leaves.
-fn notification_stream(
-    endpoint: Arc<Endpoint>,
-    watch: Watch,
-    permit: OwnedSemaphorePermit,
-) -> HttpResponse {
+fn notification_stream(endpoint: Arc<Endpoint>, watch: Watch, permit: Slot) -> HttpResponse {
     let (events, stream) = mpsc::channel(64);
     let mut changes = endpoint.dispatcher().changes().subscribe();
     tokio::task::spawn_local(async move {

@@ -38,7 +38,9 @@ use crate::dispatch::Dispatcher;
 use crate::dispatch::envelope::Request;
 use crate::protocol::RequestId;
 use crate::protocol::method::MethodName;
+use crate::security::clients::ClientStream;
 use crate::security::clients::Clients;
+use crate::security::fair::FairShare;
 use crate::security::rate_limit::ClientKey;
 use crate::security::{Principal, RateCheck, RateLimiter};
 use crate::source::{RequestSource, TransportKind};
@@ -57,13 +59,27 @@ pub(crate) trait HttpHook: Send + Sync + 'static {
 
     /// Serves a request [`claims_other`](Self::claims_other) claimed, for
     /// an authorized caller; `None` leaves it to the endpoint's 405.
-    fn other<'a>(&'a self, endpoint: &'a Arc<Endpoint>, parts: &'a Parts) -> ServingOther<'a>;
+    fn other<'a>(
+        &'a self,
+        endpoint: &'a Arc<Endpoint>,
+        parts: &'a Parts,
+        peer: Option<SocketAddr>,
+    ) -> ServingOther<'a>;
 
     /// Whether a POST is the hook's, from the era headers and the body.
     fn claims_post(&self, era: EraHeaders<'_>, body: &str) -> bool;
 
     /// Serves a POST [`claims_post`](Self::claims_post) claimed.
     fn post<'a>(&'a self, endpoint: &'a Arc<Endpoint>, post: Post) -> Serving<'a>;
+}
+
+/// A slot of one of the endpoint's pools, held until the request (or its
+/// stream) ends.
+#[derive(Debug)]
+pub(crate) struct Slot {
+    _permit: OwnedSemaphorePermit,
+    /// A stream's count on its client.
+    _stream: Option<ClientStream>,
 }
 
 /// A shared rate limiter's verdict still to come: `Err` is the 429.
@@ -158,22 +174,49 @@ impl Endpoint {
         &self.shutdown
     }
 
-    /// A slot among the requests in flight, or the 503 that says none is
-    /// free.
-    pub(super) fn in_flight_permit(&self) -> Result<OwnedSemaphorePermit, HttpResponse> {
-        self.in_flight
-            .clone()
-            .try_acquire_owned()
-            .map_err(|_| respond::busy())
+    /// A slot among the requests in flight for the client at `peer`, or
+    /// the 503 that says none is free to it: once less than half the slots
+    /// are free, the biggest holders are refused first
+    /// (`security::fair`). A client's holding is its requests in
+    /// progress, counted from their heads (this one included).
+    pub(super) fn in_flight_permit(&self, peer: Option<SocketAddr>) -> Result<Slot, HttpResponse> {
+        let rule = FairShare::new(self.options.max_in_flight);
+        let free = self.in_flight.available_permits();
+        if rule.is_contended(free) {
+            let held = peer.map_or(0, |peer| self.clients.requests_of(peer.ip()));
+            if !rule.admits(held.saturating_sub(1), free) {
+                return Err(respond::busy());
+            }
+        }
+        let permit = self.in_flight.clone().try_acquire_owned();
+        let permit = permit.map_err(|_| respond::busy())?;
+        Ok(Slot {
+            _permit: permit,
+            _stream: None,
+        })
     }
 
     /// A slot among the open streams (subscriptions, a legacy session's
-    /// notification stream), or the 503 that says none is free.
-    pub(crate) fn stream_permit(&self) -> Result<OwnedSemaphorePermit, HttpResponse> {
-        self.subscriptions
-            .clone()
-            .try_acquire_owned()
-            .map_err(|_| respond::busy())
+    /// notification stream) for the client at `peer`, or the 503 that says
+    /// none is free to it: a client holds at most 1/8 of them, and fewer
+    /// when they run short (`security::fair`).
+    pub(crate) fn stream_permit(&self, peer: Option<SocketAddr>) -> Result<Slot, HttpResponse> {
+        let rule = FairShare::new(self.options.max_subscriptions);
+        let free = self.subscriptions.available_permits();
+        let stream = match peer {
+            Some(peer) => {
+                let opened = self
+                    .clients
+                    .open_stream(peer.ip(), |held| rule.admits(held, free));
+                Some(opened.ok_or_else(respond::busy)?)
+            }
+            None => None,
+        };
+        let permit = self.subscriptions.clone().try_acquire_owned();
+        Ok(Slot {
+            _permit: permit.map_err(|_| respond::busy())?,
+            _stream: stream,
+        })
     }
 
     /// Tool calls are rate limited per client address, in both eras; the

@@ -4,9 +4,9 @@
 
 use std::net::SocketAddr;
 
+use super::endpoint::Slot;
 use bytestring::ByteString;
 use http::request::Parts;
-use tokio::sync::OwnedSemaphorePermit;
 
 /// The headers that tell the eras apart, read with the endpoint's other
 /// headers (before authorization edits them).
@@ -27,6 +27,6 @@ pub(crate) struct Post {
     /// Whether the client accepts SSE.
     pub(crate) sse: bool,
     /// Its slot among the requests in flight.
-    pub(crate) permit: OwnedSemaphorePermit,
+    pub(crate) permit: Slot,
     pub(crate) peer: Option<SocketAddr>,
 }

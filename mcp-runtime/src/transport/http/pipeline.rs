@@ -30,6 +30,7 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
+use super::endpoint::Slot;
 use bytes::{Bytes, BytesMut};
 use bytestring::ByteString;
 use futures_util::FutureExt as _;
@@ -37,7 +38,6 @@ use http::header::{ACCEPT_ENCODING, ALLOW};
 use http::request::Parts;
 use http::{HeaderValue, Method as HttpMethod, Request, StatusCode};
 use http_body::Body;
-use tokio::sync::OwnedSemaphorePermit;
 use tower_service::Service;
 
 use super::BODY_GRACE;
@@ -226,7 +226,7 @@ where
                 let answer = cross_origin(endpoint.clone(), Request::from_parts(parts, body), peer);
                 return Ok(answer.await);
             }
-            Head::OtherMethod => return Err(Box::pin(other_method(endpoint, parts)).await),
+            Head::OtherMethod => return Err(Box::pin(other_method(endpoint, parts, peer)).await),
         };
         let text = read_body(endpoint, body, declared, peer).await?;
         let legacy = endpoint
@@ -263,7 +263,7 @@ fn after_body<'a>(
 ) -> Result<Next<'a>, HttpResponse> {
     // Taken once the body is in: a client slow to send its body holds only
     // its own share (the per-client cap), not a slot of everyone's.
-    let permit = endpoint.in_flight_permit()?;
+    let permit = endpoint.in_flight_permit(peer)?;
     if legacy && let Some(hook) = &endpoint.hook {
         let post = Post {
             parts,
@@ -323,7 +323,7 @@ async fn authorized(
     mut parts: Parts,
     peer: Option<SocketAddr>,
     accepts: Accepts,
-    permit: OwnedSemaphorePermit,
+    permit: Slot,
 ) -> Result<HttpResponse, HttpResponse> {
     let received = Instant::now();
     let request = match incoming {
@@ -451,14 +451,18 @@ fn check_authority(
 
 /// A request other than a POST: the hook's (for an authorized caller), or
 /// 405.
-async fn other_method(endpoint: &Arc<Endpoint>, mut parts: Parts) -> HttpResponse {
+async fn other_method(
+    endpoint: &Arc<Endpoint>,
+    mut parts: Parts,
+    peer: Option<SocketAddr>,
+) -> HttpResponse {
     if let Some(hook) = &endpoint.hook
         && hook.claims_other(&parts)
     {
         if let Err(response) = endpoint.authorize(&mut parts, None).await {
             return response;
         }
-        if let Some(response) = hook.other(endpoint, &parts).await {
+        if let Some(response) = hook.other(endpoint, &parts, peer).await {
             return response;
         }
     }
@@ -722,7 +726,7 @@ fn dispatch(
     parts: Parts,
     peer: Option<SocketAddr>,
     accepts: Accepts,
-    permit: OwnedSemaphorePermit,
+    permit: Slot,
 ) -> Dispatching {
     let source = Endpoint::source(&parts);
     let mut admission = HttpAdmission {
@@ -784,7 +788,7 @@ struct HttpAdmission<'a> {
     parts: Option<Parts>,
     peer: Option<SocketAddr>,
     accepts: Accepts,
-    permit: Option<OwnedSemaphorePermit>,
+    permit: Option<Slot>,
 }
 
 impl Admission for HttpAdmission<'_> {
@@ -824,7 +828,7 @@ impl Admission for HttpAdmission<'_> {
             // A subscription is counted against its own cap, not against
             // requests in flight, and has no time limit.
             self.permit = None;
-            let permit = self.endpoint.stream_permit()?;
+            let permit = self.endpoint.stream_permit(self.peer)?;
             (permit, None, Some(options.keep_alive))
         } else {
             if matches!(target, Target::Core(Method::ToolsCall)) {

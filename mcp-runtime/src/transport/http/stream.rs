@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use futures_util::FutureExt as _;
 use http::StatusCode;
-use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use tokio::sync::mpsc;
+
+use super::endpoint::Slot;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -33,7 +35,7 @@ pub(crate) struct Streaming {
     /// that its stream ends.
     pub(crate) cancelled: Option<CancellationToken>,
     /// Held until the request, or its stream, ends.
-    pub(crate) permit: OwnedSemaphorePermit,
+    pub(crate) permit: Slot,
 }
 
 /// A request [`respond`] started.

@@ -1,0 +1,172 @@
+//! Fair shares of the HTTP transport's global pools, over real sockets
+//! from several loopback source addresses (Linux routes all of 127/8 to
+//! the loopback interface): a handful of clients holding every slot they
+//! may no longer shuts a newcomer out of requests in flight or of
+//! `subscriptions/listen` streams.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use mcp_runtime::{HttpOptions, ServerBuilder, State, tool};
+use mcp_test_support::{call_tool, http::mcp_headers, request};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpSocket, TcpStream};
+
+/// How many `hold` calls are running.
+#[derive(Clone, Default)]
+struct Holding(Arc<AtomicUsize>);
+
+/// Runs until its client goes away.
+#[tool]
+async fn hold(#[ctx] holding: State<Holding>) -> String {
+    holding.0.0.fetch_add(1, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_secs(300)).await;
+    "held".to_owned()
+}
+
+/// Answers at once.
+#[tool]
+fn instant() -> String {
+    "now".to_owned()
+}
+
+/// Serves on a free loopback port with `options`; the address.
+fn serve(options: HttpOptions, holding: Holding) -> SocketAddr {
+    mcp_test_support::http::serve_in_thread(move |listener| async move {
+        let server = ServerBuilder::new("fair", "1.0.0")
+            .state(holding)
+            .build()
+            .unwrap();
+        let _ = server
+            .serve_http(listener, options, std::future::pending())
+            .await;
+    })
+}
+
+/// A connection to `server` from the loopback address `127.0.0.<host>`,
+/// with `message` POSTed on it.
+async fn post_from(host: u8, server: SocketAddr, message: &str) -> TcpStream {
+    let socket = TcpSocket::new_v4().unwrap();
+    let source = SocketAddr::new(IpAddr::from([127, 0, 0, host]), 0);
+    socket.bind(source).unwrap();
+    let mut stream = socket.connect(server).await.unwrap();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {server}\r\ncontent-length: {}\r\n",
+        message.len()
+    );
+    for (name, value) in mcp_headers(message) {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(message.as_bytes()).await.unwrap();
+    stream
+}
+
+/// The status of the response on `stream`, if its head arrives within
+/// `wait`.
+async fn status_within(stream: &mut TcpStream, wait: Duration) -> Option<u16> {
+    let mut head = [0_u8; 12];
+    tokio::time::timeout(wait, stream.read_exact(&mut head))
+        .await
+        .ok()?
+        .ok()?;
+    std::str::from_utf8(&head[9..12]).ok()?.parse().ok()
+}
+
+/// Floods from `127.0.0.2` .. `127.0.0.<1 + addresses>`, `each` requests
+/// per address, each on its own connection: the connections (kept open),
+/// and how many were refused with 503.
+async fn flood(
+    server: SocketAddr,
+    addresses: u8,
+    each: usize,
+    message: &str,
+) -> (Vec<TcpStream>, usize) {
+    let (mut open, mut refused) = (Vec::new(), 0);
+    for host in 2..2 + addresses {
+        for _ in 0..each {
+            let mut stream = post_from(host, server, message).await;
+            // A refusal comes at once; an admitted request runs on.
+            match status_within(&mut stream, Duration::from_millis(200)).await {
+                Some(503) => refused += 1,
+                Some(other) => panic!("a flood request answered {other}"),
+                None => open.push(stream),
+            }
+        }
+    }
+    (open, refused)
+}
+
+/// The result of a `tools/call` of `instant` from `127.0.0.<host>`.
+async fn instant_from(host: u8, server: SocketAddr) -> (u16, Value) {
+    let mut stream = post_from(host, server, &call_tool(1, "instant", json!({}))).await;
+    let mut response = Vec::new();
+    let read = stream.read_to_end(&mut response);
+    let _ = tokio::time::timeout(Duration::from_secs(5), read).await;
+    let response = String::from_utf8(response).unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response.split("\r\n\r\n").nth(1).unwrap_or_default();
+    (status, serde_json::from_str(body).unwrap_or_default())
+}
+
+#[tokio::test]
+async fn eight_addresses_with_slow_calls_leave_room_for_a_ninth() {
+    // The defect: 16 slots, 2 per client; 8 addresses held them all, and a
+    // ninth's instant call was refused with 503.
+    let options = HttpOptions::new()
+        .max_in_flight(16)
+        .max_requests_per_client(2);
+    let holding = Holding::default();
+    let server = serve(options, holding.clone());
+    let hold = call_tool(1, "hold", json!({}));
+    let (open, refused) = flood(server, 8, 2, &hold).await;
+    // Past half the pool, a client gets less than 1/8 of what is free:
+    // four addresses got 2 slots, four got 1, and 4 slots stay free.
+    assert_eq!((open.len(), refused), (12, 4));
+    for _ in 0..500 {
+        if holding.0.load(Ordering::SeqCst) == 12 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(holding.0.load(Ordering::SeqCst), 12);
+    let (status, answer) = instant_from(10, server).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "now");
+    drop(open);
+}
+
+#[tokio::test]
+async fn two_addresses_no_longer_hold_every_listen_stream() {
+    // The defect: 16 streams, and a client could open as many as its
+    // requests in progress (128): two addresses held them all, and nobody
+    // else heard of changes.
+    let options = HttpOptions::new().max_subscriptions(16);
+    let server = serve(options, Holding::default());
+    let listen = request(
+        "listen",
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    // A stream's head (200, text/event-stream) comes at once: read it.
+    let mut streams = Vec::new();
+    let mut statuses = Vec::new();
+    for host in [2, 3] {
+        for _ in 0..8 {
+            let mut stream = post_from(host, server, &listen).await;
+            statuses.push(status_within(&mut stream, Duration::from_secs(5)).await);
+            streams.push(stream);
+        }
+    }
+    // 1/8 of the streams each: 2 per address, the rest refused.
+    let opened = statuses.iter().filter(|s| **s == Some(200)).count();
+    let refused = statuses.iter().filter(|s| **s == Some(503)).count();
+    assert_eq!((opened, refused), (4, 12));
+    let mut victim = post_from(9, server, &listen).await;
+    let status = status_within(&mut victim, Duration::from_secs(5)).await;
+    assert_eq!(status, Some(200));
+}
