@@ -400,6 +400,47 @@ async fn finished_tasks_make_room_and_have_their_own_bound() {
     store.create(leased("f4", "busy", now)).await.unwrap();
 }
 
+#[tokio::test]
+async fn a_handful_of_owners_cannot_fill_the_shared_store() {
+    // The defect: no global bound at all, so ten addresses with 1,000 tasks
+    // each grew Redis without limit. Now the store holds `max_tasks`, and
+    // an owner gets less than 1/8 of what is free once it runs short.
+    let redis = Redis::connect(&config(&unique_prefix("fair"))).unwrap();
+    let store = RedisTaskStore::new(&redis).max_tasks(80);
+    let now = now_ms();
+    let mut held = Vec::new();
+    for owner in 0..8 {
+        let owner = format!("flood{owner}");
+        let mut taken = 0;
+        while store
+            .create(leased(&format!("{owner}-{taken}"), &owner, now))
+            .await
+            .is_ok()
+        {
+            taken += 1;
+        }
+        held.push(taken);
+    }
+    assert_eq!(held, [10, 10, 10, 10, 5, 4, 4, 3]);
+    let refused = store.create(leased("flood0-x", "flood0", now)).await;
+    assert!(
+        matches!(&refused, Err(mcp_runtime::tasks::StoreError::Quota(why)) if why.contains("its share")),
+        "{refused:?}"
+    );
+    store.create(leased("victim", "victim", now)).await.unwrap();
+
+    // An owner at its share makes room with its finished tasks, closest
+    // to expiry first, and the store's count follows.
+    for n in 0..3 {
+        finish(&store, &format!("flood7-{n}"), now).await;
+    }
+    store
+        .create(leased("flood7-new", "flood7", now))
+        .await
+        .unwrap();
+    assert_eq!(store.get("flood7-0", "flood7", now).await.unwrap(), None);
+}
+
 /// A Redis database of this test's own, so that its data can be lost
 /// (`FLUSHDB`) without touching the other tests'.
 const LOSSY_DB: u8 = 13;

@@ -10,26 +10,55 @@ use super::{Redis, RedisUnavailable};
 use crate::tasks::{Signals, StoreError, StoreFuture, TaskRecord, TaskStore, TaskUpdate};
 
 /// Creates a task: refused when its owner has `quota` running tasks
-/// (those whose expiry has passed are dropped from the count first) or the
-/// id is taken. KEYS: the task, the owner's index. ARGV: the record, its expiry
-/// (ms since the epoch), now (ms), the quota, the task id.
+/// (those whose expiry has passed are dropped from the counts first), when
+/// the fair-share rule (`security::fair`) refuses its owner a slot of the
+/// store's `max_tasks`, or when the id is taken. Before refusing by the
+/// rule, the owner's finished tasks closest to expiry make room: they are
+/// popped here, and the caller deletes their records.
+/// KEYS: the task, the owner's running index, its finished index, the index
+/// of every task. ARGV: the record, its expiry (ms since the epoch), now
+/// (ms), the quota, the task id, `max_tasks`.
+/// Returns `{verdict, popped ids...}`.
 const CREATE: &str = r"
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 'quota' end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 'taken' end
+local now, quota, capacity = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[6])
+for i = 2, 4 do redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now) end
+local running = redis.call('ZCARD', KEYS[2])
+if running >= quota then return {'quota'} end
+local share = math.max(1, math.floor(capacity / 8))
+local function admits(held, free)
+  if free <= 0 or held >= share then return false end
+  return free * 2 >= capacity or held * 8 < free
+end
+local popped = {}
+while true do
+  local finished = redis.call('ZCARD', KEYS[3])
+  local free = capacity - redis.call('ZCARD', KEYS[4])
+  if admits(running + finished, free) then break end
+  if finished == 0 then
+    if free <= 0 then return {'full'} end
+    return {'share'}
+  end
+  local oldest = redis.call('ZPOPMIN', KEYS[3])
+  redis.call('ZREM', KEYS[4], oldest[1])
+  popped[#popped + 1] = oldest[1]
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then return {'taken'} end
 redis.call('HSET', KEYS[1], 'v', 1, 'r', ARGV[1])
 redis.call('PEXPIREAT', KEYS[1], ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
-local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
-redis.call('PEXPIREAT', KEYS[2], last[2])
-return 'ok'
+for _, index in ipairs({KEYS[2], KEYS[4]}) do
+  redis.call('ZADD', index, ARGV[2], ARGV[5])
+  local last = redis.call('ZRANGE', index, -1, -1, 'WITHSCORES')
+  redis.call('PEXPIREAT', index, last[2])
+end
+table.insert(popped, 1, 'ok')
+return popped
 ";
 
 /// Moves a task that has ended from its owner's running tasks to the
 /// finished ones (once: a second call finds it gone), and pops the
 /// finished ones past the bound, soonest to expire first, for the caller
-/// to delete. KEYS: the owner's running index, its finished index. ARGV:
-/// the task id, its expiry, now (ms), the bound.
+/// to delete. KEYS: the owner's running index, its finished index, the
+/// index of every task. ARGV: the task id, its expiry, now (ms), the bound.
 const SETTLE: &str = r"
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return {} end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
@@ -40,7 +69,10 @@ local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
 if over <= 0 then return {} end
 local popped = redis.call('ZPOPMIN', KEYS[2], over)
 local ids = {}
-for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
+for i = 1, #popped, 2 do
+  ids[#ids + 1] = popped[i]
+  redis.call('ZREM', KEYS[3], popped[i])
+end
 return ids
 ";
 
@@ -72,21 +104,36 @@ const RETRIES: usize = 16;
 #[derive(Debug, Clone)]
 pub struct RedisTaskStore {
     redis: Redis,
+    max_tasks: usize,
     per_owner: usize,
     finished_per_owner: usize,
     max_bytes: usize,
 }
 
 impl RedisTaskStore {
-    /// A store over `redis`: at most 1,000 running and 2,000 finished
-    /// tasks per owner, records of at most 4 MiB.
+    /// A store over `redis`: at most 100,000 tasks in all, 1,000 running
+    /// and 2,000 finished tasks per owner, records of at most 4 MiB.
     pub fn new(redis: &Redis) -> Self {
         RedisTaskStore {
             redis: redis.clone(),
+            max_tasks: 100_000,
             per_owner: 1_000,
             finished_per_owner: 2_000,
             max_bytes: 4 * 1024 * 1024,
         }
+    }
+
+    /// The most tasks kept at once, by every instance together (default
+    /// 100,000; a full store refuses new ones with `-31001`, HTTP 503).
+    /// Shared fairly (`security::fair`): one owner holds at most 1/8 of
+    /// them, running and finished together, and once less than half are
+    /// free, less than 1/8 of what is free; its finished tasks closest to
+    /// expiry make room first. So a handful of callers cannot fill the
+    /// store, nor grow Redis without bound: it takes about 80 of them.
+    #[must_use]
+    pub fn max_tasks(mut self, tasks: usize) -> Self {
+        self.max_tasks = tasks.max(1);
+        self
     }
 
     /// The most running tasks one owner may have (default 1,000); a new
@@ -126,6 +173,11 @@ impl RedisTaskStore {
         self.redis.key(&format!("owner:{hex}"))
     }
 
+    /// The index of every task, by expiry: what `max_tasks` bounds.
+    fn all_key(&self) -> String {
+        self.redis.key("tasks")
+    }
+
     /// The owner's index of finished tasks.
     fn finished_key(&self, owner: &str) -> String {
         format!("{}:done", self.owner_key(owner))
@@ -144,6 +196,7 @@ impl RedisTaskStore {
         let keys = vec![
             self.owner_key(&record.owner),
             self.finished_key(&record.owner),
+            self.all_key(),
         ];
         let args = vec![
             record.id.clone(),
@@ -160,8 +213,18 @@ impl RedisTaskStore {
                 return;
             }
         };
+        self.delete(&dropped).await;
+    }
+
+    /// Deletes the records of finished tasks an index no longer holds. A
+    /// failure leaves them readable until they expire; they no longer
+    /// count.
+    async fn delete(&self, ids: &[String]) {
+        if ids.is_empty() {
+            return;
+        }
         let mut command = ::redis::cmd("DEL");
-        for id in &dropped {
+        for id in ids {
             command.arg(self.task_key(id));
         }
         if let Err(error) = self.redis.query::<i64>(command).await {
@@ -311,6 +374,27 @@ impl RedisTaskStore {
     }
 }
 
+impl RedisTaskStore {
+    /// What the create script's verdict means.
+    fn verdict(&self, verdict: &str) -> Result<(), StoreError> {
+        match verdict {
+            "ok" => Ok(()),
+            "quota" => Err(StoreError::Quota(format!(
+                "this caller has {} running tasks, the most one caller may have until some finish",
+                self.per_owner
+            ))),
+            "share" => Err(StoreError::Quota(
+                "this caller holds its share of a task store that is running short".into(),
+            )),
+            "full" => Err(StoreError::Full(format!(
+                "it holds {} tasks, its limit",
+                self.max_tasks
+            ))),
+            _ => Err(StoreError::Unavailable("task id collision".into())),
+        }
+    }
+}
+
 fn unavailable(error: RedisUnavailable) -> StoreError {
     StoreError::Unavailable(error.0)
 }
@@ -322,27 +406,30 @@ impl TaskStore for RedisTaskStore {
             let script = SCRIPT.get_or_init(|| ::redis::Script::new(CREATE));
             let json =
                 serde_json::to_string(&task).map_err(|e| StoreError::Unavailable(e.to_string()))?;
-            let keys = vec![self.task_key(&task.id), self.owner_key(&task.owner)];
+            let keys = vec![
+                self.task_key(&task.id),
+                self.owner_key(&task.owner),
+                self.finished_key(&task.owner),
+                self.all_key(),
+            ];
             let args = vec![
                 json,
                 task.expires_at_ms().to_string(),
                 task.created_at_ms.to_string(),
                 self.per_owner.to_string(),
                 task.id.clone(),
+                self.max_tasks.to_string(),
             ];
-            let verdict: String = self
+            let verdict: Vec<String> = self
                 .redis
                 .script(script, keys, args)
                 .await
                 .map_err(unavailable)?;
-            match verdict.as_str() {
-                "ok" => Ok(()),
-                "quota" => Err(StoreError::Quota(format!(
-                    "this caller has {} running tasks, the most one caller may have until some finish",
-                    self.per_owner
-                ))),
-                _ => Err(StoreError::Unavailable("task id collision".into())),
-            }
+            let Some((verdict, popped)) = verdict.split_first() else {
+                return Err(StoreError::Unavailable("no verdict from Redis".into()));
+            };
+            self.delete(popped).await;
+            self.verdict(verdict)
         })
     }
 
