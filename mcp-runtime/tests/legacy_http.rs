@@ -74,7 +74,8 @@ where
             let options = HttpOptions::new()
                 .shutdown_grace(Duration::from_millis(200))
                 .request_timeout(Duration::from_millis(1500))
-                .rate_limit(0.001, 3);
+                // Four: an `initialize` and three tool calls.
+                .rate_limit(0.001, 4);
             server
                 .serve_http(listener, options, async {
                     let _ = stopped.await;
@@ -327,7 +328,7 @@ async fn asks_go_out_on_the_request_stream_and_answers_come_back_by_post() {
 }
 
 #[tokio::test]
-async fn tool_calls_are_rate_limited_like_modern_ones() {
+async fn tool_calls_and_initialize_are_rate_limited_like_modern_ones() {
     with_servers(&[[1; 32]], |addresses| async move {
         let address = addresses[0];
         let session = initialize(address, json!({})).await;
@@ -341,10 +342,15 @@ async fn tool_calls_are_rate_limited_like_modern_ones() {
         for _ in 0..5 {
             statuses.push(post(address, &headers, &body).await.status.as_u16());
         }
+        // The `initialize` took one of the four: each makes a session the
+        // server keeps for a day.
         assert_eq!(statuses, [200, 200, 200, 429, 429]);
         let reply = post(address, &headers, &body).await;
         assert_eq!(reply.json()["error"]["code"], -31000);
         assert!(reply.header("retry-after").is_some());
+        let again = post(address, &base_headers(), &initialize_body(json!({}))).await;
+        assert_eq!(again.status, 429, "{}", again.body);
+        assert_eq!(again.json()["error"]["code"], -31000);
         // Other methods are not limited.
         let reply = post(address, &headers, &call(3, "ping", json!({}))).await;
         assert_eq!(reply.status, 200);

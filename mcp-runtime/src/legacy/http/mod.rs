@@ -16,10 +16,11 @@
 
 mod post;
 mod respond;
+mod sessions;
 mod streams;
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 
 use http::HeaderName;
@@ -38,6 +39,7 @@ use crate::transport::http::endpoint::{HttpHook, Serving, ServingOther};
 use crate::transport::http::hook::{EraHeaders, Post};
 
 use self::post::{EraMarks, claims};
+use self::sessions::Sessions;
 
 // Header names parsed once: a lookup by `&str` parses the name every time.
 // (Modern POSTs do not look them up: the endpoint's one-pass header scan
@@ -58,10 +60,9 @@ pub(crate) struct LegacyHttp {
 #[derive(Debug, Default)]
 struct Tables {
     pending: Arc<Pending>,
-    /// This instance's part of each session, by the session's nonce.
-    sessions: Mutex<HashMap<String, Arc<Local>>>,
-    /// Sessions ended by DELETE, until they would have expired.
-    ended: Mutex<HashMap<String, u64>>,
+    /// This instance's part of each session, by the session's nonce (an
+    /// ended one's too, until it would have expired).
+    sessions: Mutex<Sessions>,
     /// Requests running here, by session nonce and id, for
     /// `notifications/cancelled`.
     running: Arc<RunningTable>,
@@ -128,7 +129,7 @@ impl LegacyHttp {
     ) -> Result<(SessionToken, Arc<Local>), Refusal> {
         let keys = endpoint.dispatcher().state_keys();
         let token = SessionToken::open(keys, header).ok_or(Refusal::NotFound)?;
-        if locked(&self.tables.ended).contains_key(&token.nonce) {
+        if locked(&self.tables.sessions).ended(&token.nonce) {
             return Err(Refusal::NotFound);
         }
         let local = self.tables.local(&token);
@@ -144,31 +145,24 @@ impl LegacyHttp {
         }
         Ok((token, local))
     }
-
-    /// Forgets sessions that expired (called when one is added).
-    fn sweep(&self) {
-        let now = now_seconds();
-        locked(&self.tables.sessions).retain(|_, local| local.expires > now);
-        locked(&self.tables.ended).retain(|_, expires| *expires > now);
-    }
 }
 
 impl Tables {
+    /// Starts a session that `client` initialized, unless it holds its
+    /// share of the table.
+    fn start(&self, token: &SessionToken, client: Option<IpAddr>) -> bool {
+        locked(&self.sessions).start(token, client, now_seconds())
+    }
+
     /// This instance's part of a session, made on first use.
     fn local(&self, token: &SessionToken) -> Arc<Local> {
-        locked(&self.sessions)
-            .entry(token.nonce.clone())
-            .or_insert_with(|| Arc::new(Local::new(token.expires)))
-            .clone()
+        locked(&self.sessions).local(token, now_seconds())
     }
 
     /// Ends a session in this instance: its streams close, and its id is
     /// refused from now on.
     fn end_here(&self, nonce: &str, expires: u64) {
-        if let Some(local) = locked(&self.sessions).remove(nonce) {
-            local.closed.cancel();
-        }
-        locked(&self.ended).insert(nonce.to_owned(), expires);
+        locked(&self.sessions).end(nonce, expires, now_seconds());
     }
 
     /// A message another instance forwarded for one of this instance's
@@ -184,9 +178,9 @@ impl Tables {
             Forwarded::Ended => {
                 // Only what this instance holds: the id carries the expiry,
                 // and the shared store refuses it anyway.
-                if let Some(local) = locked(&self.sessions).remove(nonce) {
-                    local.closed.cancel();
-                    locked(&self.ended).insert(nonce.to_owned(), local.expires);
+                let mut sessions = locked(&self.sessions);
+                if let Some(expires) = sessions.expires(nonce) {
+                    sessions.end(nonce, expires, now_seconds());
                 }
             }
         }

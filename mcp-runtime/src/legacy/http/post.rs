@@ -6,6 +6,7 @@
     reason = "an early answer is the response itself, handed to hyper by value: boxing it would add an allocation to every refusal"
 )]
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -14,7 +15,7 @@ use http::{HeaderValue, StatusCode};
 use serde_json::Value;
 
 use super::respond::{Session, answer, legacy_error, legacy_reply, missing_session, refused};
-use super::{LegacyHttp, Local, Refusal, SESSION_ID, VERSION_HEADER, header, locked};
+use super::{LegacyHttp, Local, Refusal, SESSION_ID, VERSION_HEADER, header};
 use crate::dispatch::Reply;
 use crate::dispatch::envelope::{self, Incoming, Notification, Request};
 use crate::legacy::session::Negotiated;
@@ -117,14 +118,23 @@ async fn serve(
         return Ok(missing_session());
     }
     let params = params_of(&request)?;
-    let Some((token, local)) = session else {
-        return Ok(initialize(legacy, endpoint, &request.id, params.as_ref()));
-    };
-    if method == "tools/call"
+    // `initialize` is rate limited as tool calls are: each one makes a
+    // session this instance keeps for a day.
+    if (method == "tools/call" || session.is_none())
         && let Some(pending) = endpoint.check_rate(peer, &request.id)?
     {
         pending.await?;
     }
+    let Some((token, local)) = session else {
+        let client = peer.map(|peer| peer.ip());
+        return Ok(initialize(
+            legacy,
+            endpoint,
+            &request.id,
+            params.as_ref(),
+            client,
+        ));
+    };
     let session = Session {
         token,
         local,
@@ -302,6 +312,7 @@ fn initialize(
     endpoint: &Endpoint,
     id: &RequestId,
     params: Option<&Value>,
+    client: Option<IpAddr>,
 ) -> HttpResponse {
     let negotiated = match Negotiated::from_initialize(params) {
         Ok(negotiated) => negotiated,
@@ -316,9 +327,15 @@ fn initialize(
     else {
         return legacy_error(Some(id), &ErrorObject::internal_error());
     };
-    legacy.sweep();
-    locked(&legacy.tables.sessions)
-        .insert(token.nonce.clone(), Arc::new(Local::new(token.expires)));
+    if !legacy.tables.start(&token, client) {
+        let busy = ErrorObject::new(
+            crate::protocol::error_code::SERVER_BUSY,
+            "Server busy: this client holds its share of the sessions this server keeps; end some (DELETE) or retry later",
+        );
+        let mut response = legacy_error(Some(id), &busy);
+        *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+        return response;
+    }
     tracing::debug!(version = %token.negotiated.version, "legacy session started");
     let mut response = legacy_reply(Reply::result(id, result.to_string().as_bytes()));
     response.headers_mut().insert(SESSION_ID, session_id);

@@ -230,6 +230,13 @@ impl HttpOptions {
     /// How many requests may run at once (default 1024); more are 503. A
     /// request counts once its body has arrived: a client slow to send
     /// bodies holds none of these.
+    ///
+    /// Shared fairly: once less than half of them are free, a client
+    /// address gets another only while it has fewer requests in progress
+    /// than 1/8 of the free ones, so the biggest holders are refused first
+    /// and a client with none is served while any is free. Taking them all
+    /// needs 44 addresses at the default (the security chapter of the
+    /// guide has every pool's rule).
     #[must_use]
     pub fn max_in_flight(mut self, requests: usize) -> Self {
         self.max_in_flight = requests.max(1);
@@ -260,10 +267,15 @@ impl HttpOptions {
         self
     }
 
-    /// How many `subscriptions/listen` streams may be open (default 256).
+    /// How many `subscriptions/listen` streams (and legacy sessions'
+    /// notification streams) may be open (default 256); more are 503.
+    ///
+    /// Shared fairly: one client address holds at most 1/8 of them, and
+    /// once less than half are free, fewer than 1/8 of the free ones.
+    /// Taking them all needs 32 addresses at the default.
     #[must_use]
     pub fn max_subscriptions(mut self, streams: usize) -> Self {
-        self.max_subscriptions = streams;
+        self.max_subscriptions = streams.max(1);
         self
     }
 
