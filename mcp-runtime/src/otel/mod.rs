@@ -209,6 +209,17 @@ impl Otel {
     /// one, which [`Telemetry::prometheus_address`] tells). Keep it on
     /// loopback or a private network: it is a listener of its own, never
     /// the MCP endpoint.
+    ///
+    /// It serves 16 connections at once, shared by client address (IPv6:
+    /// by /64): one address holds at most 4, and when all 16 are taken a
+    /// newcomer takes the oldest connection of an address that holds at
+    /// least two more than it does. A connection that has not sent a
+    /// complete request head within 5 s (after its accept, or after its
+    /// last answer when kept alive) is closed, and none lasts more than
+    /// 30 s. So a flood of idle or half-sent sockets from a few addresses
+    /// does not keep a scraper out; only with 16 addresses holding one
+    /// connection each does a new one wait, for at most 5 s while they
+    /// send nothing (30 s if they keep sending requests).
     pub fn prometheus(mut self, address: impl Into<String>) -> Self {
         self.prometheus = Some(address.into());
         self
