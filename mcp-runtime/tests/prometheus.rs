@@ -2,13 +2,19 @@
 //! (it sets OpenTelemetry's global providers): it listens on an address of
 //! its own, answers `GET /metrics` with the text format, refuses `Host`
 //! names that are not loopback on a loopback address, a foreign `Origin`,
-//! other paths and other methods, and stops with the telemetry. Python's
-//! `prometheus_client` parses a real server's scrape in `tests/otel`.
+//! other paths and other methods, and stops with the telemetry; idle and
+//! half-sent sockets from several loopback addresses (Linux routes all of
+//! 127/8 to `lo`) neither outlive the head timeout nor keep a scraper out.
+//! Python's `prometheus_client` parses a real server's scrape in
+//! `tests/otel`.
 #![cfg(feature = "otel")]
 
 use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpSocket;
 
 use mcp_runtime::metrics::{self, Refusal};
 use mcp_runtime::otel::Otel;
@@ -96,4 +102,149 @@ fn a_taken_address_is_an_error_at_startup() {
             && message.contains(&address.to_string()),
         "{message}"
     );
+}
+
+/// A connection to `address` from the loopback address `from`.
+async fn connect_from(from: &str, address: SocketAddr) -> tokio::net::TcpStream {
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    socket.connect(address).await.unwrap()
+}
+
+/// Half a request head: never finished.
+const HALF_HEAD: &[u8] = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ";
+
+/// Whether the server has closed `stream` (end of file, or reset), looking
+/// without waiting.
+fn closed(stream: &tokio::net::TcpStream) -> bool {
+    let mut byte = [0_u8; 1];
+    match stream.try_read(&mut byte) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(error) => error.kind() != std::io::ErrorKind::WouldBlock,
+    }
+}
+
+/// Sends a whole scrape (kept alive) on `stream`; its status and body.
+async fn scrape(stream: &mut tokio::net::TcpStream) -> (u16, String) {
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    let mut buffer = [0_u8; 16 * 1024];
+    loop {
+        let read = stream.read(&mut buffer).await.unwrap();
+        assert_ne!(read, 0, "closed before its answer");
+        answer.extend_from_slice(&buffer[..read]);
+        let text = String::from_utf8_lossy(&answer);
+        let Some((head, body)) = text.split_once("\r\n\r\n") else {
+            continue;
+        };
+        let length: usize = (head.lines())
+            .find_map(|line| line.strip_prefix("content-length: "))
+            .expect("a content-length")
+            .parse()
+            .unwrap();
+        if body.len() == length {
+            return (head[9..12].parse().unwrap(), body.to_owned());
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn half_sent_heads_from_a_few_addresses_do_not_keep_a_scraper_out() {
+    let telemetry = Otel::new()
+        .without_otlp()
+        .prometheus("127.0.0.1:0")
+        .install()
+        .unwrap();
+    let address = telemetry.prometheus_address().unwrap();
+
+    // Four addresses, eight half-sent heads each: twice the 16 slots.
+    let mut flood = Vec::new();
+    for from in ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"] {
+        for _ in 0..8 {
+            let mut stream = connect_from(from, address).await;
+            stream.write_all(HALF_HEAD).await.unwrap();
+            flood.push((from, stream));
+        }
+    }
+    // The pool is full (each address holds its 4 slots); a scrape from
+    // 127.0.0.1 is answered at once, in the slot of a biggest holder.
+    let started = Instant::now();
+    let mut scraper = connect_from("127.0.0.1", address).await;
+    let answered = tokio::time::timeout(Duration::from_secs(3), scrape(&mut scraper)).await;
+    let (status, body) = answered.expect("the scrape was answered within 3 s, under the flood");
+    assert_eq!(status, 200);
+    assert!(
+        body.contains("# TYPE mcp_runtime_refusals_total counter"),
+        "{body}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
+
+    // Each address's connections past its 4 were closed at once, well
+    // before the 5 s head timeout, and one more gave its slot to the
+    // scraper.
+    let open = |from: &str| {
+        (flood.iter())
+            .filter(|(source, stream)| *source == from && !closed(stream))
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while flood.iter().filter(|(_, stream)| closed(stream)).count() < 17
+        && Instant::now() < deadline
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut held: Vec<usize> = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"]
+        .map(open)
+        .to_vec();
+    held.sort_unstable();
+    assert_eq!(held, [3, 4, 4, 4]);
+    drop(telemetry);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_without_a_complete_head_within_5_s_is_closed() {
+    let telemetry = Otel::new()
+        .without_otlp()
+        .prometheus("127.0.0.1:0")
+        .install()
+        .unwrap();
+    let address = telemetry.prometheus_address().unwrap();
+
+    let half_sent = async {
+        let started = Instant::now();
+        let mut stream = connect_from("127.0.0.6", address).await;
+        stream.write_all(HALF_HEAD).await.unwrap();
+        let mut rest = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut rest));
+        let read = read.await.expect("closed within 20 s");
+        // Closed without an answer (or reset).
+        assert!(read.is_err() || rest.is_empty(), "{rest:?}");
+        started.elapsed()
+    };
+    // Idle after a whole scrape on a kept-alive connection: the same limit.
+    let idle = async {
+        let mut stream = connect_from("127.0.0.7", address).await;
+        assert_eq!(scrape(&mut stream).await.0, 200);
+        let started = Instant::now();
+        let mut rest = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut rest));
+        let read = read.await.expect("closed within 20 s");
+        assert!(read.is_err() || rest.is_empty(), "{rest:?}");
+        started.elapsed()
+    };
+    let (half_sent, idle) = tokio::join!(half_sent, idle);
+    // A bound check, with slack for a loaded machine: not before about
+    // 5 s (the idle limit may start counting a moment before the client
+    // has read the answer), and long before the 30 s a connection may last.
+    for (what, elapsed) in [("half-sent", half_sent), ("idle", idle)] {
+        assert!(
+            elapsed >= Duration::from_millis(4500) && elapsed < Duration::from_secs(15),
+            "{what} connection closed after {elapsed:?}"
+        );
+    }
+    drop(telemetry);
 }

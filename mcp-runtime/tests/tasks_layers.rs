@@ -2,13 +2,16 @@
 //! user's layers around it see the task it made (`Output::Task`), a
 //! client without the extension gets the ordinary result through the same
 //! stack, and the tool's `timeout_ms` bounds the task's work, which then
-//! fails with `-31002` and is dropped.
+//! fails with `-31002` and is dropped. A layer that panics after the
+//! engine made the task answers `-32603`, and the task, whose id its client
+//! never learned, is cancelled and gives its place in the quota back.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use mcp_runtime::middleware::{self, BoxError, Invocation, Next, Output};
+use mcp_runtime::tasks::{InMemoryTaskStore, TaskOptions};
 use mcp_runtime::{Server, ServerBuilder, tool};
 use mcp_test_support::{assert_valid, assert_valid_task, meta_with, parse};
 use serde_json::{Value, json};
@@ -53,6 +56,32 @@ async fn stuck() -> String {
     let _guard = OnDrop;
     tokio::time::sleep(Duration::from_secs(30)).await;
     "too late".to_owned()
+}
+
+/// The id of the task `panic_after_task` made, before it panicked.
+static ORPHAN: Mutex<Option<String>> = Mutex::new(None);
+
+async fn panic_after_task(call: Invocation, next: Next<Invocation>) -> Result<Output, BoxError> {
+    let output = next.run(call).await?;
+    if let Output::Task(handle) = &output {
+        *ORPHAN.lock().unwrap() = Some(handle.id().to_owned());
+        panic!("a layer bug after the task was made");
+    }
+    Ok(output)
+}
+
+/// Runs until cancelled, under a layer that panics once it has the task.
+#[tool(task, layer = middleware::from_fn(panic_after_task))]
+async fn orphaned() -> String {
+    std::future::pending::<()>().await;
+    unreachable!()
+}
+
+/// Runs until cancelled.
+#[tool(task)]
+async fn endless() -> String {
+    std::future::pending::<()>().await;
+    unreachable!()
 }
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
@@ -135,4 +164,42 @@ async fn layers_around_the_engine_see_the_task_and_the_timeout_bounds_its_work()
         "Request timed out: tool stuck ran longer than its limit of 100 ms"
     );
     assert!(DROPPED.load(Ordering::SeqCst), "the handler was dropped");
+}
+
+#[tokio::test]
+async fn a_layer_panicking_after_the_task_was_made_cancels_it_and_frees_its_slot() {
+    // One running task per caller: the orphan would shut out the next.
+    let server = ServerBuilder::new("tasks-orphans", "1.0.0")
+        .with(TaskOptions::new().store(InMemoryTaskStore::new().max_per_owner(1)))
+        .build()
+        .unwrap();
+    let with_tasks = json!({"extensions": {TASKS: {}}});
+
+    let params = json!({"name": "orphaned", "arguments": {}});
+    let answer = send(&server, "tools/call", params, with_tasks.clone()).await;
+    assert_eq!(
+        answer,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "Internal error"}})
+    );
+
+    // The task the client never heard of ends cancelled, saying why.
+    let id = ORPHAN
+        .lock()
+        .unwrap()
+        .clone()
+        .expect("the layer saw the task");
+    let ended = ended(&server, &id).await;
+    assert_eq!(ended["status"], "cancelled");
+    assert_eq!(
+        ended["statusMessage"],
+        "Cancelled: the request that created the task failed before the client learned its id"
+    );
+
+    // Its place in the caller's quota is free: the next task is made.
+    let params = json!({"name": "endless", "arguments": {}});
+    let created = send(&server, "tools/call", params, with_tasks.clone()).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap();
+    let ack = send(&server, "tasks/cancel", json!({"taskId": id}), with_tasks).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
 }

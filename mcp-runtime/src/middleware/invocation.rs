@@ -7,7 +7,10 @@ use serde_json::value::RawValue;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
 
 use crate::context::Context;
 use crate::protocol::method_result::MethodResult;
@@ -191,24 +194,58 @@ pub enum Output {
 
 /// A task a call created: what the Tasks engine, the innermost layer of a
 /// `#[tool(task)]` tool, answers a client that declared the extension with.
+///
+/// A layer should pass it on. If every clone of it is dropped before the
+/// request is answered with it (a layer panicked or failed after the
+/// engine answered, or replaced the output), the task is cancelled: its
+/// client never learned its id, so nobody could poll or cancel it, and it
+/// would run on, holding a place in its caller's quota.
 #[derive(Clone)]
 pub struct TaskHandle {
     id: Arc<str>,
     /// The handle's JSON, with the server's info when it is sent.
     written: Arc<WriteHandle>,
+    delivery: Arc<Delivery>,
 }
 
 /// Writes a task handle's JSON, given the server's info.
 type WriteHandle = dyn Fn(Option<&RawValue>) -> Vec<u8> + Send + Sync;
 
+/// Whether a handle reached the answer; if none did, `abandoned` tells the
+/// task's worker to stop.
+///
+/// Cancelling, rather than putting the id in the error the request is
+/// answered with: no client reads a task id out of an error (the spec puts
+/// none there, and an error says the call failed), so the task would still
+/// be an orphan.
+struct Delivery {
+    delivered: AtomicBool,
+    abandoned: CancellationToken,
+}
+
+impl Drop for Delivery {
+    fn drop(&mut self) {
+        if !*self.delivered.get_mut() {
+            self.abandoned.cancel();
+        }
+    }
+}
+
 impl TaskHandle {
+    /// The handle of the task `id`, whose worker stops when `abandoned` is
+    /// cancelled: when no clone of the handle reached the answer.
     pub(crate) fn new(
         id: impl Into<Arc<str>>,
         written: impl Fn(Option<&RawValue>) -> Vec<u8> + Send + Sync + 'static,
+        abandoned: CancellationToken,
     ) -> TaskHandle {
         TaskHandle {
             id: id.into(),
             written: Arc::new(written),
+            delivery: Arc::new(Delivery {
+                delivered: AtomicBool::new(false),
+                abandoned,
+            }),
         }
     }
 
@@ -217,8 +254,10 @@ impl TaskHandle {
         &self.id
     }
 
-    /// The `CreateTaskResult` JSON.
+    /// The `CreateTaskResult` JSON the request is answered with: from here
+    /// on, the client has the id.
     pub(crate) fn written(&self, server_info: Option<&RawValue>) -> Vec<u8> {
+        self.delivery.delivered.store(true, Ordering::Relaxed);
         (self.written)(server_info)
     }
 }

@@ -84,12 +84,14 @@ mod outgoing;
 mod scrape;
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use opentelemetry::propagation::TextMapCompositePropagator;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{MetricExporter, SpanExporter, WithExportConfig};
 use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use opentelemetry_sdk::trace::SdkTracerProvider;
@@ -113,7 +115,7 @@ const ENDPOINTS: [&str; 3] = [
 /// Whether [`Otel::install`] ran: `run()` then starts nothing more.
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 
-/// How long a flush on shutdown may take.
+/// How long the flush on shutdown may take, spans and metrics together.
 const FLUSH: Duration = Duration::from_secs(5);
 
 /// The Prometheus endpoint's address when the variables do not say
@@ -209,6 +211,17 @@ impl Otel {
     /// one, which [`Telemetry::prometheus_address`] tells). Keep it on
     /// loopback or a private network: it is a listener of its own, never
     /// the MCP endpoint.
+    ///
+    /// It serves 16 connections at once, shared by client address (IPv6:
+    /// by /64): one address holds at most 4, and when all 16 are taken a
+    /// newcomer takes the oldest connection of an address that holds at
+    /// least two more than it does. A connection that has not sent a
+    /// complete request head within 5 s (after its accept, or after its
+    /// last answer when kept alive) is closed, and none lasts more than
+    /// 30 s. So a flood of idle or half-sent sockets from a few addresses
+    /// does not keep a scraper out; only with 16 addresses holding one
+    /// connection each does a new one wait, for at most 5 s while they
+    /// send nothing (30 s if they keep sending requests).
     pub fn prometheus(mut self, address: impl Into<String>) -> Self {
         self.prometheus = Some(address.into());
         self
@@ -363,7 +376,9 @@ impl Otel {
 }
 
 /// The running exporters, from [`Otel::install`]. Dropping it flushes
-/// what is queued (waiting at most 5 s) and stops them.
+/// what is queued and stops them, waiting at most 5 s in all (the spans
+/// and the metrics are flushed at once): a collector that never answers
+/// delays the process's exit by 5 s, no more.
 pub struct Telemetry {
     tracer_provider: SdkTracerProvider,
     meter_provider: SdkMeterProvider,
@@ -431,13 +446,71 @@ impl Drop for Telemetry {
     fn drop(&mut self) {
         // No scrape after this: the endpoint stops first.
         drop(self.prometheus.take());
-        if let Err(error) = self.tracer_provider.shutdown_with_timeout(FLUSH) {
-            tracing::warn!("OpenTelemetry: the last spans were not exported: {error}");
-        }
-        if let Err(error) = self.meter_provider.shutdown_with_timeout(FLUSH) {
-            tracing::warn!("OpenTelemetry: the last metrics were not exported: {error}");
+        flush(&self.tracer_provider, &self.meter_provider);
+    }
+}
+
+/// What a provider's shutdown answered, and which signal it was.
+type Flushed = (&'static str, OTelSdkResult);
+
+/// Shuts both providers down at once, waiting at most [`FLUSH`] in all.
+/// One after the other, a collector that never answers cost a whole wait
+/// per signal (10 s: the SDK's metric reader waits 5 s whatever it is
+/// told). On threads of their own, the two waits overlap; a shutdown still
+/// running at the bound is left to end by itself (the SDK bounds each
+/// wait) rather than hold up the process's exit.
+fn flush(spans: &SdkTracerProvider, metrics: &SdkMeterProvider) {
+    let deadline = Instant::now() + FLUSH;
+    let (done, finished) = mpsc::channel::<Flushed>();
+    let (spans, metrics) = (spans.clone(), metrics.clone());
+    let mut pending = Vec::new();
+    if on_own_thread("spans", done.clone(), move || {
+        spans.shutdown_with_timeout(FLUSH)
+    }) {
+        pending.push("spans");
+    }
+    if on_own_thread("metrics", done, move || {
+        metrics.shutdown_with_timeout(FLUSH)
+    }) {
+        pending.push("metrics");
+    }
+    while !pending.is_empty() {
+        match finished.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok((what, result)) => {
+                pending.retain(|signal| *signal != what);
+                if let Err(error) = result {
+                    tracing::warn!("OpenTelemetry: the last {what} were not exported: {error}");
+                }
+            }
+            Err(_) => {
+                let pending = pending.join(" and ");
+                tracing::warn!(
+                    "OpenTelemetry: the last {pending} were not exported within {FLUSH:?}; stopping without them"
+                );
+                return;
+            }
         }
     }
+}
+
+/// Runs `shutdown` on a thread of its own, which sends its result to
+/// `done`; `false` (and a warning) when no thread could be started.
+fn on_own_thread(
+    what: &'static str,
+    done: mpsc::Sender<Flushed>,
+    shutdown: impl FnOnce() -> OTelSdkResult + Send + 'static,
+) -> bool {
+    let spawned = std::thread::Builder::new()
+        .name(format!("mcp-otel-flush-{what}"))
+        .spawn(move || {
+            let _ = done.send((what, shutdown()));
+        });
+    if let Err(error) = &spawned {
+        tracing::warn!(
+            "OpenTelemetry: the last {what} were not exported: no thread to flush them: {error}"
+        );
+    }
+    spawned.is_ok()
 }
 
 /// Whether the spans and events of `target` at `level` are exported: the

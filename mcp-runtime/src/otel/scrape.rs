@@ -1,6 +1,14 @@
 //! The Prometheus text endpoint: `GET /metrics` on a listener of its own,
 //! served by a thread of its own, so that a scrape never shares the MCP
 //! endpoint's address (which may be public) or its workers.
+//!
+//! Its 16 connection slots are shared fairly by client address
+//! (`security::slots`): one address holds at most 4, and a newcomer takes
+//! the oldest slot of an address that holds more than it would. A
+//! connection that has not sent a complete request head within 5 s (from
+//! its accept, or from its last answer when kept alive) is closed, and
+//! none lasts more than 30 s: idle or half-sent sockets cannot keep the
+//! metrics unreadable.
 
 use std::convert::Infallible;
 use std::net::{SocketAddr, TcpListener as StdListener};
@@ -15,15 +23,27 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use prometheus::{Encoder as _, Registry, TextEncoder};
-use tokio::sync::{Semaphore, oneshot};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
 
 use super::OtelError;
 use crate::security::origin::OriginPolicy;
+use crate::security::slots::{Slot, Slots};
 
 /// Connections served at once; more wait in the kernel's backlog.
 const CONNECTIONS: usize = 16;
+
+/// Of which one client address (IPv6: one /64) holds at most this many.
+const CONNECTIONS_PER_CLIENT: usize = 4;
+
+/// How long a connection may take to send a complete request head, from
+/// its accept or from the end of its last answer. A scraper sends its
+/// request at once; only a socket held open on purpose takes longer.
+/// Hyper's own timer: its cost per request (a timer armed) does not matter
+/// at a scrape every few seconds.
+const HEAD_TIME: Duration = Duration::from_secs(5);
 
 /// How long one connection may take, its scrapes included.
 const CONNECTION_TIME: Duration = Duration::from_secs(30);
@@ -112,39 +132,61 @@ async fn serve(
     shared: Arc<(Registry, OriginPolicy)>,
     mut stopped: oneshot::Receiver<()>,
 ) {
-    let listener = match tokio::net::TcpListener::from_std(listener) {
+    let listener = match TcpListener::from_std(listener) {
         Ok(listener) => listener,
         Err(error) => {
             tracing::error!(%error, "the Prometheus endpoint cannot listen");
             return;
         }
     };
-    let slots = Arc::new(Semaphore::new(CONNECTIONS));
+    let slots = Slots::new(CONNECTIONS, CONNECTIONS_PER_CLIENT);
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(HEAD_TIME);
     loop {
-        let permit = tokio::select! {
+        let (stream, peer) = tokio::select! {
             _ = &mut stopped => return,
-            permit = slots.clone().acquire_owned() => permit,
+            accepted = accept(&listener, &slots) => accepted,
         };
-        let Ok(permit) = permit else { return };
-        let stream = tokio::select! {
-            _ = &mut stopped => return,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(error) => {
-                    tracing::warn!(%error, "the Prometheus endpoint could not accept a connection");
-                    continue;
-                }
-            },
+        // Dropped (closed) unless admitted.
+        let Some(slot) = slots.admit(peer.ip()) else {
+            tracing::debug!(client = %peer.ip(), "the Prometheus endpoint closed a connection: its client holds its share of the slots");
+            continue;
         };
-        let shared = shared.clone();
-        tokio::spawn(async move {
-            let service = service_fn(move |request| {
-                std::future::ready(Ok::<_, Infallible>(answer(&request, &shared.0, &shared.1)))
-            });
-            let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
-            let _ = tokio::time::timeout(CONNECTION_TIME, connection).await;
-            drop(permit);
-        });
+        tokio::spawn(connection(http.clone(), stream, slot, shared.clone()));
+    }
+}
+
+/// The next connection, once one could be admitted (see
+/// [`Slots::vacancy`]).
+async fn accept(listener: &TcpListener, slots: &Slots) -> (TcpStream, SocketAddr) {
+    loop {
+        slots.vacancy().await;
+        match listener.accept().await {
+            Ok(accepted) => return accepted,
+            Err(error) => {
+                tracing::warn!(%error, "the Prometheus endpoint could not accept a connection");
+            }
+        }
+    }
+}
+
+/// Serves one connection in `slot`, until it closes, times out, or
+/// another client takes the slot.
+async fn connection(
+    http: http1::Builder,
+    stream: TcpStream,
+    slot: Slot,
+    shared: Arc<(Registry, OriginPolicy)>,
+) {
+    let service = service_fn(move |request| {
+        std::future::ready(Ok::<_, Infallible>(answer(&request, &shared.0, &shared.1)))
+    });
+    let connection = http.serve_connection(TokioIo::new(stream), service);
+    tokio::select! {
+        _ = tokio::time::timeout(CONNECTION_TIME, connection) => {}
+        () = slot.evicted() => {
+            tracing::debug!("the Prometheus endpoint closed a connection: another client took its slot");
+        }
     }
 }
 

@@ -2,7 +2,8 @@
 //! (`Host`/`Origin` allow-lists), rate limiting, the request's
 //! [`Principal`], and the sealing of what clients carry for the server
 //! (`requestState`, legacy session ids) under a [`KeyRing`], and the
-//! per-client caps on connections and requests (`clients`). Body-size
+//! per-client caps on connections and requests (`clients`), and the fair
+//! share of the Prometheus endpoint's connection slots (`slots`). Body-size
 //! limits, timeouts and concurrency caps are applied by the HTTP transport,
 //! from `HttpOptions`: per connection in its accept loop
 //! (`transport::http::server`), per request in its pipeline
@@ -51,6 +52,9 @@ pub(crate) mod origin;
 mod principal;
 pub(crate) mod rate_limit;
 pub(crate) mod seal;
+// The Prometheus endpoint's connection slots.
+#[cfg(feature = "otel")]
+pub(crate) mod slots;
 
 use std::net::{IpAddr, Ipv6Addr};
 

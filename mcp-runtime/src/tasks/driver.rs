@@ -27,6 +27,11 @@ use bytes::Bytes;
 /// wakes for the handler, renewals and the deadline).
 const SIGNAL_WAIT: Duration = Duration::from_secs(5);
 
+/// The status message of a task cancelled because its handle never
+/// reached the client.
+const ABANDONED: &str =
+    "Cancelled: the request that created the task failed before the client learned its id";
+
 /// How one tool runs as a task: what `#[tool(task(...))]` declared.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TaskPlan {
@@ -51,6 +56,9 @@ pub(super) struct Job {
     pub(super) record: TaskRecord,
     pub(super) answer_within: Duration,
     pub(super) created: oneshot::Sender<Result<Created, ErrorObject>>,
+    /// Cancelled when no clone of the task's handle reached the answer
+    /// (a layer above the engine panicked or failed): the task then stops.
+    pub(super) abandoned: CancellationToken,
 }
 
 /// What a task's driver tells the request that started it.
@@ -146,6 +154,8 @@ struct Driver {
     sink: Arc<TaskSink>,
     changed: Arc<Notify>,
     cancel: CancellationToken,
+    /// See [`Job::abandoned`].
+    abandoned: CancellationToken,
     app: App,
     /// What could not be written yet (the store was unavailable).
     unsent: TaskUpdate,
@@ -166,6 +176,7 @@ pub(super) async fn drive(job: Job) {
         record,
         answer_within,
         created,
+        abandoned,
     } = job;
     let Call {
         item,
@@ -204,6 +215,7 @@ pub(super) async fn drive(job: Job) {
         sink,
         changed,
         cancel,
+        abandoned,
         app,
         unsent: TaskUpdate::default(),
     };
@@ -346,6 +358,10 @@ impl Driver {
             tokio::select! {
                 biased;
                 output = running.as_mut() => return Some(outcome(output)),
+                () = self.abandoned.cancelled() => {
+                    tracing::warn!(task = %id, "a layer dropped the handle of a task it created (it panicked or failed after the Tasks engine answered): the task is cancelled, as its client never learned its id");
+                    return Some(TaskOutcome::Cancelled);
+                }
                 () = self.changed.notified() => {
                     if let Some(stop) = self.input.stopped() {
                         return Some(super::error_outcome(&stop_error(stop)));
@@ -438,7 +454,10 @@ impl Driver {
     async fn end(&mut self, outcome: TaskOutcome) {
         let mut update = self.pending_update();
         if let TaskOutcome::Cancelled = outcome {
-            update.status_message = Some("Cancelled by the client".into());
+            update.status_message = Some(match self.abandoned.is_cancelled() {
+                true => ABANDONED.into(),
+                false => "Cancelled by the client".into(),
+            });
         }
         if let TaskOutcome::Failed(error) = &outcome {
             update.status_message = Some(failure_message(error.get()));

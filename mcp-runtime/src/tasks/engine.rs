@@ -19,6 +19,7 @@ use std::time::Duration;
 use serde_json::Map;
 use serde_json::value::RawValue;
 use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use super::driver::{Call, Created, Job, TaskPlan, drive, new_record};
@@ -197,7 +198,10 @@ async fn start(
 ) -> Result<Output, BoxError> {
     let call = Call::of(call);
     let (sender, receiver) = oneshot::channel();
+    // Cancelled when the task's handle never reaches the client.
+    let abandoned = CancellationToken::new();
     let job = Job {
+        abandoned: abandoned.clone(),
         record: new_record(runtime, &plan, &call.source),
         runtime: runtime.clone(),
         next,
@@ -219,7 +223,7 @@ async fn start(
             let written = move |server_info: Option<&RawValue>| {
                 wire::to_vec(&record, Shape::Created, server_info)
             };
-            Ok(Output::Task(TaskHandle::new(id, written)))
+            Ok(Output::Task(TaskHandle::new(id, written, abandoned)))
         }
         Ok(Ok(Created::Direct(result))) => Ok(Output::Tool(result)),
         Ok(Err(error)) => Err(error.into()),
