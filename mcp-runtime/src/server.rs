@@ -799,7 +799,7 @@ impl Server {
                 let source = RequestSource::new(TransportKind::InProcess).with_principal(principal);
                 let never = CancellationToken::new();
                 let outbox = Outbox::channel(sender);
-                let mut admission = Unconditional(&outbox);
+                let mut admission = Unconditional(&outbox, None);
                 Some(
                     match self
                         .dispatcher

@@ -347,3 +347,88 @@ async fn a_request_observer_sees_the_request_layers_answer_and_may_panic() {
         ]
     );
 }
+
+/// Records how each request ended, as a request layer sees it.
+async fn layer_sees(request: Request, next: Next<Request>) -> Result<Response, BoxError> {
+    let seen = request.state::<Seen>().cloned().unwrap();
+    let answer = next.run(request).await;
+    let outcome = match &answer {
+        Ok(_) => "layer: result".to_owned(),
+        Err(error) => format!("layer: {error}"),
+    };
+    seen.push(outcome);
+    answer
+}
+
+fn timing_out(seen: &Seen) -> Server {
+    ServerBuilder::new("observers", "0.1.0")
+        .state(seen.clone())
+        .request_layer(mcp_runtime::middleware::from_fn(layer_sees))
+        .with(mcp_runtime::plugin::request_observer(Recorder(
+            seen.clone(),
+        )))
+        .build()
+        .unwrap()
+}
+
+const TIMED_OUT: &str = "layer: The request did not finish within 100 ms (-31002)";
+
+#[tokio::test]
+async fn a_timed_out_request_is_a_failure_to_layers_and_observers_on_stdio() {
+    // The defect: the transport dropped the request's future from outside,
+    // so layers saw nothing and observers saw it abandoned.
+    let seen = Seen::default();
+    let server = timing_out(&seen);
+    let (mut client, (read, write)) = InMemory::pair();
+    let options =
+        mcp_runtime::StdioOptions::new().request_timeout(std::time::Duration::from_millis(100));
+    let serving = server.serve_streams(options, read, write);
+    let talking = async move {
+        client
+            .send(&mcp_test_support::call_tool(1, "waits", json!({})))
+            .await;
+        let answer = client.receive().await;
+        client.close().await;
+        answer
+    };
+    let ((), answer) = tokio::join!(served(serving), talking);
+    let error = json!({"code": -31002, "message": "The request did not finish within 100 ms"});
+    assert_eq!(answer, json!({"jsonrpc": "2.0", "id": 1, "error": error}));
+    assert_eq!(
+        seen.take(),
+        [
+            "started tools/call waits id=1",
+            TIMED_OUT,
+            "finished tools/call waits id=1 error -31002",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_timed_out_request_is_a_failure_to_layers_and_observers_over_http() {
+    let seen = Seen::default();
+    let shared = seen.clone();
+    let address = mcp_test_support::http::serve_in_thread(move |listener| async move {
+        let options =
+            mcp_runtime::HttpOptions::new().request_timeout(std::time::Duration::from_millis(100));
+        let _ = timing_out(&shared)
+            .serve_http(listener, options, std::future::pending())
+            .await;
+    });
+    let call = mcp_test_support::call_tool(1, "waits", json!({}));
+    let reply = mcp_test_support::http::post(address, &call).await;
+    assert_eq!(reply.status.as_u16(), 504);
+    let error = json!({"code": -31002, "message": "The request did not finish within 100 ms"});
+    assert_eq!(
+        reply.json(),
+        json!({"jsonrpc": "2.0", "id": 1, "error": error})
+    );
+    assert_eq!(
+        seen.take(),
+        [
+            "started tools/call waits id=1",
+            TIMED_OUT,
+            "finished tools/call waits id=1 error -31002",
+        ]
+    );
+}

@@ -139,10 +139,14 @@ impl Reply {
 
     /// The answer to a request that ran past the transport's time limit.
     pub(crate) fn timed_out(id: &RequestId, limit: std::time::Duration) -> Reply {
-        let message = format!("The request did not finish within {} ms", limit.as_millis());
-        let error = ErrorObject::new(crate::protocol::error_code::REQUEST_TIMEOUT, message);
-        Reply::error(Some(id), &error)
+        Reply::error(Some(id), &timed_out(limit))
     }
+}
+
+/// The error of a request that ran past the transport's time limit.
+pub(crate) fn timed_out(limit: std::time::Duration) -> ErrorObject {
+    let message = format!("The request did not finish within {} ms", limit.as_millis());
+    ErrorObject::new(crate::protocol::error_code::REQUEST_TIMEOUT, message)
 }
 
 impl Reply {
@@ -250,6 +254,15 @@ pub(crate) trait Admission {
         Ok(())
     }
 
+    /// How long a request it admits may run (not a subscription): the
+    /// dispatcher answers one past it with `-31002`, inside the request
+    /// layers and before the observers' end, so that both see the timeout
+    /// as the request's failure. The transport's own timer stays, as the
+    /// backstop for a future that never yields.
+    fn time_limit(&self) -> Option<std::time::Duration> {
+        None
+    }
+
     /// Attaches to the request's source what handlers and request layers
     /// read of the transport (HTTP: the request's head). Called for each
     /// request that runs, and for an answer known at once only when
@@ -269,11 +282,18 @@ pub(crate) trait Admission {
 /// The admission of a caller that runs everything it hands over, with the
 /// notifications going to one outbox: stdio, the in-process exchange, the
 /// legacy adapter's bridged requests.
-pub(crate) struct Unconditional<'a>(pub(crate) &'a Outbox);
+pub(crate) struct Unconditional<'a>(
+    pub(crate) &'a Outbox,
+    pub(crate) Option<std::time::Duration>,
+);
 
 impl Admission for Unconditional<'_> {
     type Refusal = std::convert::Infallible;
     type Admitted = ();
+
+    fn time_limit(&self) -> Option<std::time::Duration> {
+        self.1
+    }
 
     fn admit(&mut self, _: &mut Prepared, _: &Target) -> Result<(Outbox, ()), Self::Refusal> {
         Ok((self.0.clone(), ()))
@@ -566,9 +586,10 @@ impl Dispatcher {
                 // token's clone takes its lock).
                 let listen = matches!(target, Target::Core(Method::SubscriptionsListen));
                 let shutdown = listen.then(|| shutdown.clone());
+                let limit = admission.time_limit().filter(|_| !listen);
                 Dispatched::Running {
                     id: prepared.request.id.clone(),
-                    future: Box::pin(self.run(prepared, target, outbox, shutdown)),
+                    future: Box::pin(self.run(prepared, target, outbox, (shutdown, limit))),
                     admitted,
                 }
             }

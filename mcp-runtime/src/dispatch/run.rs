@@ -5,6 +5,8 @@
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::FutureExt as _;
@@ -25,7 +27,8 @@ use crate::protocol::method::Method;
 impl Dispatcher {
     /// Answers a prepared request. Notifications the handler sends before
     /// its result go to `outbox`; `shutdown` ends long-lived requests
-    /// (`subscriptions/listen`, the only ones given it) gracefully.
+    /// (`subscriptions/listen`, the only ones given it) gracefully; past
+    /// `limit` the handler is dropped and the request fails with `-31002`.
     ///
     /// Composed from combinators rather than written as an `async fn`: an
     /// async wrapper would keep a second copy of its arguments next to the
@@ -37,13 +40,13 @@ impl Dispatcher {
         prepared: Prepared,
         target: Target,
         outbox: Outbox,
-        shutdown: Option<CancellationToken>,
+        ends: (Option<CancellationToken>, Option<Duration>),
     ) -> impl Future<Output = Reply> + 'static {
         let id = prepared.request.id.clone();
         let span = request_span(&prepared.request, &prepared.meta);
         AssertUnwindSafe(
             self.clone()
-                .answer(prepared, target, outbox, shutdown)
+                .answer(prepared, target, outbox, ends)
                 .instrument(span),
         )
         .catch_unwind()
@@ -67,7 +70,7 @@ impl Dispatcher {
         prepared: Prepared,
         target: Target,
         outbox: Outbox,
-        shutdown: Option<CancellationToken>,
+        (shutdown, limit): (Option<CancellationToken>, Option<Duration>),
     ) -> impl Future<Output = Result<ResultJson, ErrorObject>> + 'static {
         async move {
             let Prepared {
@@ -116,11 +119,11 @@ impl Dispatcher {
             // Boxed so that this future stays small: it is moved into the
             // transport's task, and each handler's state is large.
             let result = match self.request_stack(&target) {
-                None => Box::pin(self.run_handler(&target, &request, scope)).await,
+                None => within(limit, Box::pin(self.run_handler(&target, &request, scope))).await,
                 Some(stack) => {
                     let stack = stack.clone();
                     self.clone()
-                        .layered_handler(stack, target, request, scope)
+                        .layered_handler(stack, target, request, (scope, limit))
                         .await
                 }
             };
@@ -151,7 +154,7 @@ impl Dispatcher {
         stack: Next<MiddlewareRequest>,
         target: Target,
         request: Request,
-        mut scope: Scope,
+        (mut scope, limit): (Scope, Option<Duration>),
     ) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>>>> {
         let view = self.request_view(&request, &scope.meta, &scope.source);
         let rest = move |view: MiddlewareRequest| -> Pin<Box<dyn Future<Output = _>>> {
@@ -161,7 +164,9 @@ impl Dispatcher {
                 Some(Err(error)) => return Box::pin(std::future::ready(Err(error))),
             };
             (scope.meta, scope.extensions) = (view.meta, view.extensions);
-            Box::pin(async move { Box::pin(self.run_handler(&target, &request, scope)).await })
+            Box::pin(async move {
+                within(limit, Box::pin(self.run_handler(&target, &request, scope))).await
+            })
         };
         through_request_layers(stack, view, rest)
     }
@@ -198,6 +203,32 @@ impl Dispatcher {
             }
         }
     }
+}
+
+/// `future`, failed with `-31002` once it has run `limit` (none: no
+/// limit). The timer is made only when the future does not finish on its
+/// first poll (most do not need one), and boxed: it would otherwise add its
+/// size to every request's future.
+async fn within<T>(
+    limit: Option<Duration>,
+    future: impl Future<Output = Result<T, ErrorObject>>,
+) -> Result<T, ErrorObject> {
+    let mut future = std::pin::pin!(future);
+    let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready(done) = future.as_mut().poll(cx) {
+            return Poll::Ready(done);
+        }
+        let Some(limit) = limit else {
+            return Poll::Pending;
+        };
+        let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        match timer.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(super::timed_out(limit))),
+            Poll::Pending => Poll::Pending,
+        }
+    })
+    .await
 }
 
 impl Target {

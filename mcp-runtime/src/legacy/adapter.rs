@@ -232,7 +232,7 @@ impl Call<'_> {
         // Handler notifications (log messages, progress) have the same
         // shape in both eras: they go to the client as they are (stdout, or
         // the request's stream).
-        let mut admission = Unconditional(&self.peer.outbox);
+        let mut admission = Unconditional(&self.peer.outbox, None);
         let revision = super::negotiate(&self.negotiated.version);
         let source = self.source.clone().with_negotiated_revision(revision);
         match self

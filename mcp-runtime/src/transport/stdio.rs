@@ -431,7 +431,7 @@ impl Connection {
         }
         let listen = request.method == MethodName::Known(Method::SubscriptionsListen);
         let source = RequestSource::new(TransportKind::Stdio);
-        let mut admission = Unconditional(&self.outbox);
+        let mut admission = Unconditional(&self.outbox, Some(self.request_timeout));
         let dispatched =
             self.dispatcher
                 .dispatch(request, source, &self.end_of_input, &mut admission);

@@ -803,6 +803,10 @@ impl Admission for HttpAdmission<'_> {
         headers::check(request, &parts.headers, dispatcher)
     }
 
+    fn time_limit(&self) -> Option<Duration> {
+        Some(self.endpoint.options.request_timeout)
+    }
+
     fn attach(&mut self, request: &mut Prepared) {
         if let Some(parts) = self.parts.take() {
             let source = std::mem::take(&mut request.source);
