@@ -43,6 +43,16 @@ TRICKLE = env("SOAK_TRICKLE_SECONDS", 3.0)
 SLOW_CALLS = env("SOAK_SLOW_CALLS", 50.0)
 SLOW_CALLS_MAX = env("SOAK_SLOW_CALLS_MAX", 6000, int)
 JUNK = env("SOAK_JUNK", 5.0)
+# The pool floods: from each of SOAK_FLOOD_ADDRESSES more addresses
+# (127.0.0.3 on), SOAK_FLOOD_EACH slow calls and as many
+# `subscriptions/listen` streams held open, each opened again a second
+# after the server refuses or ends it. 8 x 128 was every slot of the
+# default 1,024 in flight, and 2 x 128 every one of the 256 streams.
+FLOOD_ADDRESSES = env("SOAK_FLOOD_ADDRESSES", 8, int)
+FLOOD_EACH = env("SOAK_FLOOD_EACH", 128, int)
+# How often a well-behaved client (127.0.0.1) opens a listen stream of its
+# own and checks it is acknowledged.
+LISTEN_EVERY = env("SOAK_LISTEN_EVERY", 2.0)
 RSS_TOLERANCE = env("SOAK_RSS_TOLERANCE", 0.10)
 
 VERSION = "2026-07-28"
@@ -502,6 +512,103 @@ async def slow_calls(host, port, hostile, deadline):
         await asyncio.wait(tasks)
 
 
+def flood_address(index):
+    return f"127.0.0.{3 + index}"
+
+
+def listen_bytes(authority, ident):
+    params = {"notifications": {"toolsListChanged": True}}
+    return request_bytes(authority, "subscriptions/listen", None, body_bytes("subscriptions/listen", params, ident))
+
+
+def countdown_bytes(authority, ident):
+    arguments = {"from": 100, "delay_ms": 1000}
+    body = body_bytes("tools/call", {"name": "countdown", "arguments": arguments}, ident)
+    return request_bytes(authority, "tools/call", "countdown", body)
+
+
+async def flood_holder(host, port, source, kind, make, hostile, deadline):
+    """Holds one request of `kind` from `source` open until the deadline,
+    opening it again a second after the server refuses or ends it."""
+    while time.monotonic() < deadline:
+        hostile.enter(kind)
+        outcome, writer = "connect failed", None
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(host, port, local_addr=(source, 0)), 10
+            )
+            writer.write(make(f"{host}:{port}", 1))
+            await writer.drain()
+            # A refusal comes at once; an admitted call answers no head (or
+            # a stream's 200) and runs on.
+            outcome = await outcome_of(reader, 2)
+            if outcome in ("no answer (client gave up)", "HTTP 200"):
+                outcome = await held(reader, deadline)
+        except (OSError, asyncio.TimeoutError) as error:
+            outcome = type(error).__name__
+        finally:
+            if writer is not None:
+                writer.close()
+            hostile.leave(kind, outcome)
+        await asyncio.sleep(1)
+
+
+async def held(reader, deadline):
+    """How an admitted request ended: still open at the deadline, or
+    closed (answered) before."""
+    while True:
+        try:
+            chunk = await asyncio.wait_for(reader.read(65536), max(0.1, deadline - time.monotonic()))
+        except asyncio.TimeoutError:
+            return "held to the end"
+        except OSError as error:
+            return f"admitted, then {type(error).__name__}"
+        if not chunk:
+            return "admitted, then closed"
+
+
+def pool_floods(host, port, hostile, deadline):
+    kinds = [
+        ("pool flood: slow calls from 8 addresses", countdown_bytes),
+        ("pool flood: listen streams from 8 addresses", listen_bytes),
+    ]
+    return [
+        asyncio.ensure_future(flood_holder(host, port, flood_address(a), kind, make, hostile, deadline))
+        for kind, make in kinds
+        for a in range(FLOOD_ADDRESSES)
+        for _ in range(FLOOD_EACH)
+    ]
+
+
+async def victim_listens(host, port, stats, deadline):
+    """A well-behaved client's `subscriptions/listen`, every few seconds:
+    its stream must open and be acknowledged while the floods run."""
+    n = 0
+    while time.monotonic() + LISTEN_EVERY < deadline:
+        await asyncio.sleep(LISTEN_EVERY)
+        n += 1
+        began, writer = time.monotonic(), None
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), TIMEOUT)
+            writer.write(listen_bytes(f"{host}:{port}", n))
+            await writer.drain()
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), TIMEOUT)
+            status = head.split(b" ")[1].decode(errors="replace")
+            if status != "200":
+                raise Failure(f"HTTP {status}")
+            event = await asyncio.wait_for(reader.readuntil(b"\n\n"), TIMEOUT)
+            if b"notifications/subscriptions/acknowledged" not in event:
+                raise Failure("no acknowledgement")
+            stats.ok("subscriptions/listen", time.monotonic() - began)
+        except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError) as error:
+            stats.failed("subscriptions/listen", Failure(type(error).__name__), time.monotonic() - began)
+        except Failure as failure:
+            stats.failed("subscriptions/listen", failure, time.monotonic() - began)
+        finally:
+            if writer is not None:
+                writer.close()
+
+
 def junk_requests(authority):
     """(name, bytes to send at once, bytes of body to stream after)."""
     meta_body = body_bytes("tools/call", {"name": "echo", "arguments": {"text": "hi"}}, 1)
@@ -631,7 +738,9 @@ async def main():
         f"soak: {SECONDS:g} s (warm-up {WARMUP:g} s) against {address}, pid {pid}\n"
         f"  well-behaved: {CLIENTS} clients on 127.0.0.1, {RATE:g} requests/s in all\n"
         f"  hostile on {HOSTILE}: {SLOW_BODIES} slow bodies and {SLOWLORIS} slowloris heads "
-        f"(a byte every {TRICKLE:g} s), {SLOW_CALLS:g} slow tool calls/s, {JUNK:g} junk requests/s",
+        f"(a byte every {TRICKLE:g} s), {SLOW_CALLS:g} slow tool calls/s, {JUNK:g} junk requests/s\n"
+        f"  pool floods from {FLOOD_ADDRESSES} addresses ({flood_address(0)} on): {FLOOD_EACH} slow calls "
+        f"and {FLOOD_EACH} listen streams each, held; a listen from 127.0.0.1 every {LISTEN_EVERY:g} s",
         flush=True,
     )
     tasks = [asyncio.ensure_future(sampler(pid, started, deadline, samples, hostile, stats))]
@@ -649,6 +758,8 @@ async def main():
     ]
     tasks.append(asyncio.ensure_future(slow_calls(host, port, hostile, deadline)))
     tasks.append(asyncio.ensure_future(junk(host, port, hostile, deadline)))
+    tasks += pool_floods(host, port, hostile, deadline)
+    tasks.append(asyncio.ensure_future(victim_listens(host, port, stats, deadline)))
     await asyncio.wait(tasks)
     for task in tasks:
         if task.exception() is not None:
@@ -671,7 +782,7 @@ def report(stats, hostile, samples):
         f"latency of correct answers (all but the 60 ms countdown): p50 {percentile(prompt, 0.5) * 1000:.1f} ms, "
         f"p99 {percentile(prompt, 0.99) * 1000:.1f} ms, max {max(prompt, default=0) * 1000:.1f} ms"
     )
-    for name, _, _ in OPS:
+    for name in [op[0] for op in OPS] + ["subscriptions/listen"]:
         values = stats.latencies.get(name, [])
         print(
             f"  {name:30} {len(values):6d} ok  p50 {percentile(values, 0.5) * 1000:7.1f} ms"

@@ -23,6 +23,13 @@
 #   of `countdown {"from":100,"delay_ms":1000}` (100 s each), held until
 #   answered (at most SOAK_SLOW_CALLS_MAX, 6,000, at once); SOAK_JUNK (5)
 #   oversized or malformed requests a second.
+# - pool floods from SOAK_FLOOD_ADDRESSES (8) more addresses, 127.0.0.3
+#   on: SOAK_FLOOD_EACH (128) slow calls and as many `subscriptions/listen`
+#   streams from each, held open and opened again a second after the
+#   server refuses or ends one (8 x 128 was every slot of the default 1,024
+#   in flight, 2 x 128 every one of the 256 streams); meanwhile a
+#   well-behaved client opens a listen stream every SOAK_LISTEN_EVERY (2)
+#   seconds, which must be acknowledged.
 #
 # It reports every error a well-behaved client saw, by kind (any status but
 # 200, 429 and 503 included; target: none), their latency (p50, p99), what
@@ -46,8 +53,8 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || ulimit -n 65536 2>/dev/null || true
 if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt 16384 ]; then
     echo "warning: at most $(ulimit -n) open files; lower SOAK_SLOW_CALLS_MAX below it" >&2
 fi
-python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.2", 0))' 2>/dev/null || {
-    echo "error: cannot bind a socket to 127.0.0.2 (the hostile clients' address)" >&2
+python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.3", 0))' 2>/dev/null || {
+    echo "error: cannot bind a socket to 127.0.0.3 (the hostile clients' addresses are 127.0.0.2 on)" >&2
     exit 1
 }
 
