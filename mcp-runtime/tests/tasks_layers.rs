@@ -203,3 +203,49 @@ async fn a_layer_panicking_after_the_task_was_made_cancels_it_and_frees_its_slot
     let ack = send(&server, "tasks/cancel", json!({"taskId": id}), with_tasks).await;
     assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
 }
+
+/// The task id a request layer saw in the answer before it panicked.
+static REQUEST_ORPHAN: Mutex<Option<String>> = Mutex::new(None);
+
+/// A request layer with a bug: it panics once the call is answered with a
+/// task (after the item layers, the engine among them, are done).
+async fn panics_on_tasks(
+    request: middleware::Request,
+    next: Next<middleware::Request>,
+) -> Result<middleware::Response, BoxError> {
+    let call = request.method() == "tools/call";
+    let response = next.run(request).await?;
+    let json: Value = serde_json::from_str(response.json()).unwrap_or_default();
+    if let Some(id) = json["taskId"].as_str().filter(|_| call) {
+        *REQUEST_ORPHAN.lock().unwrap() = Some(id.to_owned());
+        panic!("a request layer's bug, after the task was made");
+    }
+    Ok(response)
+}
+
+#[tokio::test]
+async fn a_request_layer_panicking_after_the_task_was_made_cancels_it_too() {
+    let server = ServerBuilder::new("tasks-orphans", "1.0.0")
+        .with(TaskOptions::new().store(InMemoryTaskStore::new().max_per_owner(1)))
+        .request_layer(middleware::from_fn(panics_on_tasks))
+        .build()
+        .unwrap();
+    let with_tasks = json!({"extensions": {TASKS: {}}});
+    let params = json!({"name": "endless", "arguments": {}});
+    let answer = send(&server, "tools/call", params, with_tasks.clone()).await;
+    assert_eq!(
+        answer,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "Internal error"}})
+    );
+    let id = REQUEST_ORPHAN
+        .lock()
+        .unwrap()
+        .clone()
+        .expect("the layer saw the task");
+    let ended = ended(&server, &id).await;
+    assert_eq!(ended["status"], "cancelled");
+    assert_eq!(
+        ended["statusMessage"],
+        "Cancelled: the request that created the task failed before the client learned its id"
+    );
+}

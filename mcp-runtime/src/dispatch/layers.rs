@@ -545,6 +545,7 @@ pub(super) fn through_request_layers(
         Ok(match response.json {
             Body::Shared(json) => ResultJson::Shared(json),
             Body::Unframed(json) => ResultJson::Unframed(json),
+            Body::Task(json, handle) => ResultJson::Task(json, handle),
         })
     })
 }
@@ -553,6 +554,10 @@ pub(super) fn through_request_layers(
 fn response(answer: ResultJson) -> Response {
     match answer {
         ResultJson::Shared(json) => Response::from_json(json),
+        ResultJson::Task(json, handle) => Response {
+            json: Body::Task(json, handle),
+            tool_error: Some(false),
+        },
         ResultJson::Unframed(json) => Response {
             tool_error: Some(json.is_tool_error()),
             json: Body::Unframed(json),

@@ -54,6 +54,7 @@ use crate::changes::Changes;
 use crate::context::Outbox;
 pub(crate) use crate::diagnostics::{panic_message, report_panic};
 use crate::extension::Extension;
+use crate::middleware::TaskHandle;
 use crate::middleware::{
     self, Layers, Next, Request as MiddlewareRequest, RequestLayer, ResultRef,
 };
@@ -155,6 +156,10 @@ impl Reply {
         let frame = match result {
             ResultJson::Shared(json) => Bytes::from(result_frame(id, &json)),
             ResultJson::Unframed(json) => json.frame(id),
+            ResultJson::Task(json, handle) => {
+                handle.delivered();
+                Bytes::from(result_frame(id, &json))
+            }
         };
         Reply {
             frame,
@@ -170,13 +175,17 @@ impl Reply {
 pub(crate) enum ResultJson {
     Shared(Bytes),
     Unframed(Unframed),
+    /// A task's handle, carried until the answer is framed: dropped before
+    /// (a request layer panicked or replaced the answer), it cancels the
+    /// task, whose client never learned its id.
+    Task(Bytes, TaskHandle),
 }
 
 impl ResultJson {
     /// The result as request observers see it.
     pub(crate) fn observed(&self) -> ResultRef<'_> {
         match self {
-            ResultJson::Shared(json) => ResultRef::Shared(json),
+            ResultJson::Shared(json) | ResultJson::Task(json, _) => ResultRef::Shared(json),
             ResultJson::Unframed(json) => ResultRef::Unframed(json),
         }
     }

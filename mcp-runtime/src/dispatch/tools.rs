@@ -138,7 +138,10 @@ fn layered_call<'a>(
             Called::Result(result) => {
                 written_unframed(tool, &result, server_info).map(ResultJson::Unframed)
             }
-            Called::Task(handle) => Ok(Bytes::from(handle.written(server_info)).into()),
+            Called::Task(handle) => {
+                let json = Bytes::from(handle.written(server_info));
+                Ok(ResultJson::Task(json, handle))
+            }
             Called::Suspended => rounds.stopped(&input, server_info).map(Into::into),
         }
     })

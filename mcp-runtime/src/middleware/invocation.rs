@@ -254,11 +254,17 @@ impl TaskHandle {
         &self.id
     }
 
-    /// The `CreateTaskResult` JSON the request is answered with: from here
-    /// on, the client has the id.
+    /// The `CreateTaskResult` JSON the request is answered with. It carries
+    /// the handle on (through the request layers) until
+    /// [`delivered`](Self::delivered).
     pub(crate) fn written(&self, server_info: Option<&RawValue>) -> Vec<u8> {
-        self.delivery.delivered.store(true, Ordering::Relaxed);
         (self.written)(server_info)
+    }
+
+    /// The answer with the handle was framed for its client: from here on,
+    /// the client has the id.
+    pub(crate) fn delivered(&self) {
+        self.delivery.delivered.store(true, Ordering::Relaxed);
     }
 }
 

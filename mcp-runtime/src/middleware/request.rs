@@ -194,13 +194,16 @@ struct Members<'a> {
 pub(crate) enum Body {
     Shared(Bytes),
     Unframed(Unframed),
+    /// A task's handle (`CreateTaskResult`), carried until the answer is
+    /// framed (see `ResultJson::Task`).
+    Task(Bytes, super::TaskHandle),
 }
 
 impl Response {
     /// The result as request observers see it.
     pub(crate) fn observed(&self) -> super::ResultRef<'_> {
         match &self.json {
-            Body::Shared(json) => super::ResultRef::Shared(json),
+            Body::Shared(json) | Body::Task(json, _) => super::ResultRef::Shared(json),
             Body::Unframed(json) => super::ResultRef::Unframed(json),
         }
     }
@@ -209,7 +212,7 @@ impl Response {
 impl Body {
     fn bytes(&self) -> &[u8] {
         match self {
-            Body::Shared(json) => json,
+            Body::Shared(json) | Body::Task(json, _) => json,
             Body::Unframed(json) => json.json(),
         }
     }
