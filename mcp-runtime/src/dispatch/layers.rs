@@ -528,14 +528,14 @@ pub(super) fn changed_request(message: bytestring::ByteString) -> Result<Request
 
 /// A handler's answer passed through the request layers: `rest` makes it
 /// from the request as the layers leave it.
-pub(super) fn through_request_layers(
+pub(super) fn through_request_layers<F>(
     stack: Next<MiddlewareRequest>,
     mut view: MiddlewareRequest,
-    rest: impl FnOnce(
-        MiddlewareRequest,
-    ) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>>>>
-    + 'static,
-) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>>>> {
+    rest: impl FnOnce(MiddlewareRequest) -> F + 'static,
+) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>>>>
+where
+    F: Future<Output = Result<ResultJson, ErrorObject>> + 'static,
+{
     view.rest = Some(Box::new(move |view| {
         let answer = rest(view);
         Box::pin(async move { Ok(response(answer.await?)) })

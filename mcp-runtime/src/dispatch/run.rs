@@ -157,16 +157,18 @@ impl Dispatcher {
         (mut scope, limit): (Scope, Option<Duration>),
     ) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>>>> {
         let view = self.request_view(&request, &scope.meta, &scope.source);
-        let rest = move |view: MiddlewareRequest| -> Pin<Box<dyn Future<Output = _>>> {
-            let request = match view.changed_message().map(changed_request) {
-                None => request,
-                Some(Ok(changed)) => changed,
-                Some(Err(error)) => return Box::pin(std::future::ready(Err(error))),
-            };
+        // The handler's future inline: the future this makes is boxed once,
+        // by `through_request_layers`.
+        let rest = move |view: MiddlewareRequest| {
+            let changed = view.changed_message().map(changed_request);
             (scope.meta, scope.extensions) = (view.meta, view.extensions);
-            Box::pin(async move {
-                within(limit, Box::pin(self.run_handler(&target, &request, scope))).await
-            })
+            async move {
+                let request = match changed {
+                    None => request,
+                    Some(changed) => changed?,
+                };
+                within(limit, self.run_handler(&target, &request, scope)).await
+            }
         };
         through_request_layers(stack, view, rest)
     }
