@@ -77,24 +77,33 @@ async fn status_within(stream: &mut TcpStream, wait: Duration) -> Option<u16> {
     std::str::from_utf8(&head[9..12]).ok()?.parse().ok()
 }
 
-/// Floods from `127.0.0.2` .. `127.0.0.<1 + addresses>`, `each` requests
-/// per address, each on its own connection: the connections (kept open),
-/// and how many were refused with 503.
-async fn flood(
-    server: SocketAddr,
-    addresses: u8,
-    each: usize,
-    message: &str,
-) -> (Vec<TcpStream>, usize) {
+/// Floods from `127.0.0.2` .. `127.0.0.<1 + addresses>`, `each` calls of
+/// `hold` per address, each on its own connection and only once the last
+/// one's fate is known (the rule depends on the order): the connections of
+/// the calls running (kept open), and how many were refused with 503.
+async fn flood(server: SocketAddr, addresses: u8, each: usize, holding: &Holding) -> (Vec<TcpStream>, usize) {
+    let hold = call_tool(1, "hold", json!({}));
     let (mut open, mut refused) = (Vec::new(), 0);
     for host in 2..2 + addresses {
         for _ in 0..each {
-            let mut stream = post_from(host, server, message).await;
-            // A refusal comes at once; an admitted request runs on.
-            match status_within(&mut stream, Duration::from_millis(200)).await {
-                Some(503) => refused += 1,
-                Some(other) => panic!("a flood request answered {other}"),
-                None => open.push(stream),
+            let before = holding.0.load(Ordering::SeqCst);
+            let mut stream = post_from(host, server, &hold).await;
+            // A refusal is answered; an admitted call starts and runs on.
+            let mut fate = None;
+            for _ in 0..200 {
+                if let Some(status) = status_within(&mut stream, Duration::from_millis(25)).await {
+                    fate = Some(Err(status));
+                    break;
+                }
+                if holding.0.load(Ordering::SeqCst) > before {
+                    fate = Some(Ok(()));
+                    break;
+                }
+            }
+            match fate {
+                Some(Ok(())) => open.push(stream),
+                Some(Err(503)) => refused += 1,
+                other => panic!("a flood request ended {other:?}"),
             }
         }
     }
@@ -122,8 +131,7 @@ async fn eight_addresses_with_slow_calls_leave_room_for_a_ninth() {
         .max_requests_per_client(2);
     let holding = Holding::default();
     let server = serve(options, holding.clone());
-    let hold = call_tool(1, "hold", json!({}));
-    let (open, refused) = flood(server, 8, 2, &hold).await;
+    let (open, refused) = flood(server, 8, 2, &holding).await;
     // Past half the pool, a client gets less than 1/8 of what is free:
     // four addresses got 2 slots, four got 1, and 4 slots stay free.
     assert_eq!((open.len(), refused), (12, 4));

@@ -528,18 +528,12 @@ pub(super) fn changed_request(message: bytestring::ByteString) -> Result<Request
 
 /// A handler's answer passed through the request layers: `rest` makes it
 /// from the request as the layers leave it.
-pub(super) fn through_request_layers<F>(
+pub(super) fn through_request_layers(
     stack: Next<MiddlewareRequest>,
     mut view: MiddlewareRequest,
-    rest: impl FnOnce(MiddlewareRequest) -> F + 'static,
-) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>>>>
-where
-    F: Future<Output = Result<ResultJson, ErrorObject>> + 'static,
-{
-    view.rest = Some(Box::new(move |view| {
-        let answer = rest(view);
-        Box::pin(async move { Ok(response(answer.await?)) })
-    }));
+    rest: impl FnOnce(MiddlewareRequest) -> middleware::BoxFuture<Response> + 'static,
+) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>>>> {
+    view.rest = Some(Box::new(rest));
     Box::pin(async move {
         let response = middleware::answer_request(stack, view).await?;
         Ok(match response.json {
@@ -551,7 +545,7 @@ where
 }
 
 /// A handler's result as request layers see it.
-fn response(answer: ResultJson) -> Response {
+pub(super) fn response(answer: ResultJson) -> Response {
     match answer {
         ResultJson::Shared(json) => Response::from_json(json),
         ResultJson::Task(json, handle) => Response {

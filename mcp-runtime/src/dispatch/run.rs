@@ -15,12 +15,12 @@ use tracing::Instrument as _;
 
 use super::audit;
 use super::envelope::Request;
-use super::layers::{changed_request, through_request_layers};
+use super::layers::{changed_request, response, through_request_layers};
 use super::{Dispatcher, Prepared, Reply, ResultJson, Target};
 use super::{completion, extensions, prompts, resources};
 use super::{request_span, subscriptions, tools};
 use crate::context::{Cancellation, MethodLabel, Outbox, Scope};
-use crate::middleware::{Extensions, Next, Request as MiddlewareRequest};
+use crate::middleware::{BoxFuture, Extensions, Next, Request as MiddlewareRequest, Response};
 use crate::protocol::ErrorObject;
 use crate::protocol::method::Method;
 
@@ -157,18 +157,19 @@ impl Dispatcher {
         (mut scope, limit): (Scope, Option<Duration>),
     ) -> Pin<Box<dyn Future<Output = Result<ResultJson, ErrorObject>>>> {
         let view = self.request_view(&request, &scope.meta, &scope.source);
-        // The handler's future inline: the future this makes is boxed once,
-        // by `through_request_layers`.
-        let rest = move |view: MiddlewareRequest| {
+        // The handler's future boxed on its own, as without layers: inline,
+        // it would make this one large, and slow to move and to allocate.
+        let rest = move |view: MiddlewareRequest| -> BoxFuture<Response> {
             let changed = view.changed_message().map(changed_request);
             (scope.meta, scope.extensions) = (view.meta, view.extensions);
-            async move {
+            Box::pin(async move {
                 let request = match changed {
                     None => request,
                     Some(changed) => changed?,
                 };
-                within(limit, self.run_handler(&target, &request, scope)).await
-            }
+                let handler = Box::pin(self.run_handler(&target, &request, scope));
+                Ok(response(within(limit, handler).await?))
+            })
         };
         through_request_layers(stack, view, rest)
     }
