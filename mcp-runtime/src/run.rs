@@ -97,6 +97,7 @@ impl ServerBuilder {
                 }
                 self.observers
                     .insert(0, std::sync::Arc::new(telemetry.layer()));
+                self.exports.push(telemetry.sources().clone());
                 (self, Some(telemetry))
             }
             Err(error) => {

@@ -76,7 +76,7 @@
 //! ```
 
 mod console;
-mod counters;
+pub(crate) mod counters;
 mod layer;
 mod notified;
 #[cfg(feature = "client")]
@@ -84,7 +84,7 @@ mod outgoing;
 mod scrape;
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use opentelemetry::propagation::TextMapCompositePropagator;
@@ -97,7 +97,7 @@ use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing_subscriber::Layer as _;
 
-use self::counters::Counters;
+use self::counters::{Counters, Sources};
 pub use self::layer::{OtelLayer, Traced};
 use self::layer::{Recording, Spans};
 #[cfg(feature = "client")]
@@ -268,7 +268,7 @@ impl Otel {
     /// your own; a server takes the running export as a plugin instead
     /// (`.with(&telemetry)`, see [`Telemetry::layer`]).
     pub fn layer(&self) -> OtelLayer {
-        OtelLayer::recording(self.recording)
+        OtelLayer::recording(self.recording, counters::Active::default())
     }
 
     /// Starts the exporters (spans in batches, metrics periodically), sets
@@ -292,7 +292,8 @@ impl Otel {
         ]));
         opentelemetry::global::set_meter_provider(meters.clone());
         opentelemetry::global::set_tracer_provider(tracer_provider.clone());
-        let counters = Counters::register(&opentelemetry::global::meter("mcp-runtime"));
+        let sources = Arc::new(Sources::default());
+        let counters = Counters::register(&opentelemetry::global::meter("mcp-runtime"), &sources);
         INSTALLED.store(true, Ordering::Relaxed);
         let spans = match self.otlp_traces || self.console_traces {
             true => Spans::for_sampler(
@@ -309,6 +310,7 @@ impl Otel {
                 ..self.recording
             },
             _counters: counters,
+            sources,
             prometheus,
         })
     }
@@ -384,6 +386,8 @@ pub struct Telemetry {
     meter_provider: SdkMeterProvider,
     recording: Recording,
     _counters: Counters,
+    /// The servers the export was given to, whose counters it reads.
+    sources: Arc<Sources>,
     prometheus: Option<PrometheusEndpoint>,
 }
 
@@ -421,7 +425,12 @@ impl Telemetry {
     /// fraction of the cost), and as a notification observer. `run()`
     /// chooses so too.
     pub fn layer(&self) -> OtelLayer {
-        OtelLayer::recording(self.recording)
+        OtelLayer::recording(self.recording, self.sources.active().clone())
+    }
+
+    /// What reads the counters of the servers the export is given to.
+    pub(crate) fn sources(&self) -> &Arc<Sources> {
+        &self.sources
     }
 
     /// Whether any request would get a span: traces are exported and the

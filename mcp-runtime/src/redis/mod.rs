@@ -219,6 +219,8 @@ struct Inner {
     /// Whether the pub/sub connection is up (it carries changes and wakes).
     listening: AtomicBool,
     pubsub: pubsub::Routes,
+    /// Where failed commands are counted: the server's that connected.
+    metrics: crate::metrics::Metrics,
 }
 
 impl fmt::Debug for Redis {
@@ -235,6 +237,15 @@ impl Redis {
     /// A handle on Redis as `config` says. Fails only for a URL that is not
     /// a Redis URL; an unreachable Redis is found out on use (and retried).
     pub fn connect(config: &RedisConfig) -> Result<Redis, RedisUnavailable> {
+        Redis::connect_counting(config, crate::metrics::Metrics::default())
+    }
+
+    /// [`connect`](Self::connect), counting failed commands into a
+    /// server's `metrics`.
+    pub(crate) fn connect_counting(
+        config: &RedisConfig,
+        metrics: crate::metrics::Metrics,
+    ) -> Result<Redis, RedisUnavailable> {
         let client = ::redis::Client::open(config.url.as_str())
             .map_err(|error| RedisUnavailable(format!("{}: {error}", redacted(&config.url))))?;
         let io = io_runtime();
@@ -264,6 +275,7 @@ impl Redis {
                 instance: crate::tasks::new_id(),
                 listening: AtomicBool::new(false),
                 pubsub: pubsub::Routes::default(),
+                metrics,
             }),
         };
         io.spawn(pubsub::listen(redis.clone()));
@@ -354,7 +366,7 @@ impl Redis {
             Ok(Err(_)) => format!("no answer within {} ms", timeout.as_millis()),
             Err(_) => "the Redis thread stopped".to_owned(),
         };
-        crate::metrics::redis_error();
+        self.inner.metrics.redis_error();
         Err(RedisUnavailable(failure))
     }
 }
