@@ -158,3 +158,43 @@ impl Drop for InFlight {
         self.0.closed();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_export_adds_up_the_servers_it_was_given_to_while_they_live() {
+        let sources = Sources::default();
+        let (first, second, other) = (Metrics::default(), Metrics::default(), Metrics::default());
+        sources.attach(&first);
+        sources.attach(&second);
+        first.refused(Refusal::Origin);
+        second.refused(Refusal::Origin);
+        second.refused(Refusal::Busy);
+        other.refused(Refusal::Origin);
+        let _task = second.task();
+        let count = |snapshot: &Snapshot, wanted| {
+            let found = snapshot
+                .refusals
+                .iter()
+                .find(|(refusal, _)| *refusal == wanted);
+            found.map(|(_, count)| *count)
+        };
+        let total = sources.total();
+        assert_eq!(
+            count(&total, Refusal::Origin),
+            Some(2),
+            "not the server left out"
+        );
+        assert_eq!(count(&total, Refusal::Busy), Some(1));
+        assert_eq!(total.tasks_running, 1);
+        drop(first);
+        assert_eq!(count(&sources.total(), Refusal::Origin), Some(1));
+        assert_eq!(
+            sources.servers.lock().unwrap().len(),
+            1,
+            "a server gone is forgotten"
+        );
+    }
+}
