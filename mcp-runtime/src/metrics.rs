@@ -12,7 +12,10 @@
 //!
 //! ```
 //! # fn main() -> Result<(), mcp_runtime::BuildError> {
-//! let server = mcp_runtime::ServerBuilder::new("demo", "1.0.0").build()?;
+//! # // (Doctests share one binary: no item of another is served here.)
+//! let server = mcp_runtime::ServerBuilder::new("demo", "1.0.0")
+//! #   .items(mcp_runtime::Items::none())
+//!     .build()?;
 //! let counts = server.metrics().snapshot();
 //! for (refusal, count) in counts.refusals {
 //!     println!("{} (HTTP {}): {count}", refusal.reason(), refusal.status());
