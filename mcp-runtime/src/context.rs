@@ -678,6 +678,7 @@ mod tests {
             app: App::new(
                 Changes::new(std::sync::Arc::new(crate::changes::InProcessBus::default())),
                 crate::state::States::default(),
+                crate::metrics::Metrics::default(),
             ),
             source: RequestSource::default(),
             extensions: Extensions::default(),

@@ -1,24 +1,31 @@
-//! The runtime's own counters, for operators: requests refused by reason,
+//! A server's own counters, for operators: requests refused by reason,
 //! tasks running, subscriptions open, and Redis errors.
 //!
-//! They are counted in the process whatever the features, only where
-//! something rare happens (a refusal, a task, a subscription, an error),
-//! so the request path pays nothing for them. Read them with
-//! [`snapshot`]; with the `otel` feature they are exported beside the
-//! conventions' duration histogram, over OTLP and on the Prometheus
-//! endpoint (`mcp_runtime_refusals_total{reason="origin"}` and the like).
-//!
-//! They are the process's, as a Prometheus registry is: two servers in one
-//! process add to the same counts.
+//! They are counted whatever the features, only where something rare
+//! happens (a refusal, a task, a subscription, an error), so the request
+//! path pays nothing for them. Each server counts its own: two servers in
+//! one process keep separate counts. Read them with
+//! [`Server::metrics`](crate::Server::metrics); with the `otel` feature
+//! they are exported beside the conventions' duration histogram, over OTLP
+//! and on the Prometheus endpoint (`mcp_runtime_refusals_total{reason="origin"}`
+//! and the like), summed over the servers the export was given to.
 //!
 //! ```
-//! let counts = mcp_runtime::metrics::snapshot();
+//! # fn main() -> Result<(), mcp_runtime::BuildError> {
+//! # // (Doctests share one binary: no item of another is served here.)
+//! let server = mcp_runtime::ServerBuilder::new("demo", "1.0.0")
+//! #   .items(mcp_runtime::Items::none())
+//!     .build()?;
+//! let counts = server.metrics().snapshot();
 //! for (refusal, count) in counts.refusals {
 //!     println!("{} (HTTP {}): {count}", refusal.reason(), refusal.status());
 //! }
 //! println!("tasks running: {}", counts.tasks_running);
+//! # Ok(())
+//! # }
 //! ```
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Why a request was refused before it reached a handler.
@@ -86,21 +93,22 @@ impl Refusal {
     }
 }
 
-/// The counts at one moment, from [`snapshot`].
+/// The counts at one moment, from [`Metrics::snapshot`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Snapshot {
-    /// Requests refused since the process started, by reason.
+    /// Requests refused since the server was built, by reason.
     pub refusals: [(Refusal, u64); 7],
     /// Tasks whose work is running in this process now.
     pub tasks_running: u64,
-    /// `subscriptions/listen` streams open on this process now.
+    /// `subscriptions/listen` streams open on this server now.
     pub subscriptions_open: u64,
     /// Redis commands that failed or did not answer in time, since the
-    /// process started.
+    /// server was built.
     pub redis_errors: u64,
 }
 
+#[derive(Debug, Default)]
 struct Counts {
     refusals: [AtomicU64; 7],
     tasks_running: AtomicU64,
@@ -108,67 +116,99 @@ struct Counts {
     redis_errors: AtomicU64,
 }
 
-static COUNTS: Counts = Counts {
-    refusals: [const { AtomicU64::new(0) }; 7],
-    tasks_running: AtomicU64::new(0),
-    subscriptions_open: AtomicU64::new(0),
-    redis_errors: AtomicU64::new(0),
-};
+/// One server's counters ([`Server::metrics`](crate::Server::metrics)):
+/// made when the server is built, and gone with it. Cheap to clone; every
+/// clone counts into the same place.
+#[derive(Clone, Debug, Default)]
+pub struct Metrics(Arc<Counts>);
 
-/// The counts now.
-pub fn snapshot() -> Snapshot {
-    let read = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
-    Snapshot {
-        refusals: Refusal::ALL.map(|refusal| (refusal, read(&COUNTS.refusals[refusal.index()]))),
-        tasks_running: read(&COUNTS.tasks_running),
-        subscriptions_open: read(&COUNTS.subscriptions_open),
-        redis_errors: read(&COUNTS.redis_errors),
+impl Metrics {
+    /// The counts now.
+    pub fn snapshot(&self) -> Snapshot {
+        let read = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        let counts = &*self.0;
+        Snapshot {
+            refusals: Refusal::ALL
+                .map(|refusal| (refusal, read(&counts.refusals[refusal.index()]))),
+            tasks_running: read(&counts.tasks_running),
+            subscriptions_open: read(&counts.subscriptions_open),
+            redis_errors: read(&counts.redis_errors),
+        }
     }
-}
 
-/// Counts one refusal.
-#[cfg_attr(
-    not(feature = "http"),
-    allow(dead_code, reason = "requests are refused by the HTTP transport")
-)]
-pub(crate) fn refused(refusal: Refusal) {
-    COUNTS.refusals[refusal.index()].fetch_add(1, Ordering::Relaxed);
-}
+    /// Counts one refusal.
+    #[cfg_attr(
+        all(not(feature = "http"), not(test)),
+        expect(dead_code, reason = "requests are refused by the HTTP transport")
+    )]
+    pub(crate) fn refused(&self, refusal: Refusal) {
+        self.0.refusals[refusal.index()].fetch_add(1, Ordering::Relaxed);
+    }
 
-/// Counts one failed Redis command.
-#[cfg_attr(
-    not(feature = "redis"),
-    allow(dead_code, reason = "counted by the Redis stores")
-)]
-pub(crate) fn redis_error() {
-    COUNTS.redis_errors.fetch_add(1, Ordering::Relaxed);
-}
+    /// Counts one failed Redis command.
+    #[cfg_attr(
+        all(not(feature = "redis"), not(test)),
+        expect(dead_code, reason = "counted by the Redis stores")
+    )]
+    pub(crate) fn redis_error(&self) {
+        self.0.redis_errors.fetch_add(1, Ordering::Relaxed);
+    }
 
-/// Something that is open while it lives: counted up when made, down when
-/// dropped.
-#[derive(Debug)]
-pub(crate) struct Open(&'static AtomicU64);
-
-impl Open {
     /// A task's work, while it runs.
-    pub(crate) fn task() -> Open {
-        Open::counted(&COUNTS.tasks_running)
+    pub(crate) fn task(&self) -> Open {
+        Open::counted(self, |counts| &counts.tasks_running)
     }
 
     /// A `subscriptions/listen` stream, while it is open.
-    pub(crate) fn subscription() -> Open {
-        Open::counted(&COUNTS.subscriptions_open)
+    pub(crate) fn subscription(&self) -> Open {
+        Open::counted(self, |counts| &counts.subscriptions_open)
     }
+}
 
-    fn counted(counter: &'static AtomicU64) -> Open {
-        counter.fetch_add(1, Ordering::Relaxed);
-        Open(counter)
+/// A [`Metrics`] that does not keep its server's counts alive: what an
+/// export that outlives servers holds.
+#[cfg(feature = "otel")]
+#[derive(Clone, Debug)]
+pub(crate) struct WeakMetrics(std::sync::Weak<Counts>);
+
+#[cfg(feature = "otel")]
+impl WeakMetrics {
+    /// The counts now, if their server (or anything counting for it) is
+    /// still alive.
+    pub(crate) fn snapshot(&self) -> Option<Snapshot> {
+        self.0.upgrade().map(|counts| Metrics(counts).snapshot())
+    }
+}
+
+#[cfg(feature = "otel")]
+impl Metrics {
+    pub(crate) fn downgrade(&self) -> WeakMetrics {
+        WeakMetrics(Arc::downgrade(&self.0))
+    }
+}
+
+/// Something that is open while it lives: counted up when made, down when
+/// dropped. It holds its server's counts, so a task that outlives the
+/// server still counts itself down where it counted up.
+#[derive(Debug)]
+pub(crate) struct Open {
+    counts: Arc<Counts>,
+    counter: fn(&Counts) -> &AtomicU64,
+}
+
+impl Open {
+    fn counted(metrics: &Metrics, counter: fn(&Counts) -> &AtomicU64) -> Open {
+        counter(&metrics.0).fetch_add(1, Ordering::Relaxed);
+        Open {
+            counts: metrics.0.clone(),
+            counter,
+        }
     }
 }
 
 impl Drop for Open {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+        (self.counter)(&self.counts).fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -187,24 +227,32 @@ mod tests {
     }
 
     #[test]
-    fn refusals_and_errors_count_up() {
-        let count = |s: &Snapshot| s.refusals[Refusal::TooLarge.index()].1;
-        let before = snapshot();
-        refused(Refusal::TooLarge);
-        redis_error();
-        let after = snapshot();
-        assert!(count(&after) > count(&before));
-        assert!(after.redis_errors > before.redis_errors);
+    fn refusals_and_errors_count_up_in_their_own_metrics_only() {
+        let (counted, other) = (Metrics::default(), Metrics::default());
+        counted.refused(Refusal::TooLarge);
+        counted.refused(Refusal::TooLarge);
+        counted.redis_error();
+        let snapshot = counted.snapshot();
+        assert_eq!(
+            snapshot.refusals[Refusal::TooLarge.index()],
+            (Refusal::TooLarge, 2)
+        );
+        assert_eq!(snapshot.redis_errors, 1);
+        assert_eq!(other.snapshot().refusals[Refusal::TooLarge.index()].1, 0);
+        assert_eq!(other.snapshot().redis_errors, 0);
     }
 
     #[test]
     fn an_open_thing_counts_down_when_dropped() {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let (first, second) = (Open::counted(&COUNTER), Open::counted(&COUNTER));
-        assert_eq!(COUNTER.load(Ordering::Relaxed), 2);
-        drop(first);
-        assert_eq!(COUNTER.load(Ordering::Relaxed), 1);
-        drop(second);
-        assert_eq!(COUNTER.load(Ordering::Relaxed), 0);
+        let metrics = Metrics::default();
+        let (first, second) = (metrics.task(), metrics.subscription());
+        let third = metrics.task();
+        assert_eq!(metrics.snapshot().tasks_running, 2);
+        assert_eq!(metrics.snapshot().subscriptions_open, 1);
+        drop((first, second));
+        assert_eq!(metrics.snapshot().tasks_running, 1);
+        assert_eq!(metrics.snapshot().subscriptions_open, 0);
+        drop(third);
+        assert_eq!(metrics.snapshot().tasks_running, 0);
     }
 }

@@ -79,10 +79,21 @@ impl ServerBuilder {
     #[cfg(feature = "otel")]
     fn telemetry(mut self) -> (Self, Option<Telemetry>) {
         let wanted = self.otel.take().or_else(crate::otel::Otel::from_env);
-        // Started by hand already (a subscriber of the user's own).
-        let Some(otel) = wanted.filter(|_| !crate::otel::Telemetry::installed()) else {
+        let Some(otel) = wanted else {
             return (self, None);
         };
+        // Started by hand already (a subscriber of the user's own): the
+        // providers are the process's, so a second export would replace
+        // the first. Said on stderr (no subscriber is set up yet), as the
+        // failure to start below is.
+        if crate::otel::Telemetry::installed() {
+            eprintln!(
+                "note: OpenTelemetry export already runs in this process (`Otel::install`); \
+                 `run()` starts none of its own, and this server is recorded only if it was \
+                 given that export (`.with(&telemetry)`)"
+            );
+            return (self, None);
+        }
         let name = self.settings.info.name.clone();
         match otel.service_name(name).install() {
             Ok(telemetry) => {
@@ -97,6 +108,7 @@ impl ServerBuilder {
                 }
                 self.observers
                     .insert(0, std::sync::Arc::new(telemetry.layer()));
+                self.exports.push(telemetry.sources().clone());
                 (self, Some(telemetry))
             }
             Err(error) => {

@@ -142,6 +142,10 @@ pub struct ServerBuilder {
     /// OpenTelemetry export that `run()` starts, as given in code.
     #[cfg(feature = "otel")]
     pub(crate) otel: Option<crate::otel::Otel>,
+    /// The running exports the server was given to: each reads the
+    /// server's counters once it is built.
+    #[cfg(feature = "otel")]
+    pub(crate) exports: Vec<Arc<crate::otel::counters::Sources>>,
     /// The application's states, for handlers' `State<T>` parameters.
     pub(crate) states: States,
     pub(crate) hooks: Hooks,
@@ -179,6 +183,10 @@ struct Shared {
     /// Legacy HTTP sessions' shared part (the HTTP endpoints take it).
     #[cfg(all(feature = "http", feature = "legacy"))]
     sessions: Option<Arc<dyn crate::legacy::shared::SessionShare>>,
+    /// The server's counters: made here, with what it shares, so that its
+    /// Redis connection counts its errors into them. Each build makes its
+    /// own, so that two servers built from one builder count apart.
+    metrics: crate::metrics::Metrics,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -229,6 +237,8 @@ impl ServerBuilder {
             request_observers: Vec::new(),
             #[cfg(feature = "otel")]
             otel: None,
+            #[cfg(feature = "otel")]
+            exports: Vec::new(),
             states: States::new(),
             hooks: Hooks::default(),
             plugin_errors: Vec::new(),
@@ -592,7 +602,11 @@ impl ServerBuilder {
             .or(shared.bus)
             .unwrap_or_else(|| Arc::new(InProcessBus::default()));
         let changes = Changes::new(bus);
-        let app = App::new(changes.clone(), self.states.clone());
+        #[cfg(feature = "otel")]
+        for export in &self.exports {
+            export.attach(&shared.metrics);
+        }
+        let app = App::new(changes.clone(), self.states.clone(), shared.metrics);
         // The engine comes from a task tool or from `tasks`: without
         // either, nothing of it is linked.
         let task_engine = crate::tasks::TASK_ENGINES.first().copied();
@@ -636,7 +650,8 @@ impl ServerBuilder {
         else {
             return Ok(Shared::default());
         };
-        let redis = crate::redis::Redis::connect(&config)
+        let metrics = crate::metrics::Metrics::default();
+        let redis = crate::redis::Redis::connect_counting(&config, metrics.clone())
             .map_err(|error| BuildError::SharedState(error.to_string()))?;
         Ok(Shared {
             bus: Some(Arc::new(crate::redis::RedisBus::new(&redis))),
@@ -645,6 +660,7 @@ impl ServerBuilder {
             #[cfg(all(feature = "http", feature = "legacy"))]
             sessions: Some(Arc::new(crate::redis::RedisSessions::new(&redis))),
             limits: Some(Arc::new(redis)),
+            metrics,
         })
     }
 
@@ -766,6 +782,13 @@ impl Server {
     /// it after the transports have stopped. `run()` calls it itself.
     pub async fn stop(&self) {
         self.shutdown.run().await;
+    }
+
+    /// This server's counters: refusals, tasks running, subscriptions
+    /// open, Redis errors (see [`metrics`](crate::metrics)). Another server
+    /// in the same process counts its own.
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
+        self.dispatcher.metrics()
     }
 
     /// The handle for announcing changes to clients listening with

@@ -187,8 +187,9 @@ impl States {
     }
 }
 
-/// What every request of one server shares: its change announcements and
-/// the application's states. One `Arc`, cloned into each request's scope.
+/// What every request of one server shares: its change announcements,
+/// the application's states and its counters. One `Arc`, cloned into each
+/// request's scope.
 #[derive(Clone, Debug)]
 pub(crate) struct App(Arc<AppParts>);
 
@@ -196,11 +197,16 @@ pub(crate) struct App(Arc<AppParts>);
 struct AppParts {
     changes: Changes,
     states: States,
+    metrics: crate::metrics::Metrics,
 }
 
 impl App {
-    pub(crate) fn new(changes: Changes, states: States) -> App {
-        App(Arc::new(AppParts { changes, states }))
+    pub(crate) fn new(changes: Changes, states: States, metrics: crate::metrics::Metrics) -> App {
+        App(Arc::new(AppParts {
+            changes,
+            states,
+            metrics,
+        }))
     }
 
     pub(crate) fn changes(&self) -> &Changes {
@@ -209,6 +215,11 @@ impl App {
 
     pub(crate) fn states(&self) -> &States {
         &self.0.states
+    }
+
+    /// The server's counters.
+    pub(crate) fn metrics(&self) -> &crate::metrics::Metrics {
+        &self.0.metrics
     }
 }
 

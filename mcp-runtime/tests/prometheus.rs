@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpSocket;
 
-use mcp_runtime::metrics::{self, Refusal};
+use mcp_runtime::metrics::Refusal;
 use mcp_runtime::otel::Otel;
 
 /// Sends `head` (without the blank line) and returns the status and body.
@@ -42,10 +42,15 @@ fn the_endpoint_serves_the_metrics_on_its_own_address_and_refuses_the_rest() {
         .unwrap();
     let address = telemetry.prometheus_address().unwrap();
     assert!(address.ip().is_loopback() && address.port() != 0);
+    // The export reads the counters of the servers it is given to.
+    let server = mcp_runtime::ServerBuilder::new("scraped", "1.0.0")
+        .with(&telemetry)
+        .build()
+        .unwrap();
 
     let (status, text) = get(address, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1");
     assert_eq!(status, 200, "{text}");
-    let counted = metrics::snapshot().refusals;
+    let counted = server.metrics().snapshot().refusals;
     for (refusal, count) in counted {
         let line = format!(
             "mcp_runtime_refusals_total{{http_response_status_code=\"{}\",reason=\"{}\",otel_scope_name=\"mcp-runtime\"}} {count}",

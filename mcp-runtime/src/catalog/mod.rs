@@ -591,12 +591,22 @@ fn is_tool_name(name: &str) -> bool {
 fn interned(item: &str, scopes: &[String]) -> Result<Box<[&'static str]>, CatalogError> {
     scopes
         .iter()
-        .map(|scope| match crate::security::is_scope_token(scope) {
-            true => Ok(registry::intern(scope)),
-            false => Err(CatalogError::Invalid {
+        .map(|scope| {
+            let invalid = |problem| CatalogError::Invalid {
                 name: item.to_owned(),
-                problem: format!("`{scope}` is not an OAuth scope (RFC 6749 scope-token)"),
-            }),
+                problem,
+            };
+            if !crate::security::is_scope_token(scope) {
+                return Err(invalid(format!(
+                    "`{scope}` is not an OAuth scope (RFC 6749 scope-token)"
+                )));
+            }
+            registry::intern(scope).ok_or_else(|| {
+                let (count, bytes) = registry::SCOPE_NAMES;
+                invalid(format!(
+                    "`{scope}` is a scope name too many: this process holds {count} distinct runtime scope names ({bytes} bytes) at most"
+                ))
+            })
         })
         .collect()
 }

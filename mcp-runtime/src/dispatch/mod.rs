@@ -531,6 +531,11 @@ impl Dispatcher {
         self.app.changes()
     }
 
+    /// The server's counters.
+    pub(crate) fn metrics(&self) -> &crate::metrics::Metrics {
+        self.app.metrics()
+    }
+
     /// Rate limits every instance shares, when the server has shared state.
     #[cfg_attr(
         not(feature = "http"),

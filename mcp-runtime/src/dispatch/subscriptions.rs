@@ -208,7 +208,7 @@ pub(crate) async fn listen(
         filter.task_ids = Some(current.iter().map(|task| task.id.clone()).collect());
     }
     acknowledge(id, &filter, &current, outbox);
-    let _open = crate::metrics::Open::subscription();
+    let _open = dispatcher.metrics().subscription();
     let mut following = Following::new(&filter, &current, tasks.owner);
     let watching = Watching {
         filter,

@@ -144,7 +144,9 @@ fn read<T: DeserializeOwned>(response: &Value, what: &str) -> Result<T, String> 
     label = "not a form",
     note = "derive it: `#[derive(serde::Deserialize, schemars::JsonSchema, mcp_runtime::ElicitForm)]` on a struct whose fields are strings, numbers, integers, booleans or choices"
 )]
-pub trait ElicitForm: DeserializeOwned + JsonSchema {}
+// `'static`: its form is cached by `TypeId`. The derive takes no generics,
+// so a derived form is `'static` anyway.
+pub trait ElicitForm: DeserializeOwned + JsonSchema + 'static {}
 
 /// A type one field of an elicitation form can have. Implement it for your
 /// own types whose schema is a string, number, integer or boolean (for

@@ -2,6 +2,7 @@
 //! properties are strings (with `email`, `uri`, `date` or `date-time`
 //! formats), numbers, integers, booleans, or single- and multi-select enums.
 
+use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
@@ -22,20 +23,22 @@ pub struct Form {
 }
 
 /// The form for `T`, or why `T` cannot be a form.
-pub(crate) fn form<T: JsonSchema + ?Sized>() -> Result<Arc<Form>, String> {
+pub(crate) fn form<T: JsonSchema + ?Sized + 'static>() -> Result<Arc<Form>, String> {
     // A form's schema never changes, and every round of a request would
     // otherwise generate it again and digest it for the fingerprint:
-    // cached per type. Keyed by type name, which needs no `'static` bound;
-    // types that share a name differ at most in lifetimes, which schemas
-    // ignore.
-    type Cache = RwLock<HashMap<&'static str, Result<Arc<Form>, String>>>;
+    // cached per type, for the process. That is safe to share between
+    // servers because it is keyed by `TypeId`: what it holds is derived
+    // from the type alone, and bounded by the form types linked in. Not by
+    // type name, which two types can share (items of one name in two
+    // blocks of a function, two versions of one crate).
+    type Cache = RwLock<HashMap<TypeId, Result<Arc<Form>, String>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
-    let name = std::any::type_name::<T>();
+    let id = TypeId::of::<T>();
     let cache = CACHE.get_or_init(Cache::default);
     if let Some(known) = cache
         .read()
         .unwrap_or_else(PoisonError::into_inner)
-        .get(name)
+        .get(&id)
     {
         return known.clone();
     }
@@ -49,13 +52,13 @@ pub(crate) fn form<T: JsonSchema + ?Sized>() -> Result<Arc<Form>, String> {
     cache
         .write()
         .unwrap_or_else(PoisonError::into_inner)
-        .insert(name, computed.clone());
+        .insert(id, computed.clone());
     computed
 }
 
 /// The `requestedSchema` for `T`, or why `T` cannot be a form.
 #[cfg(test)]
-pub(crate) fn form_schema<T: JsonSchema + ?Sized>() -> Result<JsonObject, String> {
+pub(crate) fn form_schema<T: JsonSchema + ?Sized + 'static>() -> Result<JsonObject, String> {
     form::<T>().map(|form| form.schema.as_object().cloned().unwrap_or_default())
 }
 
@@ -228,6 +231,43 @@ mod tests {
     use crate::mrtr::content::check_content;
     use serde::Deserialize;
     use serde_json::json;
+
+    /// The properties of the form for `T`.
+    fn properties<T: JsonSchema + 'static>() -> Vec<String> {
+        let schema = form_schema::<T>().unwrap();
+        schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    }
+
+    #[test]
+    fn types_of_one_name_have_forms_of_their_own() {
+        // Two types whose `type_name` is the same (the same path: blocks
+        // of one function; two versions of one crate do the same): each
+        // has its own form.
+        let first = {
+            #[derive(schemars::JsonSchema)]
+            #[expect(dead_code, reason = "only the derived schema is read")]
+            struct Answer {
+                city: String,
+            }
+            (std::any::type_name::<Answer>(), properties::<Answer>())
+        };
+        let second = {
+            #[derive(schemars::JsonSchema)]
+            #[expect(dead_code, reason = "only the derived schema is read")]
+            struct Answer {
+                age: u32,
+            }
+            (std::any::type_name::<Answer>(), properties::<Answer>())
+        };
+        assert_eq!(first.0, second.0);
+        assert_eq!(first.1, ["city"]);
+        assert_eq!(second.1, ["age"]);
+    }
 
     #[derive(schemars::JsonSchema, serde::Deserialize)]
     #[allow(dead_code, reason = "test types: only their derived schemas are read")]

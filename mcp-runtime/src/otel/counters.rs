@@ -6,11 +6,57 @@
 //! that namespace, and these are this runtime's, not the conventions'.
 
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Meter, ObservableCounter, ObservableGauge, ObservableUpDownCounter};
 
-use crate::metrics::{self, Refusal};
+use crate::metrics::{Metrics, Refusal, Snapshot, WeakMetrics};
+
+/// What an export reads when a reader collects: the counters of every
+/// server it was given to (`.with(&telemetry)`, or `run()`), and the
+/// requests its layers have in flight. Each server counts its own; the
+/// export reports their sum, as one process's. A server that is gone
+/// drops out of the sum.
+#[derive(Debug, Default)]
+pub(crate) struct Sources {
+    /// Locked when a server is built and when a reader collects, never
+    /// on a request's path.
+    servers: Mutex<Vec<WeakMetrics>>,
+    active: Active,
+}
+
+impl Sources {
+    /// Reads `metrics` (a server's, as it is built) at each collection.
+    pub(crate) fn attach(&self, metrics: &Metrics) {
+        let mut servers = self.servers.lock().unwrap_or_else(PoisonError::into_inner);
+        servers.push(metrics.downgrade());
+    }
+
+    /// The in-flight count the export's layers keep.
+    pub(super) fn active(&self) -> &Active {
+        &self.active
+    }
+
+    /// The live servers' counts, added up; the servers gone are forgotten.
+    fn total(&self) -> Snapshot {
+        let mut servers = self.servers.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut total = Metrics::default().snapshot();
+        servers.retain(|server| {
+            let Some(counts) = server.snapshot() else {
+                return false;
+            };
+            for (sum, (_, count)) in total.refusals.iter_mut().zip(counts.refusals) {
+                sum.1 += count;
+            }
+            total.tasks_running += counts.tasks_running;
+            total.subscriptions_open += counts.subscriptions_open;
+            total.redis_errors += counts.redis_errors;
+            true
+        });
+        total
+    }
+}
 
 /// The observable instruments: kept alive with the [`Telemetry`](super::Telemetry)
 /// that registered them.
@@ -24,7 +70,8 @@ pub(super) struct Counters {
 }
 
 impl Counters {
-    pub(super) fn register(meter: &Meter) -> Counters {
+    pub(super) fn register(meter: &Meter, sources: &Arc<Sources>) -> Counters {
+        let [refusals, redis, tasks, subscriptions, active] = [(); 5].map(|()| sources.clone());
         Counters {
             _refusals: meter
                 .u64_observable_counter("mcp_runtime.refusals")
@@ -32,8 +79,8 @@ impl Counters {
                 .with_description(
                     "Requests refused before a handler ran, by reason and HTTP status.",
                 )
-                .with_callback(|observer| {
-                    for (refusal, count) in metrics::snapshot().refusals {
+                .with_callback(move |observer| {
+                    for (refusal, count) in refusals.total().refusals {
                         observer.observe(count, &refusal_attributes(refusal));
                     }
                 })
@@ -42,27 +89,29 @@ impl Counters {
                 .u64_observable_counter("mcp_runtime.redis.errors")
                 .with_unit("{error}")
                 .with_description("Redis commands that failed or did not answer in time.")
-                .with_callback(|observer| observer.observe(metrics::snapshot().redis_errors, &[]))
+                .with_callback(move |observer| observer.observe(redis.total().redis_errors, &[]))
                 .build(),
             _tasks: meter
                 .u64_observable_gauge("mcp_runtime.tasks.running")
                 .with_unit("{task}")
                 .with_description("Tasks whose work is running in this process.")
-                .with_callback(|observer| observer.observe(metrics::snapshot().tasks_running, &[]))
+                .with_callback(move |observer| observer.observe(tasks.total().tasks_running, &[]))
                 .build(),
             _subscriptions: meter
                 .u64_observable_gauge("mcp_runtime.subscriptions.open")
                 .with_unit("{subscription}")
                 .with_description("subscriptions/listen streams open on this process.")
-                .with_callback(|observer| {
-                    observer.observe(metrics::snapshot().subscriptions_open, &[]);
+                .with_callback(move |observer| {
+                    observer.observe(subscriptions.total().subscriptions_open, &[]);
                 })
                 .build(),
             _active: meter
                 .i64_observable_up_down_counter("mcp_runtime.requests.active")
                 .with_unit("{request}")
                 .with_description("Requests being served now (in flight).")
-                .with_callback(|observer| observer.observe(ACTIVE.load(Ordering::Relaxed), &[]))
+                .with_callback(move |observer| {
+                    observer.observe(active.active.0.load(Ordering::Relaxed), &[]);
+                })
                 .build(),
         }
     }
@@ -75,33 +124,77 @@ fn refusal_attributes(refusal: Refusal) -> [KeyValue; 2] {
     ]
 }
 
-/// Requests the request layer has let in and not yet answered: counted
+/// Requests the export's layers have let in and not yet answered: counted
 /// here and read when a reader collects (an OpenTelemetry up-down counter
-/// would hash an attribute set twice per request).
-static ACTIVE: AtomicI64 = AtomicI64::new(0);
+/// would hash an attribute set twice per request). One per export, shared
+/// by the layers it hands out.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Active(Arc<AtomicI64>);
 
-/// Counts one request in flight while it lives.
-pub(super) struct InFlight(());
-
-impl InFlight {
-    pub(super) fn begin() -> InFlight {
-        InFlight::opened();
-        InFlight(())
-    }
-
+impl Active {
     /// A request began (an observer's count, which has no guard).
-    pub(super) fn opened() {
-        ACTIVE.fetch_add(1, Ordering::Relaxed);
+    pub(super) fn opened(&self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
     }
 
     /// A request ended.
-    pub(super) fn closed() {
-        ACTIVE.fetch_sub(1, Ordering::Relaxed);
+    pub(super) fn closed(&self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Counts one request in flight while the guard lives (a clone of the
+    /// count: the guard goes into the request's boxed future).
+    pub(super) fn begin(&self) -> InFlight {
+        self.opened();
+        InFlight(self.clone())
     }
 }
 
+/// Counts one request in flight while it lives.
+pub(super) struct InFlight(Active);
+
 impl Drop for InFlight {
     fn drop(&mut self) {
-        InFlight::closed();
+        self.0.closed();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_export_adds_up_the_servers_it_was_given_to_while_they_live() {
+        let sources = Sources::default();
+        let (first, second, other) = (Metrics::default(), Metrics::default(), Metrics::default());
+        sources.attach(&first);
+        sources.attach(&second);
+        first.refused(Refusal::Origin);
+        second.refused(Refusal::Origin);
+        second.refused(Refusal::Busy);
+        other.refused(Refusal::Origin);
+        let _task = second.task();
+        let count = |snapshot: &Snapshot, wanted| {
+            let found = snapshot
+                .refusals
+                .iter()
+                .find(|(refusal, _)| *refusal == wanted);
+            found.map(|(_, count)| *count)
+        };
+        let total = sources.total();
+        assert_eq!(
+            count(&total, Refusal::Origin),
+            Some(2),
+            "not the server left out"
+        );
+        assert_eq!(count(&total, Refusal::Busy), Some(1));
+        assert_eq!(total.tasks_running, 1);
+        drop(first);
+        assert_eq!(count(&sources.total(), Refusal::Origin), Some(1));
+        assert_eq!(
+            sources.servers.lock().unwrap().len(),
+            1,
+            "a server gone is forgotten"
+        );
     }
 }

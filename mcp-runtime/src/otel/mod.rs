@@ -76,15 +76,15 @@
 //! ```
 
 mod console;
-mod counters;
+pub(crate) mod counters;
 mod layer;
 mod notified;
 #[cfg(feature = "client")]
 mod outgoing;
 mod scrape;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use opentelemetry::propagation::TextMapCompositePropagator;
@@ -97,7 +97,7 @@ use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing_subscriber::Layer as _;
 
-use self::counters::Counters;
+use self::counters::{Counters, Sources};
 pub use self::layer::{OtelLayer, Traced};
 use self::layer::{Recording, Spans};
 #[cfg(feature = "client")]
@@ -112,8 +112,30 @@ const ENDPOINTS: [&str; 3] = [
     "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
 ];
 
-/// Whether [`Otel::install`] ran: `run()` then starts nothing more.
-static INSTALLED: AtomicBool = AtomicBool::new(false);
+/// How many exports [`Otel::install`] started that still run. Process-wide
+/// on purpose: `install` sets OpenTelemetry's global tracer and meter
+/// providers and propagator, which are the process's, not a server's (the
+/// OpenTelemetry API has one of each). A count, not a flag, so that once
+/// the last export has stopped `run()` starts one again.
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// One running export, counted in a process-wide count while it lives.
+#[derive(Debug)]
+struct Live(&'static AtomicUsize);
+
+impl Live {
+    /// Counts one more export; with how many ran already.
+    fn enter(count: &'static AtomicUsize) -> (Live, usize) {
+        let before = count.fetch_add(1, Ordering::AcqRel);
+        (Live(count), before)
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
 
 /// How long the flush on shutdown may take, spans and metrics together.
 const FLUSH: Duration = Duration::from_secs(5);
@@ -268,7 +290,7 @@ impl Otel {
     /// your own; a server takes the running export as a plugin instead
     /// (`.with(&telemetry)`, see [`Telemetry::layer`]).
     pub fn layer(&self) -> OtelLayer {
-        OtelLayer::recording(self.recording)
+        OtelLayer::recording(self.recording, counters::Active::default())
     }
 
     /// Starts the exporters (spans in batches, metrics periodically), sets
@@ -290,10 +312,19 @@ impl Otel {
             Box::new(TraceContextPropagator::new()),
             Box::new(BaggagePropagator::new()),
         ]));
+        let (live, before) = Live::enter(&LIVE);
+        if before > 0 {
+            // Said, not silently shared: the providers are global.
+            tracing::warn!(
+                "OpenTelemetry export is already running in this process: this one replaces it as \
+                 OpenTelemetry's global tracer and meter providers, which are the process's. Start \
+                 one export and give it to every server (`.with(&telemetry)`) instead"
+            );
+        }
         opentelemetry::global::set_meter_provider(meters.clone());
         opentelemetry::global::set_tracer_provider(tracer_provider.clone());
-        let counters = Counters::register(&opentelemetry::global::meter("mcp-runtime"));
-        INSTALLED.store(true, Ordering::Relaxed);
+        let sources = Arc::new(Sources::default());
+        let counters = Counters::register(&opentelemetry::global::meter("mcp-runtime"), &sources);
         let spans = match self.otlp_traces || self.console_traces {
             true => Spans::for_sampler(
                 std::env::var("OTEL_TRACES_SAMPLER").ok().as_deref(),
@@ -309,7 +340,9 @@ impl Otel {
                 ..self.recording
             },
             _counters: counters,
+            sources,
             prometheus,
+            _live: live,
         })
     }
 
@@ -384,7 +417,11 @@ pub struct Telemetry {
     meter_provider: SdkMeterProvider,
     recording: Recording,
     _counters: Counters,
+    /// The servers the export was given to, whose counters it reads.
+    sources: Arc<Sources>,
     prometheus: Option<PrometheusEndpoint>,
+    /// Counted as running until it is dropped (after the flush).
+    _live: Live,
 }
 
 impl Telemetry {
@@ -408,9 +445,10 @@ impl Telemetry {
             .with_filter(ExportFilter)
     }
 
-    /// Whether export was started in this process (by `run()` or by hand).
+    /// Whether an export started in this process (by `run()` or by hand)
+    /// still runs.
     pub(crate) fn installed() -> bool {
-        INSTALLED.load(Ordering::Relaxed)
+        LIVE.load(Ordering::Acquire) > 0
     }
 
     /// The request layer for the server, which observes its notifications
@@ -421,7 +459,12 @@ impl Telemetry {
     /// fraction of the cost), and as a notification observer. `run()`
     /// chooses so too.
     pub fn layer(&self) -> OtelLayer {
-        OtelLayer::recording(self.recording)
+        OtelLayer::recording(self.recording, self.sources.active().clone())
+    }
+
+    /// What reads the counters of the servers the export is given to.
+    pub(crate) fn sources(&self) -> &Arc<Sources> {
+        &self.sources
     }
 
     /// Whether any request would get a span: traces are exported and the
@@ -591,6 +634,23 @@ impl std::error::Error for OtelError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_export_counts_as_running_until_it_is_dropped() {
+        static COUNT: AtomicUsize = AtomicUsize::new(0);
+        let (first, before) = Live::enter(&COUNT);
+        assert_eq!(before, 0);
+        let (second, before) = Live::enter(&COUNT);
+        assert_eq!(before, 1, "a second export knows of the first");
+        drop(first);
+        assert_eq!(COUNT.load(Ordering::Acquire), 1);
+        drop(second);
+        assert_eq!(
+            COUNT.load(Ordering::Acquire),
+            0,
+            "none runs once both stopped"
+        );
+    }
 
     fn from(vars: &[(&str, &str)]) -> Option<Otel> {
         Otel::from_vars(|name| {

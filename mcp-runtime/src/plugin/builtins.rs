@@ -41,6 +41,7 @@ impl Plugin for &crate::otel::Telemetry {
             false => server.request_observer(self.layer()),
         };
         server.notification_observer(self.layer());
+        server.builder.exports.push(self.sources().clone());
         Ok(())
     }
 

@@ -72,6 +72,7 @@ use std::time::Duration;
 
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use ::redis::{Cmd, FromRedisValue};
+use tokio_util::sync::CancellationToken;
 
 pub use self::bus::RedisBus;
 pub use self::rate::RedisRateLimiter;
@@ -199,10 +200,17 @@ impl std::error::Error for RedisUnavailable {}
 
 /// A connection to Redis shared by every part of one server: cheap to
 /// clone. Built by [`Redis::connect`], which does not wait for Redis: the
-/// connections are made on first use and remade whenever they fail.
+/// connections are made on first use and remade whenever they fail. Its
+/// commands run on a thread of its own (`mcp-redis`), which stops when the
+/// last clone drops (with the server whose stores hold them).
 #[derive(Clone)]
 pub struct Redis {
     inner: Arc<Inner>,
+    /// Keeps the `mcp-redis` thread running while a handle lives (the
+    /// stores of a server hold theirs): the last one to drop stops it.
+    /// `None` in the pub/sub listener's own copy, which runs on that
+    /// thread and must not keep it alive.
+    _thread: Option<Arc<IoThread>>,
 }
 
 struct Inner {
@@ -212,13 +220,16 @@ struct Inner {
     client: ::redis::Client,
     pool: Vec<ConnectionManager>,
     next: AtomicUsize,
-    /// The runtime of the `mcp-redis` thread, where every command runs.
+    /// The runtime of this handle's `mcp-redis` thread, where every
+    /// command runs.
     io: tokio::runtime::Handle,
     /// Random per process: tells this instance's messages from others'.
     instance: String,
     /// Whether the pub/sub connection is up (it carries changes and wakes).
     listening: AtomicBool,
     pubsub: pubsub::Routes,
+    /// Where failed commands are counted: the server's that connected.
+    metrics: crate::metrics::Metrics,
 }
 
 impl fmt::Debug for Redis {
@@ -235,9 +246,18 @@ impl Redis {
     /// A handle on Redis as `config` says. Fails only for a URL that is not
     /// a Redis URL; an unreachable Redis is found out on use (and retried).
     pub fn connect(config: &RedisConfig) -> Result<Redis, RedisUnavailable> {
+        Redis::connect_counting(config, crate::metrics::Metrics::default())
+    }
+
+    /// [`connect`](Self::connect), counting failed commands into a
+    /// server's `metrics`.
+    pub(crate) fn connect_counting(
+        config: &RedisConfig,
+        metrics: crate::metrics::Metrics,
+    ) -> Result<Redis, RedisUnavailable> {
         let client = ::redis::Client::open(config.url.as_str())
             .map_err(|error| RedisUnavailable(format!("{}: {error}", redacted(&config.url))))?;
-        let io = io_runtime();
+        let (io, thread) = io_thread()?;
         let manager_config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(config.connect_timeout))
             .set_response_timeout(Some(config.timeout))
@@ -264,11 +284,22 @@ impl Redis {
                 instance: crate::tasks::new_id(),
                 listening: AtomicBool::new(false),
                 pubsub: pubsub::Routes::default(),
+                metrics,
             }),
+            _thread: Some(Arc::new(thread)),
         };
-        io.spawn(pubsub::listen(redis.clone()));
+        io.spawn(pubsub::listen(redis.detached()));
         tracing::info!(url = %redacted(&config.url), prefix = %config.prefix, "shared state in Redis");
         Ok(redis)
+    }
+
+    /// A copy that does not keep the `mcp-redis` thread running: for the
+    /// tasks that run on it for the life of the handle.
+    fn detached(&self) -> Redis {
+        Redis {
+            inner: self.inner.clone(),
+            _thread: None,
+        }
     }
 
     /// `name` under the server's prefix.
@@ -336,8 +367,8 @@ impl Redis {
         self.inner.pool[index].clone()
     }
 
-    /// Runs `operation` on the Redis thread (whose runtime outlives every
-    /// caller's), failing after the command timeout.
+    /// Runs `operation` on the Redis thread (which runs while this handle
+    /// lives), failing after the command timeout.
     async fn run<T, F>(&self, operation: F) -> Result<T, RedisUnavailable>
     where
         T: Send + 'static,
@@ -354,38 +385,60 @@ impl Redis {
             Ok(Err(_)) => format!("no answer within {} ms", timeout.as_millis()),
             Err(_) => "the Redis thread stopped".to_owned(),
         };
-        crate::metrics::redis_error();
+        self.inner.metrics.redis_error();
         Err(RedisUnavailable(failure))
     }
 }
 
-/// The runtime of the `mcp-redis` thread, started with the first
-/// connection and kept for the life of the process.
-fn io_runtime() -> tokio::runtime::Handle {
-    static IO: std::sync::OnceLock<tokio::runtime::Handle> = std::sync::OnceLock::new();
-    IO.get_or_init(|| {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::Builder::new()
-            .name("mcp-redis".into())
-            .spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .expect("the Redis thread's runtime starts");
-                let _ = sender.send(runtime.handle().clone());
-                runtime.block_on(std::future::pending::<()>());
-            })
-            .expect("the Redis thread starts");
-        receiver
-            .recv()
-            .expect("the Redis thread hands over its runtime")
-    })
-    .clone()
+/// A handle's `mcp-redis` thread: stopped when dropped. Its runtime then
+/// drops what runs on it (the pub/sub listener, commands in flight, which
+/// their callers see fail), so nothing of the handle outlives it.
+struct IoThread {
+    stop: CancellationToken,
+}
+
+impl Drop for IoThread {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// Starts a `mcp-redis` thread: one per [`Redis::connect`], so one per
+/// server that shares state, each stopped with its last handle rather than
+/// kept for the life of the process.
+fn io_thread() -> Result<(tokio::runtime::Handle, IoThread), RedisUnavailable> {
+    let unavailable =
+        |error: std::io::Error| RedisUnavailable(format!("the Redis thread cannot start: {error}"));
+    let stop = CancellationToken::new();
+    let stopped = stop.clone();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("mcp-redis".into())
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build();
+            let runtime = match runtime {
+                Ok(runtime) => runtime,
+                Err(error) => {
+                    let _ = sender.send(Err(error));
+                    return;
+                }
+            };
+            let _ = sender.send(Ok(runtime.handle().clone()));
+            runtime.block_on(stopped.cancelled());
+        })
+        .map_err(unavailable)?;
+    let io = receiver
+        .recv()
+        .map_err(|_| RedisUnavailable("the Redis thread stopped as it started".to_owned()))?
+        .map_err(unavailable)?;
+    Ok((io, IoThread { stop }))
 }
 
 mod pubsub {
-    //! The one pub/sub connection of a process: changes from other
-    //! instances, and wake-ups for this instance's task workers. Made again
+    //! The one pub/sub connection of a handle (and its clones): changes
+    //! from other instances, and wake-ups for this instance's task workers. Made again
     //! whenever it drops; while it is down, the bus says so.
 
     use std::collections::HashMap;
@@ -471,7 +524,8 @@ mod pubsub {
         }
     }
 
-    /// Keeps the pub/sub connection up for the life of the process.
+    /// Keeps the pub/sub connection up for the life of the handle's thread
+    /// (`redis` is a detached copy, which does not keep it running).
     pub(super) async fn listen(redis: Redis) {
         let mut delay = Duration::from_millis(50);
         loop {
@@ -551,5 +605,28 @@ mod tests {
         assert_eq!(redacted("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
         let config = RedisConfig::new("redis://:hunter2@h");
         assert!(!format!("{config:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn the_io_thread_stops_when_the_last_handle_drops() {
+        // Whether Redis answers does not matter: the pub/sub listener
+        // runs (and retries) on the thread either way.
+        let redis = Redis::connect(&RedisConfig::new("redis://127.0.0.1:6379")).unwrap();
+        let clone = redis.clone();
+        let inner = Arc::downgrade(&redis.inner);
+        drop(redis);
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(inner.upgrade().is_some(), "a clone keeps the handle alive");
+        drop(clone);
+        // The listener's task holds the connection's state until the
+        // thread's runtime, stopped, drops it.
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while inner.upgrade().is_some() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the Redis thread still runs 5 s after the last handle dropped"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 }

@@ -29,7 +29,7 @@ pub use self::prompt::{PromptEntry, StaticPromptArgument};
 pub use self::resource::ResourceEntry;
 pub(crate) use self::runtime::{
     PromptRef, ResourceRef, RuntimeItems, RuntimePromptEntry, RuntimePromptFn, RuntimeReadFn,
-    RuntimeResourceEntry, ToolRef, intern,
+    RuntimeResourceEntry, SCOPE_NAMES, ToolRef, intern,
 };
 pub use self::select::Items;
 pub(crate) use self::select::{ItemInfo, ItemKind};

@@ -203,20 +203,79 @@ impl ResourceRef {
     }
 }
 
-/// Every runtime scope name, leaked once: scopes are `&'static str`
-/// everywhere the authorization layer reads them, and the names a server
-/// uses are few, so interning bounds the memory by the distinct names, not
-/// by how often items are added and removed.
-pub(crate) fn intern(scope: &str) -> &'static str {
-    static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+/// How many distinct runtime scope names a process keeps, and their bytes.
+pub(crate) const SCOPE_NAMES: (usize, usize) = (4096, 256 * 1024);
+
+/// A runtime scope name as `&'static str`, or `None` once the process
+/// holds [`SCOPE_NAMES`] distinct ones.
+///
+/// Why process-wide, and why leaked: scopes are `&'static str` everywhere
+/// the authorization layer reads them, and in the public
+/// [`Invocation::scopes`](crate::middleware::Invocation::scopes), so that a
+/// tool call copies pointers, not strings. A `&'static str` outlives every
+/// server by definition, so no server could own the set and free it. It
+/// holds names only (the same text means the same scope to any server), so
+/// sharing it leaks nothing between servers. What must not happen is that
+/// it grows without end (a catalog fed scope names from outside): hence
+/// the bound, past which a new name is refused as the catalog item that
+/// brings it, while names already held are still served.
+pub(crate) fn intern(scope: &str) -> Option<&'static str> {
+    static NAMES: Mutex<ScopeNames> = Mutex::new(ScopeNames::new(SCOPE_NAMES));
     let mut names = NAMES
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let names = names.get_or_insert_with(HashSet::new);
-    if let Some(name) = names.get(scope) {
-        return name;
+    names.intern(scope)
+}
+
+/// Interned names under a bound: how many, and how many bytes.
+#[derive(Debug)]
+struct ScopeNames {
+    names: Option<HashSet<&'static str>>,
+    bytes: usize,
+    bound: (usize, usize),
+}
+
+impl ScopeNames {
+    const fn new(bound: (usize, usize)) -> ScopeNames {
+        ScopeNames {
+            names: None,
+            bytes: 0,
+            bound,
+        }
     }
-    let name: &'static str = Box::leak(scope.to_owned().into_boxed_str());
-    names.insert(name);
-    name
+
+    fn intern(&mut self, scope: &str) -> Option<&'static str> {
+        let names = self.names.get_or_insert_with(HashSet::new);
+        if let Some(name) = names.get(scope) {
+            return Some(name);
+        }
+        let (count, bytes) = self.bound;
+        if names.len() >= count || self.bytes + scope.len() > bytes {
+            return None;
+        }
+        let name: &'static str = Box::leak(scope.to_owned().into_boxed_str());
+        self.bytes += name.len();
+        names.insert(name);
+        Some(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ScopeNames;
+
+    #[test]
+    fn scope_names_are_interned_once_and_bounded() {
+        let mut names = ScopeNames::new((2, 64));
+        let read = names.intern("files:read").unwrap();
+        assert!(std::ptr::eq(read, names.intern("files:read").unwrap()));
+        assert_eq!(names.intern("files:write"), Some("files:write"));
+        // A third distinct name is one too many; those held still are.
+        assert_eq!(names.intern("admin"), None);
+        assert_eq!(names.intern("files:write"), Some("files:write"));
+        let mut small = ScopeNames::new((10, 12));
+        assert_eq!(small.intern("files:read"), Some("files:read"));
+        assert_eq!(small.intern("abc"), None, "10 + 3 bytes is over 12");
+        assert_eq!(small.intern("ab"), Some("ab"));
+    }
 }

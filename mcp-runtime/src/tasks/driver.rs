@@ -167,7 +167,6 @@ type Ran = Result<CallToolResult, ErrorObject>;
 /// Runs one task: the handler (the rest of the tool's stack), and
 /// everything around it.
 pub(super) async fn drive(job: Job) {
-    let _running = crate::metrics::Open::task();
     let Job {
         runtime,
         next,
@@ -188,6 +187,7 @@ pub(super) async fn drive(job: Job) {
         app,
         extensions,
     } = call;
+    let _running = app.metrics().task();
     let changed = Arc::new(Notify::new());
     let sink = Arc::new(TaskSink {
         changed: changed.clone(),

@@ -94,7 +94,7 @@ async fn serve(
     let session = session_of(legacy, endpoint, &parts).await?;
     if is_answer(&body) {
         endpoint.authorize(&mut parts, None).await?;
-        return Ok(take_answer(legacy, session.as_ref(), &body).await);
+        return Ok(take_answer(legacy, session.as_ref(), &body, endpoint.metrics()).await);
     }
     let request = match envelope::parse(body) {
         Err(rejection) => {
@@ -170,7 +170,7 @@ async fn session_of(
     let (token, local) = legacy
         .session(endpoint, id)
         .await
-        .map_err(|refusal| refused(&refusal))?;
+        .map_err(|refusal| refused(&refusal, endpoint.metrics()))?;
     if let Some(version) = version.filter(|v| *v != token.negotiated.version) {
         let message = format!(
             "MCP-Protocol-Version '{version}' is not the version this session negotiated ('{}')",
@@ -197,6 +197,7 @@ async fn take_answer(
     legacy: &LegacyHttp,
     session: Option<&(SessionToken, Arc<Local>)>,
     body: &str,
+    metrics: &crate::metrics::Metrics,
 ) -> HttpResponse {
     let Some((token, _)) = session else {
         return missing_session();
@@ -214,7 +215,7 @@ async fn take_answer(
         .await
     {
         Ok(()) => respond::empty(StatusCode::ACCEPTED),
-        Err(error) => refused(&Refusal::Unavailable(error.0)),
+        Err(error) => refused(&Refusal::Unavailable(error.0), metrics),
     }
 }
 

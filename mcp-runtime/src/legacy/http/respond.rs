@@ -99,7 +99,7 @@ pub(super) async fn answer(
         cancelled: Some(cancelled),
         permit,
     };
-    match respond(id, running, queue, streaming) {
+    match respond(id, running, queue, streaming, endpoint.metrics()) {
         Responding::Finished(response) => response,
         Responding::Running(running) => running.await,
     }
@@ -145,14 +145,15 @@ pub(super) fn legacy_error(id: Option<&RequestId>, error: &ErrorObject) -> HttpR
 }
 
 /// The answer for a session that cannot be served.
-pub(super) fn refused(refusal: &Refusal) -> HttpResponse {
+pub(super) fn refused(refusal: &Refusal, metrics: &crate::metrics::Metrics) -> HttpResponse {
     match refusal {
         Refusal::NotFound => session_not_found(),
         Refusal::Unavailable(reason) => {
             tracing::warn!(%reason, "a legacy session's shared state cannot be reached");
-            respond::reply(
+            respond::counted(
                 Reply::error(None, &share_unavailable()),
                 respond::Statuses::Modern,
+                metrics,
             )
         }
     }

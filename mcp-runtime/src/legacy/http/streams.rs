@@ -36,7 +36,7 @@ pub(super) async fn other_method(
     }
     let (token, local) = match legacy.session(endpoint, id).await {
         Ok(session) => session,
-        Err(refusal) => return Some(refused(&refusal)),
+        Err(refusal) => return Some(refused(&refusal, endpoint.metrics())),
     };
     if !header(parts, http::header::ACCEPT).is_some_and(|a| a.contains("text/event-stream")) {
         return Some(respond::plain(
@@ -62,12 +62,12 @@ pub(super) async fn other_method(
 async fn end(legacy: &LegacyHttp, endpoint: &Endpoint, id: &str) -> HttpResponse {
     let token = match legacy.session(endpoint, id).await {
         Ok((token, _)) => token,
-        Err(refusal) => return refused(&refusal),
+        Err(refusal) => return refused(&refusal, endpoint.metrics()),
     };
     if let Some(share) = &legacy.share
         && let Err(error) = share.end(&token.nonce, token.expires).await
     {
-        return refused(&super::Refusal::Unavailable(error.0));
+        return refused(&super::Refusal::Unavailable(error.0), endpoint.metrics());
     }
     legacy.tables.end_here(&token.nonce, token.expires);
     tracing::debug!("legacy session ended by DELETE");

@@ -169,6 +169,11 @@ impl Endpoint {
         &self.dispatcher
     }
 
+    /// The server's counters, where its refusals are counted.
+    pub(crate) fn metrics(&self) -> &crate::metrics::Metrics {
+        self.dispatcher.metrics()
+    }
+
     /// Cancelled when the server shuts down.
     pub(crate) fn shutdown(&self) -> &CancellationToken {
         &self.shutdown
@@ -185,11 +190,11 @@ impl Endpoint {
         if rule.is_contended(free) {
             let held = peer.map_or(0, |peer| self.clients.requests_of(peer.ip()));
             if !rule.admits(held.saturating_sub(1), free) {
-                return Err(respond::busy());
+                return Err(respond::busy(self.metrics()));
             }
         }
         let permit = self.in_flight.clone().try_acquire_owned();
-        let permit = permit.map_err(|_| respond::busy())?;
+        let permit = permit.map_err(|_| respond::busy(self.metrics()))?;
         Ok(Slot {
             _permit: permit,
             _stream: None,
@@ -208,13 +213,13 @@ impl Endpoint {
                 let opened = self
                     .clients
                     .open_stream(peer.ip(), |held| rule.admits(held, free));
-                Some(opened.ok_or_else(respond::busy)?)
+                Some(opened.ok_or_else(|| respond::busy(self.metrics()))?)
             }
             None => None,
         };
         let permit = self.subscriptions.clone().try_acquire_owned();
         Ok(Slot {
-            _permit: permit.map_err(|_| respond::busy())?,
+            _permit: permit.map_err(|_| respond::busy(self.metrics()))?,
             _stream: stream,
         })
     }
@@ -234,12 +239,14 @@ impl Endpoint {
         match limiter.check(key.as_str()) {
             RateCheck::Now(verdict) => verdict
                 .map(|()| None)
-                .map_err(|wait| respond::rate_limited(id, wait)),
+                .map_err(|wait| respond::rate_limited(id, wait, self.metrics())),
             RateCheck::Later(pending) => {
                 let id = id.clone();
+                // A clone only here, where the verdict is boxed anyway.
+                let metrics = self.metrics().clone();
                 Ok(Some(Box::pin(async move {
                     let verdict = pending.await;
-                    verdict.map_err(|wait| respond::rate_limited(&id, wait))
+                    verdict.map_err(|wait| respond::rate_limited(&id, wait, &metrics))
                 })))
             }
         }

@@ -54,7 +54,7 @@ use crate::context::Outbox;
 use crate::diagnostics::{REFUSALS, Shown};
 use crate::dispatch::envelope::{self, Incoming};
 use crate::dispatch::{Admission, Answer, Dispatched, Prepared, Reply, Target};
-use crate::metrics::{self, Refusal};
+use crate::metrics::{Metrics, Refusal};
 use crate::protocol::ErrorObject;
 use crate::protocol::method::Method;
 use crate::security::origin::HostRefusal;
@@ -276,7 +276,7 @@ fn after_body<'a>(
     }
     let received = Instant::now();
     let incoming = match envelope::parse(text) {
-        Err(rejection) => return Err(modern(Reply::from(rejection))),
+        Err(rejection) => return Err(modern(Reply::from(rejection), endpoint.metrics())),
         Ok(incoming) => incoming,
     };
     if endpoint.gate.is_some() {
@@ -382,8 +382,9 @@ fn check_head<'a>(
     })
 }
 
-fn modern(reply: Reply) -> HttpResponse {
-    respond::reply(reply, Statuses::Modern)
+/// A modern answer, its refusal (if it is one) counted.
+fn modern(reply: Reply, metrics: &Metrics) -> HttpResponse {
+    respond::counted(reply, Statuses::Modern, metrics)
 }
 
 /// The protected resource metadata (when authorization is on), and the
@@ -422,7 +423,7 @@ fn check_authority(
         false => policy.check_host(host),
     };
     if let Err(refusal) = checked {
-        metrics::refused(Refusal::Host);
+        endpoint.metrics().refused(Refusal::Host);
         REFUSALS.host.note(|suppressed| {
             tracing::warn!(host = %Shown(host), ?peer, suppressed, "refused a request whose Host is missing, repeated, malformed or not allowed");
         });
@@ -435,7 +436,7 @@ fn check_authority(
         });
     }
     if seen.origin_repeated() || !policy.origin_allowed(seen.origin()) {
-        metrics::refused(Refusal::Origin);
+        endpoint.metrics().refused(Refusal::Origin);
         REFUSALS.origin.note(|suppressed| {
             tracing::warn!(origin = %Shown(seen.origin()), ?peer, suppressed, "refused a request from an origin that is not allowed");
         });
@@ -530,13 +531,14 @@ where
     B::Error: Into<BoxError>,
 {
     let limit = endpoint.options.max_body_bytes;
+    let metrics = endpoint.metrics();
     let pace = Pace {
         timeout: endpoint.options.body_timeout,
         min_rate: endpoint.options.min_body_rate,
     };
     async move {
         if declared.is_some_and(|length| length > limit as u64) {
-            return Err(respond::too_large(limit));
+            return Err(respond::too_large(limit, metrics));
         }
         let mut gathered = Gathered::default();
         let at_once = poll_fn(|cx| Poll::Ready(gather(&mut body, cx, &mut gathered, limit))).await;
@@ -553,7 +555,7 @@ where
                     })?
             }
         };
-        body_text(outcome, limit, peer)
+        body_text(outcome, limit, peer, metrics)
     }
 }
 
@@ -562,10 +564,11 @@ fn body_text(
     outcome: Result<Gathered, BodyFailure>,
     limit: usize,
     peer: Option<SocketAddr>,
+    metrics: &Metrics,
 ) -> Result<ByteString, HttpResponse> {
     let bytes = match outcome {
         Ok(gathered) => gathered.into_bytes(),
-        Err(BodyFailure::TooLarge) => return Err(respond::too_large(limit)),
+        Err(BodyFailure::TooLarge) => return Err(respond::too_large(limit, metrics)),
         Err(BodyFailure::Failed(error)) => {
             tracing::debug!(%error, ?peer, "request body failed");
             return Err(respond::plain(
@@ -577,10 +580,13 @@ fn body_text(
     // Kept as received (no copy): the request's text shares the body's
     // buffer.
     ByteString::try_from(bytes).map_err(|_| {
-        modern(Reply::error(
-            None,
-            &ErrorObject::parse_error("the body is not valid UTF-8"),
-        ))
+        modern(
+            Reply::error(
+                None,
+                &ErrorObject::parse_error("the body is not valid UTF-8"),
+            ),
+            metrics,
+        )
     })
 }
 
@@ -743,15 +749,21 @@ fn dispatch(
             let response = respond::json(StatusCode::OK, McpBody::result(&id, result));
             return Dispatching::Answered(response);
         }
-        Dispatched::Answered(Answer::Reply(reply)) => return Dispatching::Answered(modern(reply)),
+        Dispatched::Answered(Answer::Reply(reply)) => {
+            return Dispatching::Answered(modern(reply, endpoint.metrics()));
+        }
         Dispatched::Refused(response) => return Dispatching::Answered(response),
         Dispatched::Layered { id, future } => {
             // An answer known at once, through the request layers: under
             // the request timeout, as a handler is.
             let limit = endpoint.options.request_timeout;
+            let metrics = endpoint.metrics().clone();
             return Dispatching::Later(Box::pin(async move {
                 let reply = tokio::time::timeout(limit, future).await;
-                modern(reply.unwrap_or_else(|_| Reply::timed_out(&id, limit)))
+                modern(
+                    reply.unwrap_or_else(|_| Reply::timed_out(&id, limit)),
+                    &metrics,
+                )
             }));
         }
         Dispatched::Running {
@@ -762,18 +774,19 @@ fn dispatch(
     };
     let (id, future, queue, streaming, rate) = running;
     let Some(pending) = rate else {
-        return match respond(id, future, queue, streaming) {
+        return match respond(id, future, queue, streaming, endpoint.metrics()) {
             Responding::Finished(response) => Dispatching::Answered(response),
             Responding::Running(running) => Dispatching::Later(running),
         };
     };
     // A shared limiter's verdict comes before the handler's first poll: a
     // refused call never starts.
+    let metrics = endpoint.metrics().clone();
     Dispatching::Later(Box::pin(async move {
         if let Err(refusal) = pending.await {
             return refusal;
         }
-        match respond(id, future, queue, streaming) {
+        match respond(id, future, queue, streaming, &metrics) {
             Responding::Finished(response) => response,
             Responding::Running(running) => running.await,
         }
@@ -839,7 +852,7 @@ impl Admission for HttpAdmission<'_> {
                 rate = self.endpoint.check_rate(self.peer, &request.request.id)?;
             }
             let Some(permit) = self.permit.take() else {
-                return Err(respond::busy());
+                return Err(respond::busy(self.endpoint.metrics()));
             };
             (permit, Some(options.request_timeout), None)
         };

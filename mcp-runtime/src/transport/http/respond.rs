@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use super::body::McpBody;
 use crate::dispatch::Reply;
-use crate::metrics::{self, Refusal};
+use crate::metrics::{Metrics, Refusal};
 use crate::protocol::{ErrorObject, RequestId, error_code};
 
 /// Every response the endpoint sends.
@@ -38,27 +38,39 @@ impl Statuses {
     }
 }
 
-/// The status of an error answer; the refusals among them are counted
-/// here, where every JSON-RPC error of the modern era gets its status.
+/// The status of an error answer.
 fn modern_status(code: i32) -> StatusCode {
     match code {
         error_code::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
         error_code::INTERNAL_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
-        error_code::RATE_LIMITED => {
-            metrics::refused(Refusal::RateLimited);
-            StatusCode::TOO_MANY_REQUESTS
-        }
-        error_code::SERVER_BUSY => {
-            metrics::refused(Refusal::Busy);
-            StatusCode::SERVICE_UNAVAILABLE
-        }
-        error_code::REQUEST_TIMEOUT => {
-            metrics::refused(Refusal::Timeout);
-            StatusCode::GATEWAY_TIMEOUT
-        }
+        error_code::RATE_LIMITED => StatusCode::TOO_MANY_REQUESTS,
+        error_code::SERVER_BUSY => StatusCode::SERVICE_UNAVAILABLE,
+        error_code::REQUEST_TIMEOUT => StatusCode::GATEWAY_TIMEOUT,
         error_code::FORBIDDEN => StatusCode::FORBIDDEN,
         _ => StatusCode::BAD_REQUEST,
     }
+}
+
+/// Counts into the server's `metrics` the refusal that an answer with
+/// error `code` is, if it is one and `statuses` make it an HTTP refusal
+/// (the modern era's 429, 503 and 504; a legacy answer is a 200). Called
+/// where a JSON-RPC answer becomes a response, beside [`reply`], by code
+/// that holds the endpoint's counters: the responses themselves stay free
+/// of them.
+pub(crate) fn count(metrics: &Metrics, statuses: Statuses, code: Option<i32>) {
+    let refusal = match (statuses, code) {
+        (Statuses::Modern, Some(error_code::RATE_LIMITED)) => Refusal::RateLimited,
+        (Statuses::Modern, Some(error_code::SERVER_BUSY)) => Refusal::Busy,
+        (Statuses::Modern, Some(error_code::REQUEST_TIMEOUT)) => Refusal::Timeout,
+        _ => return,
+    };
+    metrics.refused(refusal);
+}
+
+/// [`reply`], counting the refusal it is into `metrics`.
+pub(crate) fn counted(answer: Reply, statuses: Statuses, metrics: &Metrics) -> HttpResponse {
+    count(metrics, statuses, answer.error_code);
+    reply(answer, statuses)
 }
 
 /// A JSON-RPC answer as one JSON body.
@@ -124,8 +136,8 @@ pub(crate) fn forbidden(what: &str) -> HttpResponse {
 }
 
 /// 413: the body is larger than the limit.
-pub(crate) fn too_large(limit: usize) -> HttpResponse {
-    metrics::refused(Refusal::TooLarge);
+pub(crate) fn too_large(limit: usize, metrics: &Metrics) -> HttpResponse {
+    metrics.refused(Refusal::TooLarge);
     let message = format!("the body exceeds the {limit}-byte limit");
     error(
         StatusCode::PAYLOAD_TOO_LARGE,
@@ -135,7 +147,8 @@ pub(crate) fn too_large(limit: usize) -> HttpResponse {
 }
 
 /// 503 with `Retry-After`: too much is running.
-pub(crate) fn busy() -> HttpResponse {
+pub(crate) fn busy(metrics: &Metrics) -> HttpResponse {
+    metrics.refused(Refusal::Busy);
     let error = ErrorObject::new(
         error_code::SERVER_BUSY,
         "Too many requests in flight; retry shortly",
@@ -146,7 +159,8 @@ pub(crate) fn busy() -> HttpResponse {
 
 /// 429 with `Retry-After`: the client has as many requests in progress as
 /// one client may (the body, if any, was not read, so the id is unknown).
-pub(crate) fn client_busy() -> HttpResponse {
+pub(crate) fn client_busy(metrics: &Metrics) -> HttpResponse {
+    metrics.refused(Refusal::RateLimited);
     let error = ErrorObject::new(
         error_code::RATE_LIMITED,
         "Too many requests from this client in progress; retry when one has finished",
@@ -170,7 +184,8 @@ too many connections open from this address\r\n";
 
 /// 429 with `Retry-After`, in both eras: the client must back off, not
 /// read a result.
-pub(crate) fn rate_limited(id: &RequestId, wait: Duration) -> HttpResponse {
+pub(crate) fn rate_limited(id: &RequestId, wait: Duration, metrics: &Metrics) -> HttpResponse {
+    metrics.refused(Refusal::RateLimited);
     let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     let error = ErrorObject::new(
         error_code::RATE_LIMITED,

@@ -191,7 +191,7 @@ async fn accept_loop(listener: TcpListener, endpoint: Arc<Endpoint>) -> io::Resu
                 let client = match endpoint.clients.connect(peer.ip()) {
                     Ok(client) => client,
                     Err(_) => {
-                        refuse_connection(stream, peer);
+                        refuse_connection(stream, peer, endpoint.metrics());
                         continue;
                     }
                 };
@@ -245,7 +245,7 @@ fn service(
                 REFUSALS.client.note(|suppressed| {
                     tracing::warn!(%peer, suppressed, "refused a request: its client has as many in progress as one client may");
                 });
-                Either::Right(std::future::ready(respond::client_busy()))
+                Either::Right(std::future::ready(respond::client_busy(endpoint.metrics())))
             }
         };
         answering.map(move |response| {
@@ -262,8 +262,8 @@ fn service(
 /// first (at most 64 KiB, for at most 200 ms), so that the close does not
 /// reset the answer away before the client has read it, but not for long:
 /// each refused connection is a file descriptor until then.
-fn refuse_connection(mut stream: TcpStream, peer: SocketAddr) {
-    crate::metrics::refused(crate::metrics::Refusal::Connections);
+fn refuse_connection(mut stream: TcpStream, peer: SocketAddr, metrics: &crate::metrics::Metrics) {
+    metrics.refused(crate::metrics::Refusal::Connections);
     REFUSALS.client.note(|suppressed| {
         tracing::warn!(%peer, suppressed, "refused a connection: its client has as many open as one client may");
     });

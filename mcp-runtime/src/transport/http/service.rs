@@ -90,7 +90,7 @@ async fn work(mut jobs: mpsc::UnboundedReceiver<Job>, endpoint: Arc<Endpoint>) {
             let peer = request.extensions().get::<PeerAddr>().map(|p| p.0);
             let client = match peer.map(|peer| endpoint.clients.request(peer.ip())) {
                 Some(Err(_)) => {
-                    let _ = reply.send(respond::client_busy());
+                    let _ = reply.send(respond::client_busy(endpoint.metrics()));
                     return;
                 }
                 Some(Ok(client)) => Some(client),

@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::queue::NoteQueue;
 use super::respond::{self, HttpResponse, Statuses, event};
 use crate::dispatch::Reply;
+use crate::metrics::{Metrics, Refusal};
 use crate::protocol::RequestId;
 
 /// How one running request is answered.
@@ -54,6 +55,7 @@ pub(crate) fn respond<F>(
     mut running: Pin<Box<F>>,
     queue: Arc<NoteQueue>,
     streaming: Streaming,
+    metrics: &Metrics,
 ) -> Responding<impl Future<Output = HttpResponse> + 'static>
 where
     F: Future<Output = Reply> + 'static,
@@ -61,19 +63,21 @@ where
     // Most handlers finish on their first poll: they are answered without
     // reading the clock for a deadline.
     if let Some(finished) = running.as_mut().now_or_never() {
-        return Responding::Finished(finished_at_once(&queue, &streaming, finished));
+        return Responding::Finished(finished_at_once(&queue, &streaming, finished, metrics));
     }
+    // Cloned only here, for a request still running: most never get here.
+    let metrics = metrics.clone();
     Responding::Running(Box::pin(async move {
         let deadline = streaming.deadline.map(|limit| Instant::now() + limit);
         let first = tokio::select! {
             // The answer first: notifications queued with it go out in the
             // same response.
             biased;
-            finished = &mut running => return finished_at_once(&queue, &streaming, finished),
+            finished = &mut running => return finished_at_once(&queue, &streaming, finished, &metrics),
             note = queue.next(), if streaming.sse => note,
             () = sleep_until(deadline) => {
                 let limit = streaming.deadline.unwrap_or(Duration::MAX);
-                return respond::reply(Reply::timed_out(&id, limit), streaming.statuses);
+                return respond::counted(Reply::timed_out(&id, limit), streaming.statuses, &metrics);
             }
             // Stopped before anything was sent: nothing more will be.
             () = cancelled(streaming.cancelled.as_ref()) => return respond::empty(StatusCode::ACCEPTED),
@@ -86,6 +90,7 @@ where
             events,
             deadline,
             streaming,
+            metrics,
         };
         tokio::task::spawn_local(stream_task.run(running));
         respond::sse(stream)
@@ -95,7 +100,13 @@ where
 /// The response to a request that finished before any notification was
 /// streamed. Notifications sent just before the answer are already queued:
 /// they go out first, on a stream, if one is allowed.
-fn finished_at_once(queue: &NoteQueue, streaming: &Streaming, finished: Reply) -> HttpResponse {
+fn finished_at_once(
+    queue: &NoteQueue,
+    streaming: &Streaming,
+    finished: Reply,
+    metrics: &Metrics,
+) -> HttpResponse {
+    respond::count(metrics, streaming.statuses, finished.error_code);
     let queued = queue.drain();
     if streaming.sse && !queued.is_empty() {
         return respond::sse_complete(&queued, &finished, streaming.statuses);
@@ -110,6 +121,8 @@ struct Stream {
     events: mpsc::Sender<bytes::Bytes>,
     deadline: Option<Instant>,
     streaming: Streaming,
+    /// The server's counters, for a stream that times out.
+    metrics: Metrics,
 }
 
 impl Stream {
@@ -120,6 +133,7 @@ impl Stream {
             events,
             deadline,
             streaming,
+            metrics,
         } = self;
         let _permit = streaming.permit;
         let mut deadline = Box::pin(sleep_until(deadline));
@@ -149,7 +163,7 @@ impl Stream {
                 () = &mut deadline => {
                     let limit = streaming.deadline.unwrap_or(Duration::MAX);
                     // Counted here: a stream's status was sent before.
-                    crate::metrics::refused(crate::metrics::Refusal::Timeout);
+                    metrics.refused(Refusal::Timeout);
                     let _ = events.send(event(&Reply::timed_out(&id, limit).frame)).await;
                     break;
                 }
