@@ -22,6 +22,7 @@ use super::{request_span, subscriptions, tools};
 use crate::context::{Cancellation, MethodLabel, Outbox, Scope};
 use crate::middleware::{BoxFuture, Extensions, Next, Request as MiddlewareRequest, Response};
 use crate::protocol::ErrorObject;
+use crate::protocol::error_code::REQUEST_TIMEOUT;
 use crate::protocol::method::Method;
 
 impl Dispatcher {
@@ -127,7 +128,12 @@ impl Dispatcher {
                         .await
                 }
             };
-            cancel_on_drop.disarm();
+            // A request that timed out had its handler dropped: the guard
+            // then cancels the token, for work the handler handed elsewhere.
+            let timed_out = matches!(&result, Err(error) if error.code == REQUEST_TIMEOUT);
+            if !timed_out {
+                cancel_on_drop.disarm();
+            }
             if let Some(observation) = observation {
                 observation.finish(result.as_ref().map(ResultJson::observed));
             }
