@@ -5,6 +5,7 @@
 //! [`FromContext`]. Nothing is recognised by the name of a type.
 
 use std::fmt;
+use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
@@ -13,13 +14,13 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::changes::Changes;
-use crate::middleware::Extensions;
 use crate::mrtr::Input;
 use crate::protocol::jsonrpc::notification_frame;
 use crate::protocol::method::Method;
 use crate::protocol::{
     ClientCapabilities, Implementation, LogLevel, ProgressToken, RequestId, RequestMeta,
 };
+use crate::request_extensions::Extensions;
 use crate::security::Principal;
 use crate::source::RequestSource;
 use crate::state::{App, Requirement, State};
@@ -659,6 +660,77 @@ impl<'a> FromContext<'a> for Option<&'a Principal> {
 impl<'a> FromContext<'a> for Option<&'a Implementation> {
     fn from_context(ctx: &'a Context) -> Self {
         ctx.client_info()
+    }
+}
+
+/// A request extension a handler takes as a `#[ctx]` parameter:
+/// `#[ctx] tenant: Extension<Tenant>`, the value of type `T` a request
+/// layer attached ([`Request::extensions_mut`](super::Request::extensions_mut)).
+///
+/// The value is cloned for the handler, as axum's `Extension` is. A
+/// request that reaches the handler without one (no layer attached it, or
+/// the layer did not for this request) is answered with an internal error
+/// (`-32603`) naming `T`, and the handler does not run: a missing tenant is
+/// the server's mistake, never read as "no tenant".
+///
+/// ```rust,standalone_crate
+/// use mcp_runtime::middleware::{self, BoxError, Extension, Next, Request, Response};
+/// use mcp_runtime::{ServerBuilder, tool};
+///
+/// #[derive(Clone)]
+/// struct Tenant(String);
+///
+/// /// Whose data this call sees.
+/// #[tool]
+/// fn whoami(#[ctx] tenant: Extension<Tenant>) -> String {
+///     tenant.0.0
+/// }
+///
+/// /// Resolves the tenant (here from the client's name; a real server
+/// /// reads a header or a token claim).
+/// async fn tenant(mut request: Request, next: Next<Request>) -> Result<Response, BoxError> {
+///     let name = request.meta().client_info.as_ref().map(|c| c.name.clone());
+///     request.extensions_mut().insert(Tenant(name.unwrap_or_else(|| "public".into())));
+///     next.run(request).await
+/// }
+///
+/// # fn main() -> Result<(), mcp_runtime::BuildError> {
+/// let server = ServerBuilder::new("tenants", "1.0.0")
+///     .request_layer(middleware::from_fn(tenant))
+///     .build()?;
+/// # drop(server);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Extension<T>(pub T);
+
+impl<T> Deref for Extension<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> DerefMut for Extension<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
+impl<T: Clone + Send + Sync + 'static> FromContext<'_> for Extension<T> {
+    const REQUIRES: &'static [Requirement] = &[Requirement::extension::<T>()];
+
+    fn from_context(ctx: &Context) -> Self {
+        match ctx.extension::<T>() {
+            Some(value) => Extension(value.clone()),
+            // Not reached: the dispatcher checks every handler's extensions
+            // (`REQUIRES`) before it runs, and answers `-32603` without one.
+            None => unreachable!(
+                "request extension `{}` was checked before the handler ran",
+                std::any::type_name::<T>()
+            ),
+        }
     }
 }
 

@@ -143,7 +143,8 @@ pub(crate) type Exported =
 
 /// Logging to stderr for the standard entry point: what `RUST_LOG` enables,
 /// in tracing-subscriber's `EnvFilter` directives (`info`,
-/// `info,my_server=debug`, `warn,mcp::audit=info`; default `warn`), and
+/// `info,my_server=debug`, `warn,mcp::audit=info`; default `warn`; without
+/// the `env-filter` feature, its `target=level` directives only), and
 /// with `exported` the spans exported too, whatever the log shows. Keep the
 /// guard until the process ends: dropping it writes out what is queued
 /// (waiting at most a second for a stderr nobody reads).
@@ -166,12 +167,16 @@ pub(crate) fn init(exported: Option<Exported>) -> Option<LogGuard> {
                 .try_init()
                 .is_ok()
         }
-        None => tracing_subscriber::fmt()
-            .with_writer(Shared(writer.clone()))
-            .with_ansi(ansi)
-            .with_env_filter(filter)
-            .try_init()
-            .is_ok(),
+        None => {
+            use tracing_subscriber::Layer as _;
+            use tracing_subscriber::layer::SubscriberExt as _;
+            use tracing_subscriber::util::SubscriberInitExt as _;
+            let log = tracing_subscriber::fmt::layer()
+                .with_writer(Shared(writer.clone()))
+                .with_ansi(ansi)
+                .with_filter(filter);
+            tracing_subscriber::registry().with(log).try_init().is_ok()
+        }
     };
     installed.then_some(LogGuard(writer))
 }
@@ -181,11 +186,36 @@ pub(crate) fn init(exported: Option<Exported>) -> Option<LogGuard> {
 /// on stderr). Regular expressions in field values stay off: the variable
 /// comes from whoever starts the process, and a pattern is compiled per
 /// span it is matched against.
+#[cfg(feature = "env-filter")]
 fn log_filter(spec: Option<&str>) -> tracing_subscriber::EnvFilter {
     tracing_subscriber::EnvFilter::builder()
         .with_default_directive(tracing_subscriber::filter::LevelFilter::WARN.into())
         .with_regex(false)
         .parse_lossy(spec.unwrap_or(""))
+}
+
+/// The log's filter without the `env-filter` feature: `RUST_LOG`'s `level`
+/// and `target=level` directives (`info,my_server=debug`); one that does
+/// not parse (a span or field directive among them) is left out, and said
+/// so on stderr.
+#[cfg(not(feature = "env-filter"))]
+fn log_filter(spec: Option<&str>) -> tracing_subscriber::filter::Targets {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    let mut filter = Targets::new().with_default(LevelFilter::WARN);
+    let directives = spec.unwrap_or("").split(',').map(str::trim);
+    for directive in directives.filter(|d| !d.is_empty()) {
+        match directive.parse::<Targets>() {
+            Ok(parsed) => {
+                if let Some(level) = parsed.default_level() {
+                    filter = filter.with_default(level);
+                }
+                filter = filter.with_targets(parsed);
+            }
+            // Logging is not set up yet: stderr is where it would go.
+            Err(error) => eprintln!("ignoring RUST_LOG directive {directive:?}: {error}"),
+        }
+    }
+    filter
 }
 
 /// Flushes the log when dropped.

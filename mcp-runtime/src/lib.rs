@@ -44,6 +44,7 @@ pub mod protocol;
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod redis;
 mod registry;
+mod request_extensions;
 mod resource;
 mod run;
 pub mod schema;

@@ -81,7 +81,12 @@ async fn status_within(stream: &mut TcpStream, wait: Duration) -> Option<u16> {
 /// `hold` per address, each on its own connection and only once the last
 /// one's fate is known (the rule depends on the order): the connections of
 /// the calls running (kept open), and how many were refused with 503.
-async fn flood(server: SocketAddr, addresses: u8, each: usize, holding: &Holding) -> (Vec<TcpStream>, usize) {
+async fn flood(
+    server: SocketAddr,
+    addresses: u8,
+    each: usize,
+    holding: &Holding,
+) -> (Vec<TcpStream>, usize) {
     let hold = call_tool(1, "hold", json!({}));
     let (mut open, mut refused) = (Vec::new(), 0);
     for host in 2..2 + addresses {

@@ -96,7 +96,6 @@
 //!
 //! [`CallToolResult::error`]: crate::CallToolResult::error
 
-mod extensions;
 mod from_fn;
 mod invocation;
 mod next;
@@ -114,7 +113,6 @@ use std::time::Duration;
 pub use tower_layer::Layer;
 pub use tower_service::Service;
 
-pub use self::extensions::{Extension, Extensions};
 pub use self::from_fn::{FromFn, FromFnLayer, from_fn};
 pub use self::invocation::{Invocation, ItemKind, Output, TaskHandle};
 pub(crate) use self::invocation::{Item, Runner};
@@ -125,7 +123,9 @@ pub(crate) use self::observer::{Observation, RequestObservers, ResultRef};
 pub use self::observer::{ObservedRequest, ObservedResult, Outcome, RequestObserver};
 pub use self::request::{Request, Response};
 pub(crate) use self::scopes::scope_layer;
+pub use crate::context::Extension;
 use crate::protocol::{ErrorObject, error_code};
+pub use crate::request_extensions::Extensions;
 
 /// The error a layer's service may fail with, as tower's layers do.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::transport::http::endpoint::Slot;
+use crate::transport::http::slot::Slot;
 use http::StatusCode;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;

@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use crate::transport::http::endpoint::Slot;
+use crate::transport::http::slot::Slot;
 use http::request::Parts;
 use http::{Method as HttpMethod, StatusCode};
 use tokio::sync::broadcast::error::RecvError;

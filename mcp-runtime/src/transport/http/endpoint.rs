@@ -25,7 +25,7 @@ use http::StatusCode;
 use http::header::AUTHORIZATION;
 use http::request::Parts;
 use http::{HeaderValue, header::RETRY_AFTER};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::HttpOptions;
@@ -33,12 +33,12 @@ use super::cors::Cors;
 use super::hook::{EraHeaders, Post};
 use super::request::{HideUnpermitted, HttpRequest};
 use super::respond::{self, HttpResponse};
+use super::slot::Slot;
 use crate::auth::gate::{Denied, Gate};
 use crate::dispatch::Dispatcher;
 use crate::dispatch::envelope::Request;
 use crate::protocol::RequestId;
 use crate::protocol::method::MethodName;
-use crate::security::clients::ClientStream;
 use crate::security::clients::Clients;
 use crate::security::fair::FairShare;
 use crate::security::rate_limit::ClientKey;
@@ -71,15 +71,6 @@ pub(crate) trait HttpHook: Send + Sync + 'static {
 
     /// Serves a POST [`claims_post`](Self::claims_post) claimed.
     fn post<'a>(&'a self, endpoint: &'a Arc<Endpoint>, post: Post) -> Serving<'a>;
-}
-
-/// A slot of one of the endpoint's pools, held until the request (or its
-/// stream) ends.
-#[derive(Debug)]
-pub(crate) struct Slot {
-    _permit: OwnedSemaphorePermit,
-    /// A stream's count on its client.
-    _stream: Option<ClientStream>,
 }
 
 /// A shared rate limiter's verdict still to come: `Err` is the 429.
@@ -195,10 +186,7 @@ impl Endpoint {
         }
         let permit = self.in_flight.clone().try_acquire_owned();
         let permit = permit.map_err(|_| respond::busy(self.metrics()))?;
-        Ok(Slot {
-            _permit: permit,
-            _stream: None,
-        })
+        Ok(Slot::new(permit, None))
     }
 
     /// A slot among the open streams (subscriptions, a legacy session's
@@ -218,10 +206,8 @@ impl Endpoint {
             None => None,
         };
         let permit = self.subscriptions.clone().try_acquire_owned();
-        Ok(Slot {
-            _permit: permit.map_err(|_| respond::busy(self.metrics()))?,
-            _stream: stream,
-        })
+        let permit = permit.map_err(|_| respond::busy(self.metrics()))?;
+        Ok(Slot::new(permit, stream))
     }
 
     /// Tool calls are rate limited per client address, in both eras; the

@@ -4,7 +4,7 @@
 
 use std::net::SocketAddr;
 
-use super::endpoint::Slot;
+use super::slot::Slot;
 use bytestring::ByteString;
 use http::request::Parts;
 

@@ -15,6 +15,7 @@ mod request;
 pub(crate) mod respond;
 pub(crate) mod server;
 pub(crate) mod service;
+pub(crate) mod slot;
 mod socket;
 pub(crate) mod stream;
 

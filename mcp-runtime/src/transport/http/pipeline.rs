@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use super::endpoint::Slot;
+use super::slot::Slot;
 use bytes::{Bytes, BytesMut};
 use bytestring::ByteString;
 use futures_util::FutureExt as _;

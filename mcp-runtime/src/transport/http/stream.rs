@@ -11,7 +11,7 @@ use futures_util::FutureExt as _;
 use http::StatusCode;
 use tokio::sync::mpsc;
 
-use super::endpoint::Slot;
+use super::slot::Slot;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
