@@ -665,7 +665,7 @@ impl<'a> FromContext<'a> for Option<&'a Implementation> {
 
 /// A request extension a handler takes as a `#[ctx]` parameter:
 /// `#[ctx] tenant: Extension<Tenant>`, the value of type `T` a request
-/// layer attached ([`Request::extensions_mut`](super::Request::extensions_mut)).
+/// layer attached ([`Request::extensions_mut`](crate::middleware::Request::extensions_mut)).
 ///
 /// The value is cloned for the handler, as axum's `Extension` is. A
 /// request that reaches the handler without one (no layer attached it, or

@@ -13,8 +13,8 @@ use std::fmt;
 /// worker carries a copy of the request's into the handler it runs).
 ///
 /// A request layer fills them
-/// ([`Request::extensions_mut`](super::Request::extensions_mut)); the
-/// handler reads them ([`Extension<T>`] as a `#[ctx]` parameter, or
+/// ([`Request::extensions_mut`](crate::middleware::Request::extensions_mut)); the
+/// handler reads them ([`Extension<T>`](crate::middleware::Extension) as a `#[ctx]` parameter, or
 /// [`Context::extension`](crate::Context::extension)).
 #[derive(Clone, Default)]
 pub struct Extensions {
