@@ -3,6 +3,7 @@
 //! the loopback interface): a handful of clients holding every slot they
 //! may no longer shuts a newcomer out of requests in flight or of
 //! `subscriptions/listen` streams.
+#![cfg(feature = "http")]
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
