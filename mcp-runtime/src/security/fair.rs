@@ -13,6 +13,11 @@
 //!   biggest holders are refused first; a client holding nothing is
 //!   admitted while any slot is free.
 //!
+//! The HTTP transport's pools (requests in flight, streams) apply the rule
+//! only once less than half is free ([`FairShare::is_contended`]): before,
+//! a client is held to its own cap on requests in progress, which a
+//! deployment behind a proxy (every client at the proxy's address) raises.
+//!
 //! Each client that fills its allowance past half leaves about 8/9 of what
 //! was free, so the free slots shrink geometrically with the number of
 //! clients, not linearly: exhausting a pool takes 44 distinct clients for

@@ -191,16 +191,17 @@ impl Endpoint {
 
     /// A slot among the open streams (subscriptions, a legacy session's
     /// notification stream) for the client at `peer`, or the 503 that says
-    /// none is free to it: a client holds at most 1/8 of them, and fewer
-    /// when they run short (`security::fair`).
+    /// none is free to it: as for requests in flight, once less than half
+    /// of them are free the biggest holders are refused first
+    /// (`security::fair`); before, a client is held to its requests in
+    /// progress (a proxy's clients all have the proxy's address).
     pub(crate) fn stream_permit(&self, peer: Option<SocketAddr>) -> Result<Slot, HttpResponse> {
         let rule = FairShare::new(self.options.max_subscriptions);
         let free = self.subscriptions.available_permits();
         let stream = match peer {
             Some(peer) => {
-                let opened = self
-                    .clients
-                    .open_stream(peer.ip(), |held| rule.admits(held, free));
+                let admits = |held| !rule.is_contended(free) || rule.admits(held, free);
+                let opened = self.clients.open_stream(peer.ip(), admits);
                 Some(opened.ok_or_else(|| respond::busy(self.metrics()))?)
             }
             None => None,

@@ -271,9 +271,11 @@ impl HttpOptions {
     /// How many `subscriptions/listen` streams (and legacy sessions'
     /// notification streams) may be open (default 256); more are 503.
     ///
-    /// Shared fairly: one client address holds at most 1/8 of them, and
-    /// once less than half are free, fewer than 1/8 of the free ones.
-    /// Taking them all needs 32 addresses at the default.
+    /// Shared fairly: once less than half are free, a client address gets
+    /// another only while it holds fewer than 1/8 of the free ones (and of
+    /// all of them), so taking them all needs 29 addresses at the default;
+    /// before that, its requests in progress bound it
+    /// ([`max_requests_per_client`](Self::max_requests_per_client)).
     #[must_use]
     pub fn max_subscriptions(mut self, streams: usize) -> Self {
         self.max_subscriptions = streams.max(1);
