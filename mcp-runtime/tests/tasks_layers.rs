@@ -175,25 +175,7 @@ async fn a_layer_panicking_after_the_task_was_made_cancels_it_and_frees_its_slot
         .unwrap();
     let with_tasks = json!({"extensions": {TASKS: {}}});
 
-    let params = json!({"name": "orphaned", "arguments": {}});
-    let answer = send(&server, "tools/call", params, with_tasks.clone()).await;
-    assert_eq!(
-        answer,
-        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "Internal error"}})
-    );
-
-    // The task the client never heard of ends cancelled, saying why.
-    let id = ORPHAN
-        .lock()
-        .unwrap()
-        .clone()
-        .expect("the layer saw the task");
-    let ended = ended(&server, &id).await;
-    assert_eq!(ended["status"], "cancelled");
-    assert_eq!(
-        ended["statusMessage"],
-        "Cancelled: the request that created the task failed before the client learned its id"
-    );
+    assert_orphan_cancelled(&server, "orphaned", &ORPHAN).await;
 
     // Its place in the caller's quota is free: the next task is made.
     let params = json!({"name": "endless", "arguments": {}});
@@ -230,19 +212,26 @@ async fn a_request_layer_panicking_after_the_task_was_made_cancels_it_too() {
         .request_layer(middleware::from_fn(panics_on_tasks))
         .build()
         .unwrap();
+    assert_orphan_cancelled(&server, "endless", &REQUEST_ORPHAN).await;
+}
+
+/// Calls `tool` as a task, which a layer's panic answers with `-32603`;
+/// the task the client never heard of (its id in `seen`, where the layer
+/// put it) ends cancelled, saying why.
+async fn assert_orphan_cancelled(server: &Server, tool: &str, seen: &Mutex<Option<String>>) {
     let with_tasks = json!({"extensions": {TASKS: {}}});
-    let params = json!({"name": "endless", "arguments": {}});
-    let answer = send(&server, "tools/call", params, with_tasks.clone()).await;
+    let params = json!({"name": tool, "arguments": {}});
+    let answer = send(server, "tools/call", params, with_tasks).await;
     assert_eq!(
         answer,
         json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "Internal error"}})
     );
-    let id = REQUEST_ORPHAN
+    let id = seen
         .lock()
         .unwrap()
         .clone()
         .expect("the layer saw the task");
-    let ended = ended(&server, &id).await;
+    let ended = ended(server, &id).await;
     assert_eq!(ended["status"], "cancelled");
     assert_eq!(
         ended["statusMessage"],
