@@ -325,7 +325,8 @@ impl Server {
     }
 
     pub(crate) fn endpoint(&self, options: HttpOptions) -> std::io::Result<Endpoint> {
-        Endpoint::new(self.dispatcher.clone(), options, http_hook(self))
+        let hook = http_hook(self, &options);
+        Endpoint::new(self.dispatcher.clone(), options, hook)
     }
 }
 
@@ -344,15 +345,16 @@ fn stdio_hook(_: &Arc<Dispatcher>, _: &Frames) -> Option<Rc<dyn StdioHook>> {
 
 /// The legacy adapter's part of an HTTP endpoint.
 #[cfg(all(feature = "http", feature = "legacy"))]
-fn http_hook(server: &Server) -> Option<Arc<dyn HttpHook>> {
+fn http_hook(server: &Server, options: &HttpOptions) -> Option<Arc<dyn HttpHook>> {
     Some(Arc::new(crate::legacy::http::LegacyHttp::new(
         &server.dispatcher,
         server.sessions.clone(),
+        options.max_legacy_sessions,
     )))
 }
 
 #[cfg(all(feature = "http", not(feature = "legacy")))]
-fn http_hook(_: &Server) -> Option<Arc<dyn HttpHook>> {
+fn http_hook(_: &Server, _: &HttpOptions) -> Option<Arc<dyn HttpHook>> {
     None
 }
 

@@ -185,3 +185,58 @@ async fn two_addresses_no_longer_hold_every_listen_stream() {
     let status = status_within(&mut victim, Duration::from_secs(5)).await;
     assert_eq!(status, Some(200));
 }
+
+/// The status of a legacy (2025-11-25) `initialize` POSTed from
+/// `127.0.0.<host>`.
+#[cfg(feature = "legacy")]
+async fn legacy_initialize_from(host: u8, server: SocketAddr) -> u16 {
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "flood", "version": "1"},
+    }})
+    .to_string();
+    let socket = TcpSocket::new_v4().unwrap();
+    socket
+        .bind(SocketAddr::new(IpAddr::from([127, 0, 0, host]), 0))
+        .unwrap();
+    let mut stream = socket.connect(server).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {server}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n",
+        message.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(message.as_bytes()).await.unwrap();
+    let status = status_within(&mut stream, Duration::from_secs(5)).await;
+    status.expect("an initialize is answered")
+}
+
+#[cfg(feature = "legacy")]
+#[tokio::test]
+async fn a_handful_of_addresses_no_longer_take_every_legacy_session() {
+    // The defect: sessions were unbounded, each kept a day. Bounded, a
+    // few addresses could have taken the whole table: now each gets at
+    // most 1/8 of it, past half less than 1/8 of what is free, and a
+    // newcomer is still served.
+    let options = HttpOptions::new()
+        .max_legacy_sessions(64)
+        .without_rate_limit();
+    let server = serve(options, Holding::default());
+    let mut started = Vec::new();
+    for host in 2..10 {
+        let mut held = 0;
+        loop {
+            match legacy_initialize_from(host, server).await {
+                200 => held += 1,
+                503 => break,
+                other => panic!("initialize answered {other}"),
+            }
+            assert!(held <= 8, "127.0.0.{host} holds more than 1/8");
+        }
+        started.push(held);
+    }
+    // 8 each until half is taken, then less than 1/8 of what is free.
+    assert_eq!(started, [8, 8, 8, 8, 4, 4, 3, 3]);
+    assert_eq!(legacy_initialize_from(20, server).await, 200);
+}

@@ -57,7 +57,7 @@ pub(crate) struct LegacyHttp {
 }
 
 /// What this instance keeps of its sessions.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Tables {
     pending: Arc<Pending>,
     /// This instance's part of each session, by the session's nonce (an
@@ -102,8 +102,18 @@ struct Local {
 }
 
 impl LegacyHttp {
-    pub(crate) fn new(dispatcher: &Dispatcher, share: Option<Arc<dyn SessionShare>>) -> LegacyHttp {
-        let tables = Arc::new(Tables::default());
+    /// The legacy side of an endpoint that keeps at most `max_sessions`
+    /// of its own.
+    pub(crate) fn new(
+        dispatcher: &Dispatcher,
+        share: Option<Arc<dyn SessionShare>>,
+        max_sessions: usize,
+    ) -> LegacyHttp {
+        let tables = Arc::new(Tables {
+            pending: Arc::default(),
+            sessions: Mutex::new(Sessions::new(max_sessions)),
+            running: Arc::default(),
+        });
         if let Some(share) = &share {
             let tables = Arc::downgrade(&tables);
             share.receive(Box::new(move |nonce, message| {

@@ -4,7 +4,8 @@
 //! A session id is sealed (any instance opens it), but each instance keeps
 //! a small entry per session it serves: its live settings, and whether it
 //! ended (DELETE). Anyone may `initialize`, and a session lasts a day, so
-//! the table is bounded ([`MAX_SESSIONS`]) and follows the fair-share rule
+//! the table is bounded (`HttpOptions::max_legacy_sessions`, 65,536 by
+//! default: about 26 MiB) and follows the fair-share rule
 //! (`security::fair`): one address holds at most 1/8 of it, and once less
 //! than half is free, less than 1/8 of what is free. An ended session
 //! keeps its entry (it must stay refused) until it would have expired.
@@ -21,13 +22,11 @@ use crate::legacy::session_id::SessionToken;
 use crate::security::client_of;
 use crate::security::fair::FairShare;
 
-/// The most sessions one instance keeps (about 400 bytes each): 26 MiB
-/// at most, whatever the clients do.
-pub(super) const MAX_SESSIONS: usize = 65_536;
-
 /// The sessions this instance keeps.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Sessions {
+    /// The most entries kept.
+    capacity: usize,
     entries: HashMap<String, Entry>,
     /// Entries per client address (an entry made for a session another
     /// instance started has none).
@@ -43,6 +42,16 @@ struct Entry {
 }
 
 impl Sessions {
+    /// An empty table that keeps at most `capacity` sessions.
+    pub(super) fn new(capacity: usize) -> Sessions {
+        Sessions {
+            capacity: capacity.max(1),
+            entries: HashMap::new(),
+            by_client: HashMap::new(),
+            expiry: BinaryHeap::new(),
+        }
+    }
+
     /// Starts a session for `client`, unless the rule refuses it.
     pub(super) fn start(&mut self, token: &SessionToken, client: Option<IpAddr>, now: u64) -> bool {
         self.sweep(now);
@@ -50,8 +59,8 @@ impl Sessions {
         let held = client.map_or(0, |client| {
             self.by_client.get(&client).copied().unwrap_or(0)
         });
-        let free = MAX_SESSIONS.saturating_sub(self.entries.len());
-        if !FairShare::new(MAX_SESSIONS).admits(held, free) {
+        let free = self.capacity.saturating_sub(self.entries.len());
+        if !FairShare::new(self.capacity).admits(held, free) {
             return false;
         }
         self.insert(token, client);
@@ -66,7 +75,7 @@ impl Sessions {
             return entry.local.clone();
         }
         self.sweep(now);
-        if self.entries.len() >= MAX_SESSIONS {
+        if self.entries.len() >= self.capacity {
             return Arc::new(Local::new(token.expires));
         }
         self.insert(token, None)
@@ -90,7 +99,7 @@ impl Sessions {
     pub(super) fn end(&mut self, token_nonce: &str, expires: u64, now: u64) {
         if !self.entries.contains_key(token_nonce) {
             self.sweep(now);
-            if self.entries.len() >= MAX_SESSIONS {
+            if self.entries.len() >= self.capacity {
                 // Not kept: with a shared store it refuses the id anyway,
                 // and without one no instance ever served it.
                 return;
@@ -181,13 +190,15 @@ mod tests {
         token
     }
 
+    const MAX_SESSIONS: usize = 65_536;
+
     fn ip(host: u8) -> Option<IpAddr> {
         Some(IpAddr::from([127, 0, 0, host]))
     }
 
     #[test]
     fn a_handful_of_addresses_cannot_take_every_session() {
-        let mut sessions = Sessions::default();
+        let mut sessions = Sessions::new(MAX_SESSIONS);
         let share = MAX_SESSIONS / 8;
         for host in 2..10 {
             let mut held = 0;
@@ -205,7 +216,7 @@ mod tests {
 
     #[test]
     fn expired_sessions_leave_in_order_and_free_their_share() {
-        let mut sessions = Sessions::default();
+        let mut sessions = Sessions::new(MAX_SESSIONS);
         let first = token(10);
         assert!(sessions.start(&first, ip(2), 0));
         assert!(sessions.start(&token(20), ip(2), 0));

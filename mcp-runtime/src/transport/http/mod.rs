@@ -80,6 +80,8 @@ pub struct HttpOptions {
     pub(crate) max_requests_per_client: usize,
     pub(crate) max_connections_per_client: usize,
     pub(crate) max_subscriptions: usize,
+    /// Read by the legacy adapter, when it is built in.
+    pub(crate) max_legacy_sessions: usize,
     pub(crate) keep_alive: Duration,
     pub(crate) rate_limiter: Option<Arc<dyn RateLimiter>>,
     /// The budget of the built-in limiter (`None` for your own, or none):
@@ -105,6 +107,8 @@ impl std::fmt::Debug for HttpOptions {
                 "max_connections_per_client",
                 &self.max_connections_per_client,
             )
+            .field("max_subscriptions", &self.max_subscriptions)
+            .field("max_legacy_sessions", &self.max_legacy_sessions)
             .field("rate_limited", &self.rate_limiter.is_some())
             .field("authorization", &self.authorization)
             .finish_non_exhaustive()
@@ -126,6 +130,7 @@ impl Default for HttpOptions {
             max_requests_per_client: 128,
             max_connections_per_client: 256,
             max_subscriptions: 256,
+            max_legacy_sessions: 65_536,
             keep_alive: Duration::from_secs(15),
             rate_limiter: Some(Arc::new(TokenBucket::new(50.0, 100))),
             rate_budget: Some((50.0, 100)),
@@ -279,6 +284,19 @@ impl HttpOptions {
     #[must_use]
     pub fn max_subscriptions(mut self, streams: usize) -> Self {
         self.max_subscriptions = streams.max(1);
+        self
+    }
+
+    /// How many legacy (2025-11-25) sessions this instance keeps (default
+    /// 65,536, about 26 MiB); an `initialize` past it is 503. Anyone may
+    /// `initialize`, so the table is shared fairly like the other pools: a
+    /// client address holds at most 1/8 of it, and once less than half is
+    /// free, fewer than 1/8 of the free ones. A session keeps its entry for
+    /// a day, or until it would have expired once ended (DELETE). Read only
+    /// with the `legacy` feature.
+    #[must_use]
+    pub fn max_legacy_sessions(mut self, sessions: usize) -> Self {
+        self.max_legacy_sessions = sessions.max(1);
         self
     }
 
