@@ -15,7 +15,7 @@
 # iterating; BENCH_ONLY=http, BENCH_ONLY=stdio, BENCH_ONLY=tasks or
 # BENCH_ONLY=tracker runs that stage alone (BENCH_WORKLOADS=echo,list picks
 # HTTP workloads by name) and prints its table (RESULTS.md is then left as
-# it was; BENCH_ONLY=tracker builds only what that stage runs). At the end
+# it was; a single stage builds only what it runs, not the scale servers). At the end
 # benches/charts draws RESULTS.md's tables as SVG into docs/src/charts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,8 +41,10 @@ else
     cargo build --release -q -p quickstart -p mcp-bench --bins --no-default-features
     # Alone, so that its runtime is built without the default features.
     cargo build --release -q -p stdio-only
+fi
+if [ -z "${BENCH_ONLY:-}" ]; then
     # The scale servers have their own workspace (benches/scale), pinned to
-    # the main lock file's versions.
+    # the main lock file's versions. Only the full run measures them.
     cp Cargo.lock benches/scale/Cargo.lock
     cargo build --manifest-path benches/scale/Cargo.toml --profile scale -q --bin bench-scale --bin bench-tools
 fi
