@@ -9,7 +9,7 @@
 #
 # 1. Installs wrk and nginx (Debian's packages) if they are missing, and
 #    redis-server if no Redis answers at 127.0.0.1:6379; builds
-#    conformance-server in release mode (it has the `redis` feature).
+#    conformance-server in release mode (it installs the Redis plugin when MCP_REDIS_URL is set).
 # 2. Redis: the machine's at 127.0.0.1:6379 if it answers PING, else one of
 #    its own on a free port (no persistence). Every key under a prefix of
 #    this run's own, deleted at the end; nothing else in that Redis is

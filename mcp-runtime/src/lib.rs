@@ -29,7 +29,8 @@ pub mod files;
 #[cfg(feature = "cli")]
 mod inspect;
 #[cfg(feature = "legacy")]
-mod legacy;
+#[cfg_attr(docsrs, doc(cfg(feature = "legacy")))]
+pub mod legacy;
 mod lifecycle;
 pub mod metrics;
 pub mod middleware;
@@ -40,9 +41,6 @@ pub mod otel;
 pub mod plugin;
 mod prompt;
 pub mod protocol;
-#[cfg(feature = "redis")]
-#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
-pub mod redis;
 mod registry;
 mod request_extensions;
 mod resource;
@@ -50,6 +48,7 @@ mod run;
 pub mod schema;
 pub mod security;
 mod server;
+mod shared_state;
 #[cfg(feature = "skills")]
 #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
 pub mod skills;

@@ -1,5 +1,5 @@
 //! A server's own counters, for operators: requests refused by reason,
-//! tasks running, subscriptions open, and Redis errors.
+//! tasks running, subscriptions open, and the shared store's (Redis's) errors.
 //!
 //! They are counted whatever the features, only where something rare
 //! happens (a refusal, a task, a subscription, an error), so the request
@@ -103,9 +103,9 @@ pub struct Snapshot {
     pub tasks_running: u64,
     /// `subscriptions/listen` streams open on this server now.
     pub subscriptions_open: u64,
-    /// Redis commands that failed or did not answer in time, since the
-    /// server was built.
-    pub redis_errors: u64,
+    /// Commands to the shared store (Redis) that failed or did not answer
+    /// in time, since the server was built.
+    pub shared_store_errors: u64,
 }
 
 #[derive(Debug, Default)]
@@ -113,7 +113,7 @@ struct Counts {
     refusals: [AtomicU64; 7],
     tasks_running: AtomicU64,
     subscriptions_open: AtomicU64,
-    redis_errors: AtomicU64,
+    shared_store_errors: AtomicU64,
 }
 
 /// One server's counters ([`Server::metrics`](crate::Server::metrics)):
@@ -132,7 +132,7 @@ impl Metrics {
                 .map(|refusal| (refusal, read(&counts.refusals[refusal.index()]))),
             tasks_running: read(&counts.tasks_running),
             subscriptions_open: read(&counts.subscriptions_open),
-            redis_errors: read(&counts.redis_errors),
+            shared_store_errors: read(&counts.shared_store_errors),
         }
     }
 
@@ -145,13 +145,10 @@ impl Metrics {
         self.0.refusals[refusal.index()].fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Counts one failed Redis command.
-    #[cfg_attr(
-        all(not(feature = "redis"), not(test)),
-        expect(dead_code, reason = "counted by the Redis stores")
-    )]
-    pub(crate) fn redis_error(&self) {
-        self.0.redis_errors.fetch_add(1, Ordering::Relaxed);
+    /// Counts one command to the shared store (a shared backend's: Redis)
+    /// that failed or did not answer in time.
+    pub fn shared_store_error(&self) {
+        self.0.shared_store_errors.fetch_add(1, Ordering::Relaxed);
     }
 
     /// A task's work, while it runs.
@@ -231,15 +228,15 @@ mod tests {
         let (counted, other) = (Metrics::default(), Metrics::default());
         counted.refused(Refusal::TooLarge);
         counted.refused(Refusal::TooLarge);
-        counted.redis_error();
+        counted.shared_store_error();
         let snapshot = counted.snapshot();
         assert_eq!(
             snapshot.refusals[Refusal::TooLarge.index()],
             (Refusal::TooLarge, 2)
         );
-        assert_eq!(snapshot.redis_errors, 1);
+        assert_eq!(snapshot.shared_store_errors, 1);
         assert_eq!(other.snapshot().refusals[Refusal::TooLarge.index()].1, 0);
-        assert_eq!(other.snapshot().redis_errors, 0);
+        assert_eq!(other.snapshot().shared_store_errors, 0);
     }
 
     #[test]

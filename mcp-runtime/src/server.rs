@@ -117,9 +117,9 @@ pub struct ServerBuilder {
     /// shared state).
     pub(crate) bus: Option<Arc<dyn ChangeBus>>,
     pub(crate) state: StateSettings,
-    /// Shared state for instances behind a load balancer (`redis`).
-    #[cfg(feature = "redis")]
-    pub(crate) redis: Option<crate::redis::RedisConfig>,
+    /// Makes what instances behind a load balancer share (a shared
+    /// backend's plugin: Redis).
+    pub(crate) shared: Option<crate::shared_state::ConnectShared>,
     pub(crate) extensions: Vec<Extension>,
     /// How tasks run, with the Tasks engine; `None` until set (a server
     /// with task tools then uses the defaults and their engine).
@@ -172,20 +172,13 @@ pub(crate) struct StateSettings {
     pub(crate) replay: Option<Arc<dyn ReplayGuard>>,
 }
 
-/// What instances share (the Redis plugin), each part `None`
+/// What instances share (a shared backend's plugin), each part `None`
 /// without shared state.
-#[derive(Default)]
 struct Shared {
-    bus: Option<Arc<dyn ChangeBus>>,
-    replay: Option<Arc<dyn ReplayGuard>>,
-    tasks: Option<Arc<dyn crate::tasks::TaskStore>>,
-    limits: Option<Arc<dyn crate::security::SharedLimits>>,
-    /// Legacy HTTP sessions' shared part (the HTTP endpoints take it).
-    #[cfg(all(feature = "http", feature = "legacy"))]
-    sessions: Option<Arc<dyn crate::legacy::shared::SessionShare>>,
+    parts: crate::shared_state::SharedParts,
     /// The server's counters: made here, with what it shares, so that its
-    /// Redis connection counts its errors into them. Each build makes its
-    /// own, so that two servers built from one builder count apart.
+    /// backend counts its errors into them. Each build makes its own, so
+    /// that two servers built from one builder count apart.
     metrics: crate::metrics::Metrics,
 }
 
@@ -242,8 +235,7 @@ impl ServerBuilder {
             states: States::new(),
             hooks: Hooks::default(),
             plugin_errors: Vec::new(),
-            #[cfg(feature = "redis")]
-            redis: None,
+            shared: None,
         }
     }
 
@@ -599,7 +591,7 @@ impl ServerBuilder {
         shared: Shared,
     ) -> Result<Dispatcher, BuildError> {
         let bus = (self.bus.clone())
-            .or(shared.bus)
+            .or(shared.parts.bus)
             .unwrap_or_else(|| Arc::new(InProcessBus::default()));
         let changes = Changes::new(bus);
         #[cfg(feature = "otel")]
@@ -611,7 +603,7 @@ impl ServerBuilder {
         // either, nothing of it is linked.
         let task_engine = crate::tasks::TASK_ENGINES.first().copied();
         let clock = self.state.options.clock.clone();
-        let store = shared.tasks;
+        let store = shared.parts.tasks;
         let tasks = match (&self.tasks, task_engine) {
             (Some((options, engine)), _) => {
                 Some(Tasks::new(engine, Some(options.clone()), store, clock))
@@ -620,7 +612,7 @@ impl ServerBuilder {
             (None, None) => None,
         };
         let mut settings = self.settings.clone();
-        settings.shared_limits = shared.limits;
+        settings.shared_limits = shared.parts.limits;
         let runtime = match &self.catalog {
             Some(attach) => attach(&registry, &self.settings, &changes, &self.providers)
                 .map_err(BuildError::Catalog)?,
@@ -629,7 +621,7 @@ impl ServerBuilder {
         let parts = crate::dispatch::Parts {
             extensions: self.extensions.clone(),
             app,
-            sealer: self.sealer(shared.replay)?,
+            sealer: self.sealer(shared.parts.replay)?,
             tasks,
             runtime,
             layers: self.layers.clone(),
@@ -640,41 +632,19 @@ impl ServerBuilder {
         Dispatcher::new(registry, &settings, parts)
     }
 
-    /// The shared state's parts, when the server has shared state.
-    #[cfg(feature = "redis")]
+    /// The shared state's parts: a shared backend's, or none.
     fn shared(&self) -> Result<Shared, BuildError> {
-        let Some(config) = self
-            .redis
-            .clone()
-            .or_else(crate::redis::RedisConfig::from_env)
-        else {
-            return Ok(Shared::default());
-        };
         let metrics = crate::metrics::Metrics::default();
-        let redis = crate::redis::Redis::connect_counting(&config, metrics.clone())
-            .map_err(|error| BuildError::SharedState(error.to_string()))?;
-        Ok(Shared {
-            bus: Some(Arc::new(crate::redis::RedisBus::new(&redis))),
-            replay: Some(Arc::new(crate::redis::RedisReplayGuard::new(&redis))),
-            tasks: Some(Arc::new(crate::redis::RedisTaskStore::new(&redis))),
-            #[cfg(all(feature = "http", feature = "legacy"))]
-            sessions: Some(Arc::new(crate::redis::RedisSessions::new(&redis))),
-            limits: Some(Arc::new(redis)),
-            metrics,
-        })
-    }
-
-    /// Without the `redis` feature there is no shared state; a deployment
-    /// that asks for it is told, loudly.
-    #[cfg(not(feature = "redis"))]
-    fn shared(&self) -> Result<Shared, BuildError> {
-        if std::env::var_os("MCP_REDIS_URL").is_some() {
-            tracing::error!(
-                "MCP_REDIS_URL is set, but this binary was built without the `redis` feature of mcp-runtime: \
-                 changes, single-use states, rate limits and tasks stay in this instance"
-            );
-        }
-        Ok(Shared::default())
+        let parts = match &self.shared {
+            Some(connect) => {
+                connect(&metrics).map_err(|error| BuildError::SharedState(error.to_string()))?
+            }
+            None => {
+                warn_if_sharing_expected();
+                crate::shared_state::SharedParts::default()
+            }
+        };
+        Ok(Shared { parts, metrics })
     }
 
     /// Collects the registered handlers, checks them (duplicate names,
@@ -711,7 +681,7 @@ impl ServerBuilder {
         )]
         let mut shared = self.shared()?;
         #[cfg(all(feature = "http", feature = "legacy"))]
-        let sessions = shared.sessions.take();
+        let sessions = shared.parts.sessions.take();
         let dispatcher = self.dispatcher_sharing(registry, shared)?;
         let shutdown = Arc::new(Shutdown::new(&self.hooks, &self.states));
         tracing::debug!(
@@ -727,6 +697,19 @@ impl ServerBuilder {
             #[cfg(all(feature = "http", feature = "legacy"))]
             sessions,
         })
+    }
+}
+
+/// A deployment that sets `MCP_REDIS_URL` expects its instances to share
+/// state: a binary that installs no shared backend says so, loudly, rather
+/// than let each instance keep its own.
+fn warn_if_sharing_expected() {
+    if std::env::var_os("MCP_REDIS_URL").is_some() {
+        tracing::error!(
+            "MCP_REDIS_URL is set, but this server installs no shared state \
+             (`.with(mcp_runtime_redis::RedisConfig::from_env())`): changes, single-use states, \
+             rate limits and tasks stay in this instance"
+        );
     }
 }
 
@@ -751,7 +734,7 @@ pub struct Server {
     shutdown: Arc<Shutdown>,
     /// What instances share of legacy HTTP sessions (with Redis).
     #[cfg(all(feature = "http", feature = "legacy"))]
-    pub(crate) sessions: Option<Arc<dyn crate::legacy::shared::SessionShare>>,
+    pub(crate) sessions: Option<Arc<dyn crate::legacy::SessionShare>>,
 }
 
 impl fmt::Debug for Server {

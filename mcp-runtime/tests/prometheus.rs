@@ -62,7 +62,7 @@ fn the_endpoint_serves_the_metrics_on_its_own_address_and_refuses_the_rest() {
     assert_eq!(counted.len(), Refusal::ALL.len());
     for family in [
         "# TYPE mcp_runtime_refusals_total counter",
-        "# TYPE mcp_runtime_redis_errors_total counter",
+        "# TYPE mcp_runtime_shared_store_errors_total counter",
         "# TYPE mcp_runtime_tasks_running gauge",
         "# TYPE mcp_runtime_subscriptions_open gauge",
     ] {

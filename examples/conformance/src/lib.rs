@@ -42,4 +42,7 @@ pub fn builder() -> ServerBuilder {
         // The Skills extension (the suite's `sep-2640-*` scenarios): two
         // skills embedded from `skills/`, checked when this crate compiles.
         .with(&mcp_runtime::skills!("skills"))
+        // Shared state in Redis when MCP_REDIS_URL names one (three of it
+        // behind nginx: tests/cluster/run.sh).
+        .with(mcp_runtime_redis::RedisConfig::from_env())
 }

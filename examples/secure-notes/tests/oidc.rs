@@ -180,7 +180,7 @@ impl Mcp {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let own = format!("http://{}/mcp", listener.local_addr().unwrap());
         let redis =
-            mcp_runtime::redis::RedisConfig::new(mcp_test_support::redis::url()).key_prefix(prefix);
+            mcp_runtime_redis::RedisConfig::new(mcp_test_support::redis::url()).key_prefix(prefix);
         Mcp::serve(
             listener,
             issuer,
@@ -194,7 +194,7 @@ impl Mcp {
         listener: std::net::TcpListener,
         issuer: &str,
         resource: &str,
-        redis: Option<mcp_runtime::redis::RedisConfig>,
+        redis: Option<mcp_runtime_redis::RedisConfig>,
         configure: impl FnOnce(Authorization) -> Authorization,
     ) -> Mcp {
         let address = listener.local_addr().unwrap();

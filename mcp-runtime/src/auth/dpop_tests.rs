@@ -379,17 +379,3 @@ async fn a_proof_older_than_the_replay_memory_is_refused_as_such() {
     let why = refused(check(&checker, &proof(&claims())).await);
     assert_eq!(why, YOUNGER_MEMORY);
 }
-
-/// The same through Redis: a guard whose memory begins now cannot vouch
-/// for a proof made in its first 2 s.
-#[cfg(feature = "redis")]
-#[tokio::test]
-async fn a_fresh_proof_on_a_just_started_redis_guard_is_refused_as_such() {
-    use crate::redis::{Redis, RedisConfig, RedisReplayGuard};
-    use mcp_test_support::redis::{unique_prefix, url};
-    let config = RedisConfig::new(url()).key_prefix(unique_prefix("dpop-memory"));
-    let guard = RedisReplayGuard::new(&Redis::connect(&config).unwrap());
-    let checker = checker_with(DpopSettings::new(), Arc::new(guard));
-    let why = refused(check(&checker, &proof(&claims())).await);
-    assert_eq!(why, YOUNGER_MEMORY);
-}

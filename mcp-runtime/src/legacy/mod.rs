@@ -1,25 +1,31 @@
 //! The legacy-era adapter: serves clients of the revisions that open with
 //! an `initialize` handshake (2025-11-25, 2025-06-18, 2025-03-26) with the
-//! same handlers, through the same stateless dispatcher.
+//! same handlers, through the same stateless dispatcher (the guide's
+//! chapter "Older clients").
 //!
-//! Nothing in the core knows about this module: it implements the hooks the
-//! transports offer (`transport::stdio::StdioHook`, the HTTP endpoint's
-//! `HttpHook`), and `run.rs` plugs it in. Through them the transports hand
+//! Its public part is what the instances of a server share of legacy HTTP
+//! sessions, when a shared backend keeps them
+//! ([`SharedParts::legacy_sessions`](crate::plugin::SharedParts::legacy_sessions)):
+//! implement [`SessionShare`] to keep them in a store of your own.
+//!
+//! Inside, nothing in the core knows about this module: it implements the
+//! hooks the transports offer (the stdio connection's and the HTTP
+//! endpoint's), and `run.rs` plugs it in. Through them the transports hand
 //! it the traffic that is legacy by the spec's era rules
-//! (`basic/versioning.md`):
-//! on stdio, an `initialize` switches that connection to the legacy era; on
-//! HTTP, the era follows the `MCP-Protocol-Version` header, `initialize`
-//! and `Mcp-Session-Id`. The adapter then
+//! (`basic/versioning.md`): on stdio, an `initialize` switches that
+//! connection to the legacy era; on HTTP, the era follows the
+//! `MCP-Protocol-Version` header, `initialize` and `Mcp-Session-Id`. The
+//! adapter then
 //!
 //! - answers the lifecycle itself (`initialize`, `ping`, `logging/setLevel`,
 //!   `resources/subscribe`/`unsubscribe`), keeping what the handshake
 //!   negotiated for that connection or session only;
 //! - turns every other request into a modern one, with `_meta` synthesized
 //!   from the handshake, runs it through the dispatcher, and translates the
-//!   answer back to the legacy shapes ([`translate`]);
+//!   answer back to the legacy shapes (`translate`);
 //! - bridges multi round-trip requests: the asks of an `input_required`
 //!   result become real server-to-client requests, whose answers resume
-//!   the handler ([`bridge`]).
+//!   the handler (`bridge`).
 
 pub(crate) mod adapter;
 pub(crate) mod bridge;
@@ -33,6 +39,11 @@ pub(crate) mod session_id;
 pub(crate) mod shared;
 pub(crate) mod stdio;
 pub(crate) mod translate;
+
+#[cfg(feature = "http")]
+pub use self::session::Live;
+#[cfg(feature = "http")]
+pub use self::shared::{Forwarded, Receiver, SessionShare, Setting, ShareFuture, ShareUnavailable};
 
 /// The legacy revisions served, newest first.
 pub(crate) const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];

@@ -120,12 +120,12 @@ impl Negotiated {
 
 /// What a legacy client may change during its session.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Live {
+pub struct Live {
     /// Set by `logging/setLevel`; until then handlers' log messages are not
     /// sent.
-    pub(crate) log_level: Option<LogLevel>,
+    pub log_level: Option<LogLevel>,
     /// URIs from `resources/subscribe`.
-    pub(crate) subscriptions: HashSet<String>,
+    pub subscriptions: HashSet<String>,
 }
 
 /// A session's live part, shared by its requests and its notification

@@ -19,13 +19,13 @@ use super::session::Live;
 use crate::protocol::{LogLevel, RequestId};
 
 /// The answer of a [`SessionShare`] operation.
-pub(crate) type ShareFuture<'a, T> =
+pub type ShareFuture<'a, T> =
     Pin<Box<dyn Future<Output = Result<T, ShareUnavailable>> + Send + 'a>>;
 
 /// The shared store cannot be reached now: the request that needed it is
 /// refused with a retryable error, never served from a stale view.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ShareUnavailable(pub(crate) String);
+pub struct ShareUnavailable(pub String);
 
 impl fmt::Display for ShareUnavailable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -35,7 +35,7 @@ impl fmt::Display for ShareUnavailable {
 
 /// One change a client made to its session's settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Setting {
+pub enum Setting {
     /// `logging/setLevel`.
     Level(LogLevel),
     /// `resources/subscribe` (`true`) or `resources/unsubscribe`.
@@ -45,27 +45,31 @@ pub(crate) enum Setting {
 /// A message for the instances that hold a part of a session.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "k", rename_all = "lowercase")]
-pub(crate) enum Forwarded {
+pub enum Forwarded {
     /// The client's answer to a server-to-client request, for the instance
     /// whose request waits for it.
     Answer {
+        /// The client's JSON-RPC response.
         #[serde(rename = "m")]
         message: Value,
     },
     /// `notifications/cancelled`, for the instance running that request.
-    Cancelled { id: RequestId },
+    Cancelled {
+        /// The request to stop.
+        id: RequestId,
+    },
     /// The session was ended: its streams close everywhere.
     Ended,
 }
 
 /// Receives what other instances forward: `false` once the receiver is
 /// gone (it is then dropped).
-pub(crate) type Receiver = Box<dyn Fn(&str, Forwarded) -> bool + Send + Sync>;
+pub type Receiver = Box<dyn Fn(&str, Forwarded) -> bool + Send + Sync>;
 
 /// The shared part of legacy sessions, keyed by a session's nonce (from its
 /// sealed id, so never chosen by the client). `expires` is the session's
 /// own expiry (Unix seconds): what is stored for it goes with it.
-pub(crate) trait SessionShare: Send + Sync + fmt::Debug {
+pub trait SessionShare: Send + Sync + fmt::Debug {
     /// The session's settings, or `None` once it was ended on any instance.
     fn load<'a>(&'a self, nonce: &'a str) -> ShareFuture<'a, Option<Live>>;
 

@@ -51,7 +51,7 @@ impl Sources {
             }
             total.tasks_running += counts.tasks_running;
             total.subscriptions_open += counts.subscriptions_open;
-            total.redis_errors += counts.redis_errors;
+            total.shared_store_errors += counts.shared_store_errors;
             true
         });
         total
@@ -63,7 +63,7 @@ impl Sources {
 #[derive(Debug)]
 pub(super) struct Counters {
     _refusals: ObservableCounter<u64>,
-    _redis_errors: ObservableCounter<u64>,
+    _shared_store_errors: ObservableCounter<u64>,
     _tasks: ObservableGauge<u64>,
     _subscriptions: ObservableGauge<u64>,
     _active: ObservableUpDownCounter<i64>,
@@ -71,7 +71,7 @@ pub(super) struct Counters {
 
 impl Counters {
     pub(super) fn register(meter: &Meter, sources: &Arc<Sources>) -> Counters {
-        let [refusals, redis, tasks, subscriptions, active] = [(); 5].map(|()| sources.clone());
+        let [refusals, store, tasks, subscriptions, active] = [(); 5].map(|()| sources.clone());
         Counters {
             _refusals: meter
                 .u64_observable_counter("mcp_runtime.refusals")
@@ -85,11 +85,15 @@ impl Counters {
                     }
                 })
                 .build(),
-            _redis_errors: meter
-                .u64_observable_counter("mcp_runtime.redis.errors")
+            _shared_store_errors: meter
+                .u64_observable_counter("mcp_runtime.shared_store.errors")
                 .with_unit("{error}")
-                .with_description("Redis commands that failed or did not answer in time.")
-                .with_callback(move |observer| observer.observe(redis.total().redis_errors, &[]))
+                .with_description(
+                    "Commands to the shared store (Redis) that failed or did not answer in time.",
+                )
+                .with_callback(move |observer| {
+                    observer.observe(store.total().shared_store_errors, &[])
+                })
                 .build(),
             _tasks: meter
                 .u64_observable_gauge("mcp_runtime.tasks.running")

@@ -50,23 +50,6 @@ impl Plugin for &crate::otel::Telemetry {
     }
 }
 
-/// Shared state in Redis is a plugin: `.with(RedisConfig::new(url))` keeps
-/// change notifications, single-use states, the rate limit's budget and
-/// tasks in Redis (without it, `MCP_REDIS_URL` in the environment does the
-/// same). What is set explicitly (a change bus, a replay guard, a task
-/// store, your own rate limiter) stays as set.
-#[cfg(feature = "redis")]
-impl Plugin for crate::redis::RedisConfig {
-    fn install(self, server: &mut Setup<'_>) -> Result<(), PluginError> {
-        server.builder.redis = Some(self);
-        Ok(())
-    }
-
-    fn name(&self) -> String {
-        "Redis".to_owned()
-    }
-}
-
 /// Serving skills is a plugin: `.with(&skills)` advertises the Skills
 /// extension (`io.modelcontextprotocol/skills`) with `directoryRead`,
 /// answers `skills/list`, `skills/get` and `resources/directory/read`, and

@@ -4,7 +4,8 @@
 //! and installs itself at once through a [`Setup`]: it may add request
 //! layers and item layers, request and notification observers, extensions
 //! (methods and the capabilities `server/discover` declares), resource
-//! providers, a shared backend (change bus, replay guard, task store),
+//! providers, a shared backend ([`SharedParts`]: change bus, replay guard,
+//! task store, rate limits, legacy sessions),
 //! application states, and start-up and shutdown steps. Whatever it adds
 //! takes its place among what the builder was given before and after it,
 //! exactly as if the same calls had been made there: layers and observers
@@ -12,9 +13,9 @@
 //!
 //! The runtime's own optional parts are plugins: an
 //! [`Extension`], the [Tasks engine's options](crate::tasks::TaskOptions),
-//! [Skills](crate::skills::Skills), [OpenTelemetry](crate::otel::Otel) and
-//! [Redis](crate::redis::RedisConfig). A closure becomes one through
-//! [`from_fn`], for a one-off.
+//! [Skills](crate::skills::Skills) and [OpenTelemetry](crate::otel::Otel);
+//! shared state in Redis is the `mcp-runtime-redis` crate's. A closure
+//! becomes one through [`from_fn`], for a one-off.
 //!
 //! A plugin that counts the tools called and answers how many on a method
 //! of its own (the guide's chapter "Writing a plugin" runs it):
@@ -86,12 +87,14 @@ use crate::registry::Items;
 use crate::server::ServerBuilder;
 use crate::state::States;
 
+pub use crate::shared_state::SharedParts;
+
 impl ServerBuilder {
     /// Installs `plugin`: an optional part of the server (an
     /// [`Extension`], [`TaskOptions`](crate::tasks::TaskOptions),
-    /// [`Skills`](crate::skills::Skills), OpenTelemetry, Redis, or your
-    /// own [`Plugin`]). What it adds takes its place among what the builder
-    /// was given before and after it, as if the same calls were made here.
+    /// [`Skills`](crate::skills::Skills), OpenTelemetry, shared state in
+    /// Redis (`mcp-runtime-redis`), or your own [`Plugin`]). What it adds
+    /// takes its place among what the builder was given before and after it, as if the same calls were made here.
     /// A plugin that fails to install stops [`build`](Self::build) with
     /// an error naming it. See [`plugin`](self).
     pub fn with(mut self, plugin: impl Plugin) -> Self {
@@ -236,6 +239,24 @@ impl Setup<'_> {
         self
     }
 
+    /// Shares state between the server's instances through a backend they
+    /// all reach: `connect` makes the [`SharedParts`] of each server built
+    /// from this builder (a connection, a thread of its own: they live as
+    /// long as that server), counting the backend's failures into the
+    /// server's [`Metrics`](crate::metrics::Metrics). An error from it
+    /// stops [`build`](crate::ServerBuilder::build) with
+    /// [`BuildError::SharedState`](crate::BuildError::SharedState). What
+    /// the application set itself (a change bus, a replay guard, a task
+    /// store, its own rate limiter) stays as set. A second backend
+    /// replaces the first.
+    pub fn shared_state<F>(&mut self, connect: F) -> &mut Self
+    where
+        F: Fn(&crate::metrics::Metrics) -> Result<SharedParts, PluginError> + Send + Sync + 'static,
+    {
+        self.builder.shared = Some(Arc::new(connect));
+        self
+    }
+
     /// Adds `value` to the application's states (handlers take it as
     /// `#[ctx] State<T>`).
     pub fn state<T: Send + Sync + 'static>(&mut self, value: T) -> &mut Self {
@@ -289,6 +310,24 @@ pub fn notification_observer(observer: impl NotificationObserver) -> impl Plugin
     from_fn(move |server| {
         server.notification_observer(observer);
     })
+}
+
+/// An optional plugin: `.with(RedisConfig::from_env())` installs the
+/// plugin when there is one, and nothing otherwise.
+impl<P: Plugin> Plugin for Option<P> {
+    fn install(self, server: &mut Setup<'_>) -> Result<(), PluginError> {
+        match self {
+            Some(plugin) => plugin.install(server),
+            None => Ok(()),
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Some(plugin) => plugin.name(),
+            None => "no plugin (None)".to_owned(),
+        }
+    }
 }
 
 /// An extension is a plugin that offers itself.

@@ -99,8 +99,8 @@ pub enum BuildError {
     /// An item added to a runtime catalog before the server was built
     /// collides with a static one, or the catalog serves another server.
     Catalog(String),
-    /// The shared state (the Redis plugin, `MCP_REDIS_URL`) is
-    /// misconfigured (a URL that is not a Redis URL).
+    /// The shared backend could not be set up (for Redis, a URL that is
+    /// not a Redis URL).
     SharedState(String),
     /// A handler takes an application state (`#[ctx] State<T>`) the
     /// server was not given.

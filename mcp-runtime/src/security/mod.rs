@@ -60,8 +60,7 @@ use std::net::{IpAddr, Ipv6Addr};
 
 pub use self::principal::Principal;
 pub(crate) use self::principal::is_scope_token;
-pub(crate) use self::rate_limit::SharedLimits;
-pub use self::rate_limit::{RateCheck, RateLimiter, TokenBucket};
+pub use self::rate_limit::{RateCheck, RateLimiter, SharedLimits, TokenBucket};
 pub use self::seal::{KeyError, KeyRing, STATE_KEY_ENV, STATE_VERIFY_KEYS_ENV};
 
 /// The key a client counts under (fair admission, task quotas): its

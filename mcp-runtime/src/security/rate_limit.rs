@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 ///
 /// The key is the authenticated principal when there is one, else the
 /// client's IP address. Implement this to share limits across instances
-/// (a shared store: the `redis` feature's limiter is one) or to apply your
+/// (a shared store: `mcp-runtime-redis`'s limiter is one) or to apply your
 /// own policy.
 pub trait RateLimiter: Send + Sync + 'static {
     /// The verdict: decided at once ([`RateCheck::Now`], as a limiter in
@@ -22,15 +22,13 @@ pub trait RateLimiter: Send + Sync + 'static {
     fn check(&self, key: &str) -> RateCheck;
 }
 
-/// Limiters whose budget every instance shares (a shared store's): the
-/// server's built-in budget is kept there instead of in each process.
-pub(crate) trait SharedLimits: Send + Sync + fmt::Debug + 'static {
+/// Limiters whose budget every instance shares (a shared backend's, see
+/// [`SharedParts::rate_limits`](crate::plugin::SharedParts::rate_limits)):
+/// the server's built-in budget (`HttpOptions::rate_limit`) is then kept
+/// there instead of in each process.
+pub trait SharedLimits: Send + Sync + fmt::Debug + 'static {
     /// A limiter of `burst` calls at once and `per_second` sustained, per
     /// client, for all instances together.
-    #[cfg_attr(
-        not(feature = "http"),
-        allow(dead_code, reason = "rate limits are the HTTP transport's")
-    )]
     fn rate_limiter(&self, per_second: f64, burst: u32) -> std::sync::Arc<dyn RateLimiter>;
 }
 

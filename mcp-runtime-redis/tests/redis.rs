@@ -1,4 +1,3 @@
-#![cfg(all(feature = "redis", feature = "client"))]
 //! Shared state in a real Redis: several servers of one process stand in
 //! for instances behind a load balancer (each has its own connections,
 //! pub/sub and task workers; they share only the key prefix and the state
@@ -7,14 +6,14 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use mcp_runtime::mrtr::{Elicitation, Input, ReplayGuard, StateUse};
-use mcp_runtime::redis::{
-    Redis, RedisBus, RedisConfig, RedisRateLimiter, RedisReplayGuard, RedisTaskStore,
-};
+use mcp_runtime::mrtr::{Elicitation, FirstUse, Input, ReplayGuard, StateUse};
 use mcp_runtime::security::{KeyRing, RateLimiter};
 use mcp_runtime::tasks::{Lease, TaskStatus, TaskStore};
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Change, ChangeBus, ElicitForm, Server, ServerBuilder, tool};
+use mcp_runtime_redis::{
+    Redis, RedisBus, RedisConfig, RedisRateLimiter, RedisReplayGuard, RedisTaskStore,
+};
 use mcp_test_support::redis::{dead_address, unique_prefix, url};
 use serde_json::{Value, json};
 
@@ -500,4 +499,18 @@ async fn a_used_state_stays_used_after_redis_loses_its_data() {
         !ReplayGuard::first_use(&guard, fresh, later).await.unwrap(),
         "a state issued before the memory began again is refused"
     );
+}
+
+/// A guard whose memory begins now cannot vouch for a state (or a DPoP
+/// proof: the resource server asks the same guard) made in its first
+/// seconds: it says so (`BeforeMemory`, which the DPoP check words as
+/// "replay memory younger than the proof"), rather than call it a replay.
+#[tokio::test]
+async fn a_just_started_guard_says_its_memory_is_younger_than_a_fresh_state() {
+    let config = RedisConfig::new(url()).key_prefix(unique_prefix("young-memory"));
+    let guard = RedisReplayGuard::new(&Redis::connect(&config).unwrap());
+    let now = SystemTime::now();
+    let state = StateUse::new("fresh", now, now + Duration::from_secs(60));
+    let verdict = guard.verdict(state, now).await;
+    assert!(matches!(verdict, Ok(FirstUse::BeforeMemory)), "{verdict:?}");
 }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::{Redis, RedisUnavailable};
-use crate::tasks::{Signals, StoreError, StoreFuture, TaskRecord, TaskStore, TaskUpdate};
+use mcp_runtime::tasks::{Signals, StoreError, StoreFuture, TaskRecord, TaskStore, TaskUpdate};
 
 /// Creates a task: refused when its owner has `quota` running tasks
 /// (those whose expiry has passed are dropped from the counts first), when
@@ -169,7 +169,7 @@ impl RedisTaskStore {
     /// (a principal's id) bounds nothing and shows nothing.
     fn owner_key(&self, owner: &str) -> String {
         let digest = Sha256::digest(owner.as_bytes());
-        let hex = crate::security::seal::hex(&digest);
+        let hex = crate::hex(&digest);
         self.redis.key(&format!("owner:{hex}"))
     }
 

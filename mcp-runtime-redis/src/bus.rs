@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, mpsc};
 
 use super::Redis;
-use crate::changes::{Change, ChangeBus, TaskNotice};
+use mcp_runtime::{Change, ChangeBus, TaskNotice};
 
 /// The most changes waiting to be published while Redis is slow or away.
 const BACKLOG: usize = 4096;
@@ -156,6 +156,12 @@ fn encode(change: &Change, origin: &str) -> Option<Vec<u8>> {
         }
         // This instance's own news: nothing for the others.
         Change::Interrupted => return None,
+        // A kind of change newer than this crate (`Change` is
+        // non-exhaustive): said, not silently kept from the others.
+        other => {
+            tracing::error!(change = ?other, "a change this version of mcp-runtime-redis cannot carry stays in this instance: upgrade mcp-runtime-redis with mcp-runtime");
+            return None;
+        }
     };
     let wire = Wire {
         origin: origin.to_owned(),

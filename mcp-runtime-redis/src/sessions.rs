@@ -10,11 +10,11 @@ use ::redis::Script;
 use serde::{Deserialize, Serialize};
 
 use super::Redis;
-use crate::legacy::session::Live;
-use crate::legacy::shared::{
+use mcp_runtime::legacy::Live;
+use mcp_runtime::legacy::{
     Forwarded, Receiver, SessionShare, Setting, ShareFuture, ShareUnavailable,
 };
-use crate::protocol::LogLevel;
+use mcp_runtime::protocol::LogLevel;
 
 /// Sets or clears one field of a session's hash and keeps the hash until
 /// the session expires. KEYS[1]: the hash; ARGV: field, value ('' clears),

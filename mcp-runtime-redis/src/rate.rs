@@ -4,8 +4,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::Redis;
-use crate::diagnostics::Throttle;
-use crate::security::{RateCheck, RateLimiter, TokenBucket};
+use crate::throttle::Throttle;
+use mcp_runtime::security::{RateCheck, RateLimiter, TokenBucket};
 
 /// GCRA (the generic cell rate algorithm): one key per client holds the
 /// theoretical arrival time of its next call, in microseconds of Redis's
@@ -86,7 +86,7 @@ impl RateLimiter for RedisRateLimiter {
     }
 }
 
-impl crate::security::SharedLimits for Redis {
+impl mcp_runtime::security::SharedLimits for Redis {
     fn rate_limiter(&self, per_second: f64, burst: u32) -> Arc<dyn RateLimiter> {
         Arc::new(RedisRateLimiter::new(self, per_second, burst))
     }

@@ -1,8 +1,9 @@
-//! Shared state in Redis (feature `redis`): what several instances behind
-//! a load balancer must agree on, so that none of it needs sticky routing.
+//! Shared state in Redis for [`mcp_runtime`] servers: what several
+//! instances behind a load balancer must agree on, so that none of it
+//! needs sticky routing. A plugin on the runtime's public seam
+//! ([`Setup::shared_state`](mcp_runtime::plugin::Setup::shared_state)).
 //!
-//! [the Redis plugin](RedisConfig) (or
-//! `MCP_REDIS_URL` in the environment) switches all of it on:
+//! [The Redis plugin](RedisConfig) switches all of it on:
 //! - change fan-out over pub/sub ([`RedisBus`]): a subscription on any
 //!   instance hears what any instance announces;
 //! - the single-use `requestState` guard ([`RedisReplayGuard`]): an atomic
@@ -11,15 +12,16 @@
 //!   instance, kept by an atomic script (GCRA);
 //! - the task store ([`RedisTaskStore`]): tasks, their results and
 //!   questions, visible to every instance, with the worker's lease;
-//! - legacy HTTP sessions' settings (log level, subscriptions), their end
-//!   (DELETE), and the client's answers and cancellations, forwarded to
-//!   the instance whose request waits for them.
+//! - with the `legacy` feature (on by default), legacy HTTP sessions'
+//!   settings (log level, subscriptions), their end (DELETE), and the
+//!   client's answers and cancellations, forwarded to the instance whose
+//!   request waits for them.
 //!
 //! The client is `redis` (redis-rs) with its tokio connection manager: the
 //! maintained Rust client, multiplexed connections that reconnect by
 //! themselves, server-side scripts, pub/sub. Its connections live on a
-//! thread of their own (`mcp-redis`), so that they outlive every request
-//! and every worker's runtime.
+//! thread of their own (`mcp-redis`), one per server, so that they outlive
+//! every request and every worker's runtime.
 //!
 //! When Redis cannot be reached, what needs it fails fast with a retryable
 //! error (`503` with `Retry-After` over HTTP): a single-use state is
@@ -34,14 +36,20 @@
 //! use std::time::Duration;
 //!
 //! use mcp_runtime::ServerBuilder;
-//! use mcp_runtime::redis::{Redis, RedisBus, RedisConfig, RedisReplayGuard};
+//! use mcp_runtime_redis::{Redis, RedisBus, RedisConfig, RedisReplayGuard};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! // All of it (or set `MCP_REDIS_URL`, and `MCP_REDIS_PREFIX`, instead).
+//! // All of it.
 //! let config = RedisConfig::new("redis://10.0.0.5:6379")
 //!     .key_prefix("notes:") // one prefix per server sharing the Redis
 //!     .timeout(Duration::from_millis(500));
 //! let server = ServerBuilder::new("notes", "1.0.0").with(config).build()?;
+//!
+//! // All of it when `MCP_REDIS_URL` is set (and `MCP_REDIS_PREFIX`), else
+//! // nothing: each instance keeps its own.
+//! let server = ServerBuilder::new("notes", "1.0.0")
+//!     .with(RedisConfig::from_env())
+//!     .build()?;
 //!
 //! // Or only some parts: single-use states and change fan-out here.
 //! let shared = Redis::connect(&RedisConfig::new("redis://10.0.0.5:6379"))?;
@@ -58,11 +66,13 @@
 //! ```
 
 mod bus;
+mod plugin;
 mod rate;
 mod replay;
-#[cfg(all(feature = "http", feature = "legacy"))]
+#[cfg(feature = "legacy")]
 mod sessions;
 mod tasks;
+mod throttle;
 
 use std::fmt;
 use std::future::Future;
@@ -77,7 +87,7 @@ use tokio_util::sync::CancellationToken;
 pub use self::bus::RedisBus;
 pub use self::rate::RedisRateLimiter;
 pub use self::replay::RedisReplayGuard;
-#[cfg(all(feature = "http", feature = "legacy"))]
+#[cfg(feature = "legacy")]
 pub(crate) use self::sessions::RedisSessions;
 pub use self::tasks::RedisTaskStore;
 
@@ -176,6 +186,26 @@ impl From<String> for RedisConfig {
     }
 }
 
+/// A random id (144 bits, base64url): this instance's, told apart from the
+/// others' on the shared channels.
+fn new_id() -> String {
+    use base64::Engine as _;
+    let mut bytes = [0_u8; 18];
+    getrandom::fill(&mut bytes).expect("the operating system's random source is available");
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// Lowercase hex of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut out, byte| {
+            let _ = write!(out, "{byte:02x}");
+            out
+        })
+}
+
 /// `url` without its password, for logs.
 fn redacted(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
@@ -229,7 +259,7 @@ struct Inner {
     listening: AtomicBool,
     pubsub: pubsub::Routes,
     /// Where failed commands are counted: the server's that connected.
-    metrics: crate::metrics::Metrics,
+    metrics: mcp_runtime::metrics::Metrics,
 }
 
 impl fmt::Debug for Redis {
@@ -246,14 +276,14 @@ impl Redis {
     /// A handle on Redis as `config` says. Fails only for a URL that is not
     /// a Redis URL; an unreachable Redis is found out on use (and retried).
     pub fn connect(config: &RedisConfig) -> Result<Redis, RedisUnavailable> {
-        Redis::connect_counting(config, crate::metrics::Metrics::default())
+        Redis::connect_counting(config, mcp_runtime::metrics::Metrics::default())
     }
 
     /// [`connect`](Self::connect), counting failed commands into a
     /// server's `metrics`.
     pub(crate) fn connect_counting(
         config: &RedisConfig,
-        metrics: crate::metrics::Metrics,
+        metrics: mcp_runtime::metrics::Metrics,
     ) -> Result<Redis, RedisUnavailable> {
         let client = ::redis::Client::open(config.url.as_str())
             .map_err(|error| RedisUnavailable(format!("{}: {error}", redacted(&config.url))))?;
@@ -281,7 +311,7 @@ impl Redis {
                 pool,
                 next: AtomicUsize::new(0),
                 io: io.clone(),
-                instance: crate::tasks::new_id(),
+                instance: new_id(),
                 listening: AtomicBool::new(false),
                 pubsub: pubsub::Routes::default(),
                 metrics,
@@ -385,7 +415,7 @@ impl Redis {
             Ok(Err(_)) => format!("no answer within {} ms", timeout.as_millis()),
             Err(_) => "the Redis thread stopped".to_owned(),
         };
-        self.inner.metrics.redis_error();
+        self.inner.metrics.shared_store_error();
         Err(RedisUnavailable(failure))
     }
 }
@@ -495,8 +525,8 @@ mod pubsub {
 
         /// Adds a receiver of sessions messages (one per HTTP endpoint).
         #[cfg_attr(
-            not(all(feature = "http", feature = "legacy")),
-            allow(dead_code, reason = "only legacy HTTP sessions forward")
+            not(feature = "legacy"),
+            expect(dead_code, reason = "only legacy HTTP sessions forward")
         )]
         pub(crate) fn on_session(&self, deliver: DeliverWhileAlive) {
             locked(&self.inner.pubsub.sessions).push(deliver);

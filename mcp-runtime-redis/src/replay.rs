@@ -4,7 +4,9 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use super::Redis;
-use crate::mrtr::{FirstUse, GuardFuture, GuardUnavailable, ReplayGuard, StateUse, VerdictFuture};
+use mcp_runtime::mrtr::{
+    FirstUse, GuardFuture, GuardUnavailable, ReplayGuard, StateUse, VerdictFuture,
+};
 
 /// A [`ReplayGuard`] in Redis: each single-use state's nonce is recorded
 /// with an atomic `SET NX`, expiring with the state, so a state replayed on
@@ -145,7 +147,7 @@ const FORGOTTEN: i64 = -1;
 /// process's (or this guard has not read the `run_id` yet).
 const NO_MEMORY: i64 = -2;
 
-static FORGOT: crate::diagnostics::Throttle = crate::diagnostics::Throttle::new();
+static FORGOT: crate::throttle::Throttle = crate::throttle::Throttle::new();
 
 /// Records a nonce once, unless the state was issued before Redis's memory
 /// of this server's states begins. KEYS[1]: the marker (`<ms>:<run_id>`:

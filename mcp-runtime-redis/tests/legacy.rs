@@ -1,4 +1,3 @@
-#![cfg(all(feature = "redis", feature = "legacy", feature = "http"))]
 //! Legacy HTTP sessions across instances sharing Redis, over real sockets:
 //! every request of a session may land on any instance (as behind a
 //! round-robin balancer) and the session behaves as on one: the log level
@@ -7,14 +6,16 @@
 //! waits for it, `notifications/cancelled` stops a request running
 //! elsewhere, and DELETE ends the session everywhere.
 
+#![cfg(feature = "legacy")]
+
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use mcp_runtime::redis::RedisConfig;
 use mcp_runtime::{
     Context, ElicitForm, Elicitation, HttpOptions, KeyRing, Logger, Server, ServerBuilder,
     resource, tool,
 };
+use mcp_runtime_redis::RedisConfig;
 use mcp_test_support::http::{self, EventReader};
 use mcp_test_support::legacy::{
     assert_valid_legacy_message, assert_valid_legacy_response, base_headers, post, session_headers,
