@@ -11,7 +11,7 @@ use crate::catalog::{Attached, Catalog, CatalogError, Kind, ResourceProvider};
 use crate::changes::{ChangeBus, Changes, InProcessBus};
 use crate::context::Outbox;
 use crate::dispatch::envelope::{self, Incoming};
-use crate::dispatch::{Dispatched, Dispatcher, Reply, Runtime, Settings, Tasks, Unconditional};
+use crate::dispatch::{Dispatched, Dispatcher, LiveCatalog, Reply, Settings, Tasks, Unconditional};
 use crate::extension::Extension;
 use crate::lifecycle::{Hooks, Launched, Shutdown, Startup};
 use crate::mrtr::state::StateSealer;
@@ -156,7 +156,7 @@ pub struct ServerBuilder {
 
 /// Gives a catalog the server's static items and settings: the
 /// dispatcher's view of it.
-type AttachCatalog = dyn Fn(&Registry, &Settings, &Changes, &[Arc<AddProvider>]) -> Result<Runtime, String>
+type AttachCatalog = dyn Fn(&Registry, &Settings, &Changes, &[Arc<AddProvider>]) -> Result<LiveCatalog, String>
     + Send
     + Sync;
 
@@ -616,7 +616,7 @@ impl ServerBuilder {
         let runtime = match &self.catalog {
             Some(attach) => attach(&registry, &self.settings, &changes, &self.providers)
                 .map_err(BuildError::Catalog)?,
-            None => Runtime::default(),
+            None => LiveCatalog::default(),
         };
         let parts = crate::dispatch::Parts {
             extensions: self.extensions.clone(),
@@ -853,7 +853,7 @@ fn attach(catalog: Catalog) -> Arc<AttachCatalog> {
             changes: changes.clone(),
         };
         let serves = |kind| catalog.kinds().any(|k| k == kind);
-        Ok(Runtime {
+        Ok(LiveCatalog {
             tools: serves(Kind::Tools),
             prompts: serves(Kind::Prompts),
             resources: serves(Kind::Resources),

@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 
 use mcp_runtime::middleware::{
-    self, BoxError, ClientNotification, Next, ObservedRequest, Outcome, Request, RequestObserver,
+    self, BoxError, ClientNotification, Finished, Next, ObservedRequest, Request, RequestObserver,
     Response,
 };
 use mcp_runtime::{CallToolResult, Server, ServerBuilder, TransportKind, resource, tool};
@@ -201,10 +201,10 @@ impl RequestObserver for Recorder {
         self.0.push(format!("started {}", line(request)));
     }
 
-    fn finished(&self, request: &ObservedRequest<'_>, outcome: Outcome<'_>) {
+    fn finished(&self, request: &ObservedRequest<'_>, outcome: Finished<'_>) {
         let outcome = match outcome {
-            Outcome::Completed(result) => format!("result tool_error={}", result.is_tool_error()),
-            Outcome::Failed(error) => format!("error {}", error.code),
+            Finished::Completed(result) => format!("result tool_error={}", result.is_tool_error()),
+            Finished::Failed(error) => format!("error {}", error.code),
         };
         assert!(request.started().elapsed() < std::time::Duration::from_secs(60));
         self.0.push(format!("finished {} {outcome}", line(request)));
@@ -223,7 +223,7 @@ impl RequestObserver for Panics {
         panic!("observer bug at the start");
     }
 
-    fn finished(&self, _: &ObservedRequest<'_>, _: Outcome<'_>) {
+    fn finished(&self, _: &ObservedRequest<'_>, _: Finished<'_>) {
         panic!("observer bug at the end");
     }
 }

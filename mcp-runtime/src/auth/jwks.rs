@@ -27,14 +27,14 @@ pub(crate) struct KeyStore {
     min_refresh: Duration,
     max_age: Duration,
     /// Held while fetching: one fetch at a time.
-    state: Mutex<State>,
+    state: Mutex<KeyCache>,
     /// The last keys fetched, readable without waiting for a fetch in
     /// progress.
     published: std::sync::RwLock<Option<(Arc<JwkSet>, Instant)>>,
 }
 
 #[derive(Debug, Default)]
-struct State {
+struct KeyCache {
     jwks_uri: Option<String>,
     keys: Option<JwkSet>,
     fetched: Option<Instant>,
@@ -58,9 +58,9 @@ impl KeyStore {
             fetcher,
             min_refresh,
             max_age,
-            state: Mutex::new(State {
+            state: Mutex::new(KeyCache {
                 jwks_uri,
-                ..State::default()
+                ..KeyCache::default()
             }),
             published: std::sync::RwLock::new(None),
         }
@@ -147,7 +147,7 @@ impl KeyStore {
 
     /// Fetches the keys now and publishes them; a failure keeps the keys
     /// we have, and marks them as possibly out of date.
-    async fn refresh(&self, state: &mut State, now: Instant) {
+    async fn refresh(&self, state: &mut KeyCache, now: Instant) {
         state.attempted = Some(now);
         match self.fetch(state).await {
             Ok(keys) => {
@@ -168,7 +168,7 @@ impl KeyStore {
         }
     }
 
-    async fn fetch(&self, state: &mut State) -> Result<JwkSet, String> {
+    async fn fetch(&self, state: &mut KeyCache) -> Result<JwkSet, String> {
         let uri = match &state.jwks_uri {
             Some(uri) => uri.clone(),
             None => {

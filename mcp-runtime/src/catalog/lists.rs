@@ -9,7 +9,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde::Serialize;
 
-use super::{Attached, Kind, State};
+use super::{Attached, Entries, Kind};
 use crate::dispatch::page::{Listing, Pages};
 use crate::dispatch::{Permitted, Tools};
 use crate::protocol::method::Method;
@@ -39,7 +39,7 @@ struct Merged<L: Listing, I> {
 
 impl Snapshot {
     /// Every kind built from `state`.
-    pub(super) fn build(state: &State, attached: &Attached) -> Snapshot {
+    pub(super) fn build(state: &Entries, attached: &Attached) -> Snapshot {
         [Kind::Tools, Kind::Prompts, Kind::Resources]
             .into_iter()
             .fold(Snapshot::default(), |snapshot, kind| {
@@ -48,7 +48,7 @@ impl Snapshot {
     }
 
     /// This snapshot with `kind` built again from `state`.
-    pub(super) fn rebuilt(&self, kind: Kind, state: &State, attached: &Attached) -> Snapshot {
+    pub(super) fn rebuilt(&self, kind: Kind, state: &Entries, attached: &Attached) -> Snapshot {
         let mut next = Snapshot {
             tools: self.tools.clone(),
             prompts: self.prompts.clone(),

@@ -157,7 +157,7 @@ impl Default for Catalog {
 /// What clones of a catalog share.
 struct Shared {
     kinds: HashSet<Kind>,
-    state: Mutex<State>,
+    state: Mutex<Entries>,
     /// What the dispatcher reads, rebuilt on each change.
     snapshot: ArcSwap<Snapshot>,
     /// The server it serves, once built.
@@ -166,7 +166,7 @@ struct Shared {
 
 /// The runtime items, by name or URI.
 #[derive(Default)]
-struct State {
+struct Entries {
     tools: BTreeMap<String, Arc<RegisteredTool>>,
     prompts: BTreeMap<String, Arc<RuntimePromptEntry>>,
     resources: BTreeMap<String, Arc<RuntimeResourceEntry>>,
@@ -205,7 +205,7 @@ impl Catalog {
         Catalog {
             shared: Arc::new(Shared {
                 kinds: kinds.into_iter().collect(),
-                state: Mutex::new(State::default()),
+                state: Mutex::new(Entries::default()),
                 snapshot: ArcSwap::from_pointee(Snapshot::default()),
                 attached: OnceLock::new(),
             }),
@@ -465,7 +465,7 @@ fn settled(edited: Result<(), EditError>) -> Result<(), CatalogError> {
 }
 
 impl Shared {
-    fn state(&self) -> MutexGuard<'_, State> {
+    fn state(&self) -> MutexGuard<'_, Entries> {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -483,7 +483,7 @@ impl Shared {
     fn edit<T>(
         &self,
         kind: Kind,
-        edit: impl FnOnce(&mut State, Option<&Attached>) -> Result<T, EditError>,
+        edit: impl FnOnce(&mut Entries, Option<&Attached>) -> Result<T, EditError>,
     ) -> Result<T, EditError> {
         let attached = self.attached.get();
         let mut state = self.state();
@@ -637,7 +637,7 @@ fn duplicate(kind: &'static str, name: &str, holder: &str) -> CatalogError {
 }
 
 fn check_tool_name(
-    state: &State,
+    state: &Entries,
     attached: Option<&Attached>,
     name: &str,
 ) -> Result<(), CatalogError> {
@@ -653,7 +653,7 @@ fn check_tool_name(
 /// Whether `uri` is free for a resource (of the provider `owner`, which
 /// may keep its own).
 fn check_uri_free(
-    state: &State,
+    state: &Entries,
     attached: Option<&Attached>,
     uri: &str,
     owner: Option<u64>,
@@ -677,8 +677,8 @@ fn check_uri_free(
 }
 
 /// Everything added before the server was built, against its statics.
-fn check_all(state: &State, attached: &Attached) -> Result<(), String> {
-    let empty = State::default();
+fn check_all(state: &Entries, attached: &Attached) -> Result<(), String> {
+    let empty = Entries::default();
     for name in state.tools.keys() {
         check_tool_name(&empty, Some(attached), name).map_err(|e| e.to_string())?;
     }

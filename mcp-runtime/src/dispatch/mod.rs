@@ -104,7 +104,7 @@ impl Settings {
 /// Items added while the server runs (a catalog), and the kinds the
 /// server offers for them whether or not it holds any yet.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Runtime {
+pub(crate) struct LiveCatalog {
     pub(crate) items: Option<Arc<dyn RuntimeItems>>,
     pub(crate) tools: bool,
     pub(crate) prompts: bool,
@@ -353,7 +353,7 @@ pub(crate) struct Dispatcher {
     /// The Tasks extension's runtime and engine, when the server runs
     /// tasks.
     tasks: Option<Tasks>,
-    runtime: Runtime,
+    runtime: LiveCatalog,
     /// Every item's stack of layers; empty (and never looked at) when the
     /// server has none.
     layers: Layers,
@@ -374,7 +374,7 @@ pub(crate) struct Parts {
     pub(crate) app: App,
     pub(crate) sealer: StateSealer,
     pub(crate) tasks: Option<Tasks>,
-    pub(crate) runtime: Runtime,
+    pub(crate) runtime: LiveCatalog,
     pub(crate) layers: Vec<layers::GivenLayer>,
     pub(crate) request_layers: Vec<RequestLayer>,
     pub(crate) observers: middleware::Observers,

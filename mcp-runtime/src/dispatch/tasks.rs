@@ -8,12 +8,12 @@ use crate::extension::Extension;
 use crate::middleware::ItemLayer;
 use crate::mrtr::Clock;
 use crate::registry::ToolEntry;
-use crate::tasks::{Followed, Runtime, TaskEngine, TaskOptions, TaskPlan, TaskStore};
+use crate::tasks::{Followed, TaskEngine, TaskHost, TaskOptions, TaskPlan, TaskStore};
 
 /// A server's tasks: its runtime, and the engine that drives them.
 #[derive(Clone)]
 pub(crate) struct Tasks {
-    pub(crate) runtime: Arc<Runtime>,
+    pub(crate) runtime: Arc<TaskHost>,
     engine: &'static TaskEngine,
 }
 

@@ -84,7 +84,7 @@
 //! A request observer (given by a plugin:
 //! [`plugin::request_observer`](crate::plugin::request_observer))
 //! sees the same requests without wrapping them: a [`RequestObserver`] is
-//! told when each starts and how it ended ([`Outcome`]), or that it was
+//! told when each starts and how it ended ([`Finished`]), or that it was
 //! abandoned. It cannot change a request, and costs a fraction of a
 //! layer: the seam for metrics.
 //!
@@ -119,8 +119,8 @@ pub(crate) use self::invocation::{Item, Runner};
 pub use self::next::{BoxFuture, Level, Next};
 pub use self::notification::{ClientNotification, NotificationObserver};
 pub(crate) use self::notification::{Observers, TraceContext};
+pub use self::observer::{Finished, ObservedRequest, ObservedResult, RequestObserver};
 pub(crate) use self::observer::{Observation, RequestObservers, ResultRef};
-pub use self::observer::{ObservedRequest, ObservedResult, Outcome, RequestObserver};
 pub use self::request::{Request, Response};
 pub(crate) use self::scopes::scope_layer;
 pub use crate::context::Extension;

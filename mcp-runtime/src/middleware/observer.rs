@@ -29,15 +29,15 @@ use crate::source::RequestSource;
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
 ///
-/// use mcp_runtime::middleware::{ObservedRequest, Outcome, RequestObserver};
+/// use mcp_runtime::middleware::{Finished, ObservedRequest, RequestObserver};
 ///
 /// /// Counts the tool errors.
 /// #[derive(Default)]
 /// struct ToolErrors(AtomicU64);
 ///
 /// impl RequestObserver for ToolErrors {
-///     fn finished(&self, _: &ObservedRequest<'_>, outcome: Outcome<'_>) {
-///         if matches!(outcome, Outcome::Completed(result) if result.is_tool_error()) {
+///     fn finished(&self, _: &ObservedRequest<'_>, outcome: Finished<'_>) {
+///         if matches!(outcome, Finished::Completed(result) if result.is_tool_error()) {
 ///             self.0.fetch_add(1, Ordering::Relaxed);
 ///         }
 ///     }
@@ -55,7 +55,7 @@ pub trait RequestObserver: Send + Sync + 'static {
     }
 
     /// `request` was answered with `outcome`.
-    fn finished(&self, request: &ObservedRequest<'_>, outcome: Outcome<'_>);
+    fn finished(&self, request: &ObservedRequest<'_>, outcome: Finished<'_>);
 
     /// `request` ended unanswered: the client cancelled it or went away.
     fn abandoned(&self, request: &ObservedRequest<'_>) {
@@ -136,7 +136,7 @@ impl fmt::Debug for ObservedRequest<'_> {
 /// `Error`: a public item named `Result` makes the compiler spell out
 /// `std::result::Result` in every diagnostic of a crate that can see it.)
 #[derive(Debug)]
-pub enum Outcome<'a> {
+pub enum Finished<'a> {
     /// With a result, a tool's error result (`isError: true`) included.
     Completed(ObservedResult<'a>),
     /// With a JSON-RPC error.
@@ -238,8 +238,8 @@ impl Observation {
     pub(crate) fn finish(mut self: Box<Self>, answer: Result<ResultRef<'_>, &ErrorObject>) {
         self.finished = true;
         let outcome = || match answer {
-            Ok(result) => Outcome::Completed(ObservedResult(result)),
-            Err(error) => Outcome::Failed(error),
+            Ok(result) => Finished::Completed(ObservedResult(result)),
+            Err(error) => Finished::Failed(error),
         };
         let observed = self.observed();
         each(&self.observers, |o| o.finished(&observed, outcome()));

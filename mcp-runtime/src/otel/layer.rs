@@ -22,7 +22,7 @@ use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 use super::counters::Active;
 use crate::dispatch::SUPPORTED_VERSIONS;
 use crate::middleware::{
-    BoxError, BoxFuture, Layer, ObservedRequest, Outcome, Request, RequestObserver, Response,
+    BoxError, BoxFuture, Finished, Layer, ObservedRequest, Request, RequestObserver, Response,
     Service,
 };
 use crate::protocol::{ErrorObject, PROTOCOL_VERSION, error_code};
@@ -202,7 +202,7 @@ impl RequestObserver for OtelLayer {
         self.active.opened();
     }
 
-    fn finished(&self, request: &ObservedRequest<'_>, outcome: Outcome<'_>) {
+    fn finished(&self, request: &ObservedRequest<'_>, outcome: Finished<'_>) {
         self.active.closed();
         let elapsed = request.started().elapsed().as_secs_f64();
         let failure = Failure::of_outcome(&outcome, request.method() == "tools/call");
@@ -651,11 +651,11 @@ impl Failure {
     }
 
     /// As an observer sees it.
-    fn of_outcome(outcome: &Outcome<'_>, tool: bool) -> Option<Failure> {
+    fn of_outcome(outcome: &Finished<'_>, tool: bool) -> Option<Failure> {
         match outcome {
-            Outcome::Failed(error) => Some(Failure::of_error(error)),
-            Outcome::Completed(result) if tool && result.is_tool_error() => Some(Failure::TOOL),
-            Outcome::Completed(_) => None,
+            Finished::Failed(error) => Some(Failure::of_error(error)),
+            Finished::Completed(result) if tool && result.is_tool_error() => Some(Failure::TOOL),
+            Finished::Completed(_) => None,
         }
     }
 

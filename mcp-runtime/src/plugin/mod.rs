@@ -25,7 +25,7 @@
 //! use std::sync::atomic::{AtomicU64, Ordering};
 //!
 //! use mcp_runtime::extension::{Extension, ExtensionMethod, MethodResult};
-//! use mcp_runtime::middleware::{ObservedRequest, Outcome, RequestObserver};
+//! use mcp_runtime::middleware::{Finished, ObservedRequest, RequestObserver};
 //! use mcp_runtime::plugin::{Plugin, PluginError, Setup};
 //! use serde_json::json;
 //!
@@ -34,7 +34,7 @@
 //! struct CallCounter(Arc<AtomicU64>);
 //!
 //! impl RequestObserver for CallCounter {
-//!     fn finished(&self, request: &ObservedRequest<'_>, _: Outcome<'_>) {
+//!     fn finished(&self, request: &ObservedRequest<'_>, _: Finished<'_>) {
 //!         if request.method() == "tools/call" {
 //!             self.0.fetch_add(1, Ordering::Relaxed);
 //!         }

@@ -24,13 +24,13 @@ use super::client_of;
 pub(crate) struct Slots {
     total: usize,
     per_client: usize,
-    state: Mutex<State>,
+    state: Mutex<Holdings>,
     /// Told when a slot is given back, for [`Slots::vacancy`].
     freed: Notify,
 }
 
 #[derive(Debug, Default)]
-struct State {
+struct Holdings {
     /// Each client's slots, oldest first.
     held: HashMap<IpAddr, VecDeque<Held>>,
     count: usize,
@@ -58,12 +58,12 @@ impl Slots {
         Arc::new(Slots {
             total,
             per_client: per_client.max(1),
-            state: Mutex::new(State::default()),
+            state: Mutex::new(Holdings::default()),
             freed: Notify::new(),
         })
     }
 
-    fn state(&self) -> MutexGuard<'_, State> {
+    fn state(&self) -> MutexGuard<'_, Holdings> {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -141,7 +141,7 @@ impl Slots {
     }
 }
 
-impl State {
+impl Holdings {
     fn may_admit(&self, total: usize) -> bool {
         self.count < total || self.held.values().any(|held| held.len() > 1)
     }

@@ -12,7 +12,7 @@ use tokio::sync::{Notify, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::{Runtime, StoreError, TaskOutcome, TaskProgress, TaskRecord, TaskUpdate};
+use super::{StoreError, TaskHost, TaskOutcome, TaskProgress, TaskRecord, TaskUpdate};
 use crate::context::{Cancellation, Context, MethodLabel, Outbox, Scope, Sink};
 use crate::middleware::{BoxError, Extensions, Invocation, Item, Next, Output, Runner};
 use crate::mrtr::{Input, Stop};
@@ -47,7 +47,7 @@ pub(crate) struct TaskPlan {
 /// What the request hands the task worker: everything the handler's
 /// invocation needs, owned and `Send`.
 pub(super) struct Job {
-    pub(super) runtime: Arc<Runtime>,
+    pub(super) runtime: Arc<TaskHost>,
     /// The rest of the tool's stack: its handler, under its `timeout_ms`.
     pub(super) next: Next<Invocation>,
     pub(super) call: Call,
@@ -71,7 +71,11 @@ pub(super) enum Created {
 
 /// A new task of the tool `plan` describes for the request's caller,
 /// leased to this process.
-pub(super) fn new_record(runtime: &Runtime, plan: &TaskPlan, source: &RequestSource) -> TaskRecord {
+pub(super) fn new_record(
+    runtime: &TaskHost,
+    plan: &TaskPlan,
+    source: &RequestSource,
+) -> TaskRecord {
     let options = &runtime.options;
     let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
     let ttl = (plan.ttl_ms)
@@ -148,7 +152,7 @@ impl TaskSink {
 
 /// One running task, on its worker.
 struct Driver {
-    runtime: Arc<Runtime>,
+    runtime: Arc<TaskHost>,
     record: TaskRecord,
     input: Input,
     sink: Arc<TaskSink>,

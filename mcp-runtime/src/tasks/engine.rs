@@ -24,7 +24,7 @@ use tracing::Instrument as _;
 
 use super::driver::{Call, Created, Job, TaskPlan, drive, new_record};
 use super::wire::{self, Shape};
-use super::{EXTENSION_ID, Runtime, TaskOptions, TaskStore, WORK_TARGET};
+use super::{EXTENSION_ID, TaskHost, TaskOptions, TaskStore, WORK_TARGET};
 use crate::extension::Extension;
 use crate::middleware::{BoxError, Invocation, ItemLayer, Next, Output, TaskHandle, from_fn};
 use crate::mrtr::Clock;
@@ -37,17 +37,17 @@ use crate::protocol::ErrorObject;
 #[doc(hidden)]
 pub struct TaskEngine {
     /// A task tool's layer.
-    pub(crate) layer: fn(&Arc<Runtime>, TaskPlan) -> ItemLayer,
+    pub(crate) layer: fn(&Arc<TaskHost>, TaskPlan) -> ItemLayer,
     /// Makes the tasks' runtime: options, the shared store, the clock.
     pub(crate) runtime: RuntimeFn,
     /// The extension serving `tasks/get`, `tasks/update`, `tasks/cancel`.
-    pub(crate) extension: fn(&Arc<Runtime>) -> Extension,
+    pub(crate) extension: fn(&Arc<TaskHost>) -> Extension,
     /// The tasks a subscription follows.
     pub(crate) followed: FollowedFn,
 }
 
 /// Makes the tasks' runtime: options, the shared store, the clock.
-type RuntimeFn = fn(Option<TaskOptions>, Option<Arc<dyn TaskStore>>, Clock) -> Arc<Runtime>;
+type RuntimeFn = fn(Option<TaskOptions>, Option<Arc<dyn TaskStore>>, Clock) -> Arc<TaskHost>;
 
 impl std::fmt::Debug for TaskEngine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -81,14 +81,14 @@ pub(crate) struct Followed {
 }
 
 pub(crate) type FollowedFn = for<'a> fn(
-    &'a Runtime,
+    &'a TaskHost,
     Vec<String>,
     &'a str,
 )
     -> Pin<Box<dyn Future<Output = Vec<Followed>> + Send + 'a>>;
 
 fn followed_boxed<'a>(
-    runtime: &'a Runtime,
+    runtime: &'a TaskHost,
     ids: Vec<String>,
     owner: &'a str,
 ) -> Pin<Box<dyn Future<Output = Vec<Followed>> + Send + 'a>> {
@@ -96,7 +96,7 @@ fn followed_boxed<'a>(
 }
 
 /// Those of the tasks `ids` that `owner` has, as they are now.
-async fn followed(runtime: &Runtime, ids: Vec<String>, owner: &str) -> Vec<Followed> {
+async fn followed(runtime: &TaskHost, ids: Vec<String>, owner: &str) -> Vec<Followed> {
     let mut found = Vec::new();
     for id in ids {
         if let Ok(Some(task)) = runtime.store().get(&id, owner, runtime.now()).await {
@@ -117,20 +117,20 @@ fn runtime(
     options: Option<TaskOptions>,
     shared: Option<Arc<dyn TaskStore>>,
     clock: Clock,
-) -> Arc<Runtime> {
+) -> Arc<TaskHost> {
     let mut options = options.unwrap_or_default();
     if let Some(store) = shared.filter(|_| options.default_store) {
         options = options.shared_store(store);
     }
-    Arc::new(Runtime::new(options, clock))
+    Arc::new(TaskHost::new(options, clock))
 }
 
-fn extension(runtime: &Arc<Runtime>) -> Extension {
+fn extension(runtime: &Arc<TaskHost>) -> Extension {
     runtime.extension()
 }
 
 /// A task tool's layer, written with [`from_fn`] as a user's would be.
-fn layer(runtime: &Arc<Runtime>, plan: TaskPlan) -> ItemLayer {
+fn layer(runtime: &Arc<TaskHost>, plan: TaskPlan) -> ItemLayer {
     let runtime = runtime.clone();
     ItemLayer::new(from_fn(move |call: Invocation, next: Next<Invocation>| {
         route(runtime.clone(), plan, call, next)
@@ -140,7 +140,7 @@ fn layer(runtime: &Arc<Runtime>, plan: TaskPlan) -> ItemLayer {
 /// Runs the call as a task for a client that declared the extension;
 /// passes it on otherwise (`-32021` for a tool that requires tasks).
 async fn route(
-    runtime: Arc<Runtime>,
+    runtime: Arc<TaskHost>,
     plan: TaskPlan,
     call: Invocation,
     next: Next<Invocation>,
@@ -190,7 +190,7 @@ fn work_span(job: &Job) -> tracing::Span {
 /// Starts the task's worker, and answers with the task (or the tool's
 /// result, if it finished within `answer_within_ms`).
 async fn start(
-    runtime: &Arc<Runtime>,
+    runtime: &Arc<TaskHost>,
     plan: TaskPlan,
     call: Invocation,
     next: Next<Invocation>,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{EXTENSION_ID, Runtime, TaskRecord, not_found, owner, plausible_id, store_error};
+use super::{EXTENSION_ID, TaskHost, TaskRecord, not_found, owner, plausible_id, store_error};
 use crate::changes::{Changes, TaskNotice};
 use crate::context::Context;
 use crate::extension::{Extension, ExtensionMethod, MethodResult};
@@ -28,7 +28,7 @@ struct UpdateParams {
     input_responses: Value,
 }
 
-pub(super) fn extension(runtime: Arc<Runtime>) -> Extension {
+pub(super) fn extension(runtime: Arc<TaskHost>) -> Extension {
     let get = runtime.clone();
     let update = runtime.clone();
     let cancel = runtime;
@@ -57,7 +57,7 @@ pub(super) fn extension(runtime: Arc<Runtime>) -> Extension {
 }
 
 /// The task as `tasks/get` shows it: its fields and its status's payload.
-async fn get(runtime: &Runtime, id: &str, ctx: &Context) -> Result<MethodResult, ErrorObject> {
+async fn get(runtime: &TaskHost, id: &str, ctx: &Context) -> Result<MethodResult, ErrorObject> {
     if !plausible_id(id) {
         return Err(not_found());
     }
@@ -83,7 +83,7 @@ fn detailed(record: &TaskRecord) -> MethodResult {
 /// answer that does not fit its request is refused (`-32602`), and nothing
 /// is delivered: the task keeps waiting for a fitting one.
 async fn update(
-    runtime: &Runtime,
+    runtime: &TaskHost,
     params: UpdateParams,
     ctx: &Context,
 ) -> Result<MethodResult, ErrorObject> {
@@ -158,7 +158,7 @@ fn fitting_answers(
 
 /// Asks the task's worker to stop; an empty acknowledgement, also for a
 /// task that has ended.
-async fn cancel(runtime: &Runtime, id: &str, ctx: &Context) -> Result<MethodResult, ErrorObject> {
+async fn cancel(runtime: &TaskHost, id: &str, ctx: &Context) -> Result<MethodResult, ErrorObject> {
     if !plausible_id(id) {
         return Err(not_found());
     }

@@ -185,7 +185,7 @@ impl TaskOptions {
 
 /// What a server running tasks holds: its options, its workers, the
 /// identity its workers' leases carry, and the clock.
-pub(crate) struct Runtime {
+pub(crate) struct TaskHost {
     pub(crate) options: TaskOptions,
     pub(crate) workers: self::workers::Workers,
     /// Random per process: a lease names the process holding it.
@@ -193,18 +193,18 @@ pub(crate) struct Runtime {
     pub(crate) clock: crate::mrtr::Clock,
 }
 
-impl fmt::Debug for Runtime {
+impl fmt::Debug for TaskHost {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Runtime")
+        f.debug_struct("TaskHost")
             .field("options", &self.options)
             .field("worker", &self.worker)
             .finish_non_exhaustive()
     }
 }
 
-impl Runtime {
+impl TaskHost {
     pub(crate) fn new(options: TaskOptions, clock: crate::mrtr::Clock) -> Self {
-        Runtime {
+        TaskHost {
             workers: self::workers::Workers::new(options.workers),
             worker: format!("worker-{}", new_id()),
             options,
