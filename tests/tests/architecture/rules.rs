@@ -10,9 +10,40 @@ use crate::scan::Facts;
 /// adapter lives in `legacy/`, and the core must build the same without it.
 pub(crate) const LEGACY_FREE: &[&str] = &["transport", "dispatch", "mrtr", "registry"];
 
-/// Top-level modules of the lower layers.
+/// Top-level modules of the lower layers: every core module. Above them
+/// are the upper layers (below), the composition roots that assemble a
+/// server or a client (`run`, `cli`, `plugin`, `shared_state`, `testing`,
+/// `contract`, `bench_internals`) and the integrations still inside the
+/// crate (`otel`, `skills`), which may name what they build on.
 pub(crate) const LOWER_LAYERS: &[&str] = &[
-    "protocol", "registry", "dispatch", "mrtr", "security", "auth",
+    "apps",
+    "auth",
+    "bind",
+    "blocking",
+    "catalog",
+    "changes",
+    "complete",
+    "context",
+    "diagnostics",
+    "dispatch",
+    "extension",
+    "files",
+    "lifecycle",
+    "metrics",
+    "middleware",
+    "mrtr",
+    "prompt",
+    "protocol",
+    "registry",
+    "request_extensions",
+    "resource",
+    "schema",
+    "security",
+    "source",
+    "state",
+    "tasks",
+    "tool",
+    "uri_template",
 ];
 
 /// Top-level modules of the upper layers, which the lower ones must not
