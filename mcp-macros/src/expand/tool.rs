@@ -108,37 +108,9 @@ fn args_struct(tool: &HandlerFn<'_>, paths: &Paths, generate_schema: bool) -> To
         .map(|argument| super::peel::peel(argument.ty, &mut next))
         .collect();
     let (generics, types): (Vec<_>, Vec<_>) = peeled.iter().flat_map(|p| p.inner.clone()).unzip();
-    let fields = tool.arguments().zip(&peeled).map(|(argument, peeled)| {
-        let field_ty = &peeled.field;
-        let ident = &argument.ident;
-        let docs = &argument.docs;
-        let rename = argument
-            .rename
-            .as_ref()
-            .map(|r| quote!(#[serde(rename = #r)]));
-        let description = argument
-            .description
-            .as_ref()
-            .filter(|_| generate_schema)
-            .map(|d| quote!(#[schemars(description = #d)]));
-        let header = argument
-            .header
-            .as_ref()
-            .filter(|_| generate_schema)
-            .map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
-        quote!(#(#docs)* #rename #description #header #ident: #field_ty)
-    });
+    let fields = arg_fields(tool, &peeled, generate_schema);
     let turbofish = (!types.is_empty()).then(|| quote!(::<#(#types),*>));
-    // Only strings, integers and booleans may be mirrored into headers.
-    let header_checks = tool
-        .arguments()
-        .filter(|a| a.header.is_some())
-        .map(|argument| {
-            let ty = argument.ty;
-            quote_spanned! {ty.span()=>
-                const _: fn() = #private::assert_header_value::<#ty>;
-            }
-        });
+    let header_checks = header_checks(tool, &private);
     // With a hand-written schema (`input_schema = f`), the parameters only
     // need to deserialize.
     let (schema_derive, schema_attr, schema_bound, schema_field, schema_value) = if generate_schema
@@ -185,6 +157,50 @@ fn args_struct(tool: &HandlerFn<'_>, paths: &Paths, generate_schema: bool) -> To
 
         #(#header_checks)*
     }
+}
+
+/// The fields of `__McpToolArgs`: each argument under its name (or
+/// rename), with its docs, description and header mark for the schema.
+fn arg_fields(
+    tool: &HandlerFn<'_>,
+    peeled: &[super::peel::Peeled<'_>],
+    generate_schema: bool,
+) -> Vec<TokenStream> {
+    let fields = tool.arguments().zip(peeled).map(|(argument, peeled)| {
+        let field_ty = &peeled.field;
+        let ident = &argument.ident;
+        let docs = &argument.docs;
+        let rename = argument
+            .rename
+            .as_ref()
+            .map(|r| quote!(#[serde(rename = #r)]));
+        let description = argument
+            .description
+            .as_ref()
+            .filter(|_| generate_schema)
+            .map(|d| quote!(#[schemars(description = #d)]));
+        let header = argument
+            .header
+            .as_ref()
+            .filter(|_| generate_schema)
+            .map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
+        quote!(#(#docs)* #rename #description #header #ident: #field_ty)
+    });
+    fields.collect()
+}
+
+/// Only strings, integers and booleans may be mirrored into headers: a
+/// check per `#[header]` argument, spanned at its type.
+fn header_checks(tool: &HandlerFn<'_>, private: &TokenStream) -> Vec<TokenStream> {
+    tool.arguments()
+        .filter(|a| a.header.is_some())
+        .map(|argument| {
+            let ty = argument.ty;
+            quote_spanned! {ty.span()=>
+                const _: fn() = #private::assert_header_value::<#ty>;
+            }
+        })
+        .collect()
 }
 
 /// Parses the arguments, then returns the future that calls the function.
