@@ -458,7 +458,7 @@ impl Serialize for Number {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
         if self.0.fract() == 0.0 && self.0.abs() < EXACT {
-            #[allow(clippy::cast_possible_truncation, reason = "integral and below 2^53")]
+            #[expect(clippy::cast_possible_truncation, reason = "integral and below 2^53")]
             serializer.serialize_i64(self.0 as i64)
         } else {
             serializer.serialize_f64(self.0)

@@ -16,8 +16,8 @@ use tracing_appender::non_blocking::{NonBlocking, NonBlockingBuilder, WorkerGuar
 use tracing_subscriber::fmt::MakeWriter;
 
 #[cfg_attr(
-    not(feature = "http"),
-    allow(dead_code, reason = "client values are logged by the HTTP transport")
+    all(not(feature = "http"), not(test)),
+    expect(dead_code, reason = "client values are logged by the HTTP transport")
 )]
 /// How much of a client's value a log line shows.
 const SHOWN_BYTES: usize = 64;
@@ -26,8 +26,8 @@ const SHOWN_BYTES: usize = 64;
 const QUEUED_LINES: usize = 8_192;
 
 #[cfg_attr(
-    not(feature = "http"),
-    allow(dead_code, reason = "client values are logged by the HTTP transport")
+    all(not(feature = "http"), not(test)),
+    expect(dead_code, reason = "client values are logged by the HTTP transport")
 )]
 /// A value the client sent, as a log line shows it: escaped (quoted, with
 /// control characters written as escapes) and cut to its first 64 bytes,
@@ -51,10 +51,6 @@ impl fmt::Display for Shown<'_> {
     }
 }
 
-#[cfg_attr(
-    not(feature = "http"),
-    allow(dead_code, reason = "client values are logged by the HTTP transport")
-)]
 /// At most one line a second for one kind of refusal; the refusals in
 /// between are counted, and the next line says how many there were. A
 /// count still pending when the refusals stop is not logged.
@@ -66,7 +62,7 @@ pub(crate) struct Throttle {
 
 #[cfg_attr(
     not(feature = "http"),
-    allow(dead_code, reason = "client values are logged by the HTTP transport")
+    expect(dead_code, reason = "client values are logged by the HTTP transport")
 )]
 /// The refusals a client can provoke at will, one throttle per kind.
 pub(crate) struct Refusals {
@@ -81,7 +77,7 @@ pub(crate) struct Refusals {
 
 #[cfg_attr(
     not(feature = "http"),
-    allow(dead_code, reason = "client values are logged by the HTTP transport")
+    expect(dead_code, reason = "client values are logged by the HTTP transport")
 )]
 pub(crate) static REFUSALS: Refusals = Refusals {
     host: Throttle::new(),
@@ -90,10 +86,6 @@ pub(crate) static REFUSALS: Refusals = Refusals {
     client: Throttle::new(),
 };
 
-#[cfg_attr(
-    not(feature = "http"),
-    allow(dead_code, reason = "client values are logged by the HTTP transport")
-)]
 fn epoch() -> Instant {
     static EPOCH: OnceLock<Instant> = OnceLock::new();
     *EPOCH.get_or_init(Instant::now)
@@ -101,7 +93,7 @@ fn epoch() -> Instant {
 
 #[cfg_attr(
     not(feature = "http"),
-    allow(dead_code, reason = "client values are logged by the HTTP transport")
+    expect(dead_code, reason = "client values are logged by the HTTP transport")
 )]
 impl Throttle {
     pub(crate) const fn new() -> Throttle {

@@ -326,12 +326,11 @@ mod tests {
 
     #[derive(schemars::JsonSchema, serde::Deserialize)]
     #[serde(deny_unknown_fields)]
-    #[allow(dead_code, reason = "test types: only their derived impls are used")]
     struct Empty {}
 
     #[derive(schemars::JsonSchema, serde::Deserialize)]
     #[serde(deny_unknown_fields)]
-    #[allow(dead_code, reason = "test types: only their derived impls are used")]
+    #[expect(dead_code, reason = "test types: only their derived impls are used")]
     struct Args {
         /// The text.
         text: String,
@@ -341,7 +340,6 @@ mod tests {
     }
 
     #[derive(schemars::JsonSchema, serde::Deserialize)]
-    #[allow(dead_code, reason = "test types: only their derived impls are used")]
     enum Kind {
         A,
         B,

@@ -548,7 +548,7 @@ impl ServerBuilder {
     /// configured keys, a random key that warns about nothing.
     #[cfg_attr(
         not(feature = "cli"),
-        allow(dead_code, reason = "used by the inspector (feature `cli`)")
+        expect(dead_code, reason = "used by the inspector (feature `cli`)")
     )]
     pub(crate) fn single_instance(mut self) -> Self {
         if self.state.options.keys.is_none() && KeyRing::from_env().is_none() {
@@ -677,7 +677,7 @@ impl ServerBuilder {
         }
         #[cfg_attr(
             not(all(feature = "http", feature = "legacy")),
-            allow(unused_mut, reason = "only legacy HTTP takes a part out")
+            expect(unused_mut, reason = "only legacy HTTP takes a part out")
         )]
         let mut shared = self.shared()?;
         #[cfg(all(feature = "http", feature = "legacy"))]

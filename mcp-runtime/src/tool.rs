@@ -321,14 +321,14 @@ mod tests {
 
     #[derive(serde::Deserialize, Debug)]
     #[serde(deny_unknown_fields)]
-    #[allow(dead_code, reason = "test types: only their derived impls are used")]
+    #[expect(dead_code, reason = "test types: only their derived impls are used")]
     struct Args {
         a: i64,
         items: Vec<Item>,
     }
 
     #[derive(serde::Deserialize, Debug)]
-    #[allow(dead_code, reason = "test types: only their derived impls are used")]
+    #[expect(dead_code, reason = "test types: only their derived impls are used")]
     struct Item {
         name: String,
     }

@@ -279,7 +279,10 @@ impl Authorization {
 
     fn verifiers(&self, resource: &ResourceUri) -> Result<Verifiers, String> {
         // Only the built-in verifiers (feature `auth`) add to it.
-        #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+        #[cfg_attr(
+            not(feature = "auth"),
+            expect(unused_mut, reason = "only the built-in verifiers change it")
+        )]
         let mut verifiers = Verifiers {
             custom: self.custom.clone(),
             ..Verifiers::default()

@@ -92,7 +92,7 @@ impl std::fmt::Debug for Gate {
 }
 
 impl Gate {
-    #[allow(
+    #[expect(
         clippy::too_many_arguments,
         reason = "built in one place, from the config"
     )]

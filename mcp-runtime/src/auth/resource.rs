@@ -68,7 +68,10 @@ impl ResourceUri {
     }
 
     /// `scheme://authority`, lowercased.
-    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // used by the DPoP checks
+    #[cfg_attr(
+        not(feature = "auth"),
+        expect(dead_code, reason = "used by the DPoP checks (feature `auth`)")
+    )]
     pub(crate) fn origin(&self) -> &str {
         &self.origin
     }
@@ -92,14 +95,16 @@ impl ResourceUri {
     /// Whether `audience` names this resource. Scheme and host compare
     /// case-insensitively and an empty path equals `/`, as the spec asks
     /// servers to accept; everything else compares exactly.
-    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // used by the built-in verifiers
     pub(crate) fn matches(&self, audience: &str) -> bool {
         ResourceUri::parse(audience).is_ok_and(|other| other == *self)
     }
 
     /// Whether a token's `aud` claim (a string or an array of strings)
     /// names this resource. A missing or malformed claim does not.
-    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // used by the built-in verifiers
+    #[cfg_attr(
+        not(feature = "auth"),
+        expect(dead_code, reason = "used by the built-in verifiers (feature `auth`)")
+    )]
     pub(crate) fn is_audience_of(&self, claim: Option<&serde_json::Value>) -> bool {
         match claim {
             Some(serde_json::Value::String(aud)) => self.matches(aud),

@@ -118,7 +118,7 @@ impl AuthorizationError {
     /// A refusal with `status` and the `WWW-Authenticate` value, if any.
     #[cfg_attr(
         not(feature = "http"),
-        allow(dead_code, reason = "only the HTTP transport is refused authorization")
+        expect(dead_code, reason = "only the HTTP transport is refused authorization")
     )]
     pub(crate) fn new(status: u16, www_authenticate: Option<&str>) -> Self {
         AuthorizationError {

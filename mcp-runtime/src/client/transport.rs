@@ -39,7 +39,7 @@ impl TransportError {
     /// The server refused to authorize the request.
     #[cfg_attr(
         not(feature = "http"),
-        allow(dead_code, reason = "only the HTTP transport is refused authorization")
+        expect(dead_code, reason = "only the HTTP transport is refused authorization")
     )]
     pub(crate) fn refused(refusal: AuthorizationError) -> Self {
         TransportError {
@@ -58,7 +58,7 @@ impl std::fmt::Display for TransportError {
 impl std::error::Error for TransportError {}
 
 /// Sends JSON-RPC requests to a server.
-#[allow(
+#[expect(
     async_fn_in_trait,
     reason = "transports are used by concrete type, never boxed"
 )]

@@ -38,7 +38,7 @@ impl Dispatcher {
     /// nothing known: the dispatcher then answers "not found" as usual.
     #[cfg_attr(
         not(feature = "http"),
-        allow(dead_code, reason = "used by authorization (feature `http`)")
+        expect(dead_code, reason = "used by authorization (feature `http`)")
     )]
     pub(crate) fn required_scopes(&self, request: &Request) -> Vec<&'static str> {
         let head = request.head();
@@ -95,7 +95,7 @@ impl Dispatcher {
     /// Every scope declared with `scopes = [...]`, sorted.
     #[cfg_attr(
         not(feature = "http"),
-        allow(dead_code, reason = "used by authorization (feature `http`)")
+        expect(dead_code, reason = "used by authorization (feature `http`)")
     )]
     pub(crate) fn declared_scopes(&self) -> BTreeSet<&'static str> {
         let registry = &self.registry;
@@ -117,7 +117,7 @@ impl Dispatcher {
     /// the contract lock file.
     #[cfg_attr(
         not(feature = "client"),
-        allow(dead_code, reason = "used by the contract lock (feature `client`)")
+        expect(dead_code, reason = "used by the contract lock (feature `client`)")
     )]
     pub(crate) fn static_items(&self) -> Vec<StaticItem> {
         let registry = &self.registry;
@@ -141,7 +141,7 @@ impl Dispatcher {
     /// contract lock covers static items only.
     #[cfg_attr(
         not(feature = "client"),
-        allow(dead_code, reason = "used by the contract lock (feature `client`)")
+        expect(dead_code, reason = "used by the contract lock (feature `client`)")
     )]
     pub(crate) fn is_static(&self, section: &str, key: &str) -> bool {
         let registry = &self.registry;
@@ -156,7 +156,7 @@ impl Dispatcher {
     /// Whether the server serves a runtime catalog.
     #[cfg_attr(
         not(feature = "client"),
-        allow(dead_code, reason = "used by the contract lock (feature `client`)")
+        expect(dead_code, reason = "used by the contract lock (feature `client`)")
     )]
     pub(crate) fn has_catalog(&self) -> bool {
         self.runtime.items.is_some()
@@ -166,7 +166,7 @@ impl Dispatcher {
     /// lock file.
     #[cfg_attr(
         not(feature = "client"),
-        allow(dead_code, reason = "used by the contract lock (feature `client`)")
+        expect(dead_code, reason = "used by the contract lock (feature `client`)")
     )]
     pub(crate) fn tool_extensions(&self) -> Vec<(&'static str, &'static [&'static str])> {
         let tools = self.registry.tools().iter().filter_map(|tool| tool.entry());
@@ -180,7 +180,7 @@ impl Dispatcher {
     /// for the contract lock file.
     #[cfg_attr(
         not(feature = "client"),
-        allow(dead_code, reason = "used by the contract lock (feature `client`)")
+        expect(dead_code, reason = "used by the contract lock (feature `client`)")
     )]
     pub(crate) fn task_tools(&self) -> Vec<(&'static str, bool)> {
         let tools = self.registry.tools().iter();
@@ -196,7 +196,7 @@ impl Dispatcher {
     /// file.
     #[cfg_attr(
         not(feature = "client"),
-        allow(dead_code, reason = "used by the contract lock (feature `client`)")
+        expect(dead_code, reason = "used by the contract lock (feature `client`)")
     )]
     pub(crate) fn extension_methods(&self) -> Vec<&super::Served> {
         let mut methods = self.extensions.methods();

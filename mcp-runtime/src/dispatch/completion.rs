@@ -103,10 +103,6 @@ pub(super) async fn complete(
 /// prompt's arguments or a template's variables reveals what it serves,
 /// so it needs the same scopes. Empty when the reference does not parse or
 /// names nothing (the handler then reports the error).
-#[cfg_attr(
-    not(feature = "http"),
-    allow(dead_code, reason = "used by authorization (feature `http`)")
-)]
 pub(super) fn reference_scopes(dispatcher: &Dispatcher, params: &str) -> Vec<&'static str> {
     #[derive(Deserialize)]
     struct Head {

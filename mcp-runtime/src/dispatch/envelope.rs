@@ -86,10 +86,6 @@ impl Request {
 pub(crate) use crate::protocol::jsonrpc::json_str;
 
 #[derive(Debug)]
-#[allow(
-    clippy::large_enum_variant,
-    reason = "requests are the common case: boxing them would add an allocation to each"
-)]
 pub(crate) enum Incoming {
     Request(Request),
     Notification(Notification),

@@ -118,7 +118,7 @@ pub(crate) struct Reply {
     pub(crate) frame: Bytes,
     #[cfg_attr(
         not(feature = "http"),
-        allow(dead_code, reason = "read by the HTTP transport (feature `http`)")
+        expect(dead_code, reason = "read by the HTTP transport (feature `http`)")
     )]
     pub(crate) error_code: Option<i32>,
 }
@@ -330,7 +330,7 @@ pub(crate) enum Dispatched<F, A: Admission> {
         future: Pin<Box<F>>,
         #[cfg_attr(
             not(feature = "http"),
-            allow(dead_code, reason = "read by the HTTP transport (feature `http`)")
+            expect(dead_code, reason = "read by the HTTP transport (feature `http`)")
         )]
         admitted: A::Admitted,
     },
@@ -514,14 +514,14 @@ impl Dispatcher {
     /// The keys that seal `requestState`; the legacy adapter seals its
     /// session ids with them too, and authorization its DPoP nonces, so
     /// every instance can open them.
-    #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "used over HTTP"))]
+    #[cfg_attr(not(feature = "http"), expect(dead_code, reason = "used over HTTP"))]
     pub(crate) fn state_keys(&self) -> &crate::security::KeyRing {
         &self.sealer.keys
     }
 
     /// Where used single-use values are remembered: `requestState`s, and
     /// DPoP proofs' `jti`s.
-    #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "used over HTTP"))]
+    #[cfg_attr(not(feature = "http"), expect(dead_code, reason = "used over HTTP"))]
     pub(crate) fn replay_guard(&self) -> &Arc<dyn crate::mrtr::ReplayGuard> {
         &self.sealer.replay
     }
@@ -539,7 +539,7 @@ impl Dispatcher {
     /// Rate limits every instance shares, when the server has shared state.
     #[cfg_attr(
         not(feature = "http"),
-        allow(dead_code, reason = "rate limits are the HTTP transport's")
+        expect(dead_code, reason = "rate limits are the HTTP transport's")
     )]
     pub(crate) fn shared_limits(&self) -> Option<&dyn crate::security::SharedLimits> {
         self.settings.shared_limits.as_deref()
@@ -687,7 +687,7 @@ impl Dispatcher {
     /// The `Mcp-Param-*` headers tool `name` mirrors, if it is a tool.
     #[cfg_attr(
         not(feature = "http"),
-        allow(dead_code, reason = "read by the HTTP transport (feature `http`)")
+        expect(dead_code, reason = "read by the HTTP transport (feature `http`)")
     )]
     pub(crate) fn tool_header_params(
         &self,
@@ -704,7 +704,7 @@ impl Dispatcher {
     /// The param an extension method's `Mcp-Name` header mirrors, if any.
     #[cfg_attr(
         not(feature = "http"),
-        allow(dead_code, reason = "read by the HTTP transport (feature `http`)")
+        expect(dead_code, reason = "read by the HTTP transport (feature `http`)")
     )]
     pub(crate) fn named_by(&self, method: &str) -> Option<&'static str> {
         self.extensions.method(method)?.method.named_by
@@ -714,7 +714,7 @@ impl Dispatcher {
     /// (the `x-mcp-header` names), for the CORS preflight's allowed headers.
     #[cfg_attr(
         not(feature = "http"),
-        allow(dead_code, reason = "used by the HTTP transport's CORS")
+        expect(dead_code, reason = "used by the HTTP transport's CORS")
     )]
     pub(crate) fn header_param_names(&self) -> impl Iterator<Item = &str> {
         let tools = self.registry.tools().iter();

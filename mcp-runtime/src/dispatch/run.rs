@@ -65,7 +65,7 @@ impl Dispatcher {
     // arguments twice in its state (as received, and moved into its body),
     // and these states are boxed for every request (kept under 1 KiB, the
     // allocator's per-thread cache serves them).
-    #[allow(clippy::manual_async_fn, reason = "see above")]
+    #[expect(clippy::manual_async_fn, reason = "see above")]
     fn answer(
         self: Arc<Self>,
         prepared: Prepared,
@@ -181,7 +181,7 @@ impl Dispatcher {
     }
 
     /// Runs the user code a request names.
-    #[allow(clippy::manual_async_fn, reason = "see `answer`")]
+    #[expect(clippy::manual_async_fn, reason = "see `answer`")]
     fn run_handler<'a>(
         self: &'a Arc<Self>,
         target: &'a Target,

@@ -51,7 +51,7 @@ pub(super) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de Raw
 
 /// An `async` block, not an `async fn`, so that its state holds `scope`
 /// once (see `Dispatcher::answer`).
-#[allow(
+#[expect(
     clippy::manual_async_fn,
     reason = "an async fn would hold the scope twice"
 )]

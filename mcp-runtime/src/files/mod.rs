@@ -443,7 +443,7 @@ fn special_file_refused(error: io::Error) -> io::Error {
 
 /// Clears `O_NONBLOCK`, set only so that the open could not block.
 #[cfg(unix)]
-#[allow(unsafe_code, reason = "two fcntl calls on a descriptor `file` owns")]
+#[expect(unsafe_code, reason = "two fcntl calls on a descriptor `file` owns")]
 fn clear_nonblocking(file: &File) -> io::Result<()> {
     use std::os::fd::AsRawFd as _;
     let fd = file.as_raw_fd();

@@ -187,7 +187,7 @@ fn progress_text(progress: TaskProgress, bar: bool) -> String {
         return format!("{}/{total} ({percent}%)", progress.progress);
     }
     const WIDTH: f64 = 20.0;
-    #[allow(
+    #[expect(
         clippy::cast_possible_truncation,
         clippy::cast_sign_loss,
         reason = "0..=20"

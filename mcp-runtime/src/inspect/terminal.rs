@@ -218,7 +218,7 @@ fn parse(
             let n: i64 = answer
                 .parse()
                 .map_err(|_| "a whole number is needed".to_owned())?;
-            #[allow(
+            #[expect(
                 clippy::cast_precision_loss,
                 reason = "range bounds are compared approximately"
             )]

@@ -270,7 +270,7 @@ mod tests {
     }
 
     #[derive(schemars::JsonSchema, serde::Deserialize)]
-    #[allow(dead_code, reason = "test types: only their derived schemas are read")]
+    #[expect(dead_code, reason = "test types: only their derived schemas are read")]
     struct Person {
         /// Your name.
         name: String,
@@ -286,7 +286,6 @@ mod tests {
     }
 
     #[derive(schemars::JsonSchema, serde::Deserialize)]
-    #[allow(dead_code, reason = "test types: only their derived schemas are read")]
     enum Color {
         /// Bright red
         Red,
@@ -295,14 +294,13 @@ mod tests {
     }
 
     #[derive(schemars::JsonSchema, serde::Deserialize)]
-    #[allow(dead_code, reason = "test types: only their derived schemas are read")]
     enum Size {
         S,
         M,
     }
 
     #[derive(schemars::JsonSchema, serde::Deserialize)]
-    #[allow(dead_code, reason = "test types: only their derived schemas are read")]
+    #[expect(dead_code, reason = "test types: only their derived schemas are read")]
     struct Nested {
         person: Person,
     }

@@ -607,7 +607,7 @@ impl<S> tracing_subscriber::layer::Filter<S> for ExportFilter {
 /// (export is on).
 #[cfg_attr(
     not(feature = "cli"),
-    allow(dead_code, reason = "the inspector prints it")
+    expect(dead_code, reason = "the inspector prints it")
 )]
 pub(crate) fn trace_id(span: &tracing::Span) -> Option<String> {
     use opentelemetry::trace::TraceContextExt as _;

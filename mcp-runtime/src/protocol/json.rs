@@ -17,13 +17,6 @@ pub struct ArgumentError {
 
 impl ArgumentError {
     /// An error at `path` (`""` for the arguments object itself).
-    #[cfg_attr(
-        not(feature = "schema-validation"),
-        allow(
-            dead_code,
-            reason = "used by hand-written schemas (feature `schema-validation`)"
-        )
-    )]
     pub(crate) fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
         ArgumentError {
             path: path.into(),

@@ -162,10 +162,6 @@ impl KeyRing {
     /// A fresh random key for a process that is meant to be the only
     /// instance (the inspector): like [`random`](Self::random), without the
     /// warning about multi-instance deployments.
-    #[cfg_attr(
-        not(feature = "cli"),
-        allow(dead_code, reason = "used by the inspector (feature `cli`)")
-    )]
     pub(crate) fn single_instance() -> Self {
         KeyRing::new(Key::<Aes256GcmSiv>::generate().into())
     }

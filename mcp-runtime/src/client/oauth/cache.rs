@@ -280,7 +280,7 @@ pub(super) mod platform {
     }
 
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    #[allow(unsafe_code, reason = "FFI calls: flock, geteuid")]
+    #[expect(unsafe_code, reason = "FFI calls: flock, geteuid")]
     mod ffi {
         use std::os::fd::AsRawFd as _;
 

@@ -1,7 +1,7 @@
 //! A POST in the legacy era: the era decision, `initialize`, the client's
 //! answers and notifications, and a session's requests.
 
-#![allow(
+#![expect(
     clippy::result_large_err,
     reason = "an early answer is the response itself, handed to hyper by value: boxing it would add an allocation to every refusal"
 )]

@@ -212,7 +212,7 @@ impl Connections {
 /// nothing). Elsewhere, nothing: other C libraries have no such call, and
 /// another global allocator has its own settings.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-#[allow(unsafe_code, reason = "one FFI call")]
+#[expect(unsafe_code, reason = "one FFI call")]
 fn release_free_memory() {
     use std::sync::atomic::{AtomicBool, Ordering};
     // Process-wide: one call trims every worker's arena, so a worker whose

@@ -11,7 +11,7 @@
 //! it serves in full, with the endpoint's own steps (authorization, rate
 //! limits, the response kit).
 
-#![allow(
+#![expect(
     clippy::result_large_err,
     reason = "an early answer is the response itself, handed to hyper by value: boxing it would add an allocation to every refusal"
 )]

@@ -17,7 +17,7 @@
 //! it names; it comes before everything else about the request, so an
 //! anonymous caller learns nothing more than that a token is needed.
 
-#![allow(
+#![expect(
     clippy::result_large_err,
     reason = "an early answer is the response itself, handed to hyper by value: boxing it would add an allocation to every refusal"
 )]
@@ -199,7 +199,7 @@ pub(super) fn check_preflight(
 /// An `async` block, not an `async fn`: an `async fn` keeps its arguments
 /// twice in its state (as received, and moved into its body), and the
 /// request's head is 224 bytes that hyper's task copies with the rest.
-#[allow(
+#[expect(
     clippy::manual_async_fn,
     reason = "an async fn would hold the request's head twice"
 )]
