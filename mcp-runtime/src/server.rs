@@ -210,6 +210,7 @@ impl ServerBuilder {
                 resource_subscriptions: false,
                 audit_arguments: false,
                 shared_limits: None,
+                shared_ready: None,
             },
             stdio: StdioOptions::default(),
             #[cfg(feature = "http")]
@@ -613,6 +614,7 @@ impl ServerBuilder {
         };
         let mut settings = self.settings.clone();
         settings.shared_limits = shared.parts.limits;
+        settings.shared_ready = shared.parts.ready;
         let runtime = match &self.catalog {
             Some(attach) => attach(&registry, &self.settings, &changes, &self.providers)
                 .map_err(BuildError::Catalog)?,

@@ -24,6 +24,8 @@ pub struct SharedParts {
     pub(crate) replay: Option<Arc<dyn ReplayGuard>>,
     pub(crate) tasks: Option<Arc<dyn TaskStore>>,
     pub(crate) limits: Option<Arc<dyn SharedLimits>>,
+    /// Whether the backend answers now (the readiness probe).
+    pub(crate) ready: Option<ReadyCheck>,
     /// Legacy HTTP sessions' shared part (the HTTP endpoints take it).
     #[cfg(all(feature = "http", feature = "legacy"))]
     pub(crate) sessions: Option<Arc<dyn crate::legacy::SessionShare>>,
@@ -36,6 +38,7 @@ impl fmt::Debug for SharedParts {
             .field("replay_guard", &self.replay.is_some())
             .field("task_store", &self.tasks.is_some())
             .field("rate_limits", &self.limits.is_some())
+            .field("ready_when", &self.ready.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -74,6 +77,16 @@ impl SharedParts {
         self
     }
 
+    /// Tells the readiness probe (`HttpOptions::probes`) whether the
+    /// backend answers now: while `ready` says no, the instance reports
+    /// itself not ready, so that a load balancer sends its requests to
+    /// instances that can serve them. Called on every probe: make it cheap
+    /// (a flag the connection keeps, not a round trip).
+    pub fn ready_when(mut self, ready: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        self.ready = Some(ReadyCheck(Arc::new(ready)));
+        self
+    }
+
     /// Shares legacy HTTP sessions' settings, ends and forwarded messages
     /// through `share` (see [`SessionShare`](crate::legacy::SessionShare)).
     #[cfg(all(feature = "http", feature = "legacy"))]
@@ -81,6 +94,22 @@ impl SharedParts {
     pub fn legacy_sessions(mut self, share: impl crate::legacy::SessionShare + 'static) -> Self {
         self.sessions = Some(Arc::new(share));
         self
+    }
+}
+
+/// Whether a shared backend answers now.
+#[derive(Clone)]
+pub(crate) struct ReadyCheck(Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl ReadyCheck {
+    pub(crate) fn ready(&self) -> bool {
+        (self.0)()
+    }
+}
+
+impl fmt::Debug for ReadyCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ReadyCheck(..)")
     }
 }
 

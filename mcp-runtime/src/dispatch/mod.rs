@@ -91,6 +91,8 @@ pub(crate) struct Settings {
     pub(crate) audit_arguments: bool,
     /// Rate limits shared by every instance (the Redis plugin).
     pub(crate) shared_limits: Option<Arc<dyn crate::security::SharedLimits>>,
+    /// Whether the shared backend can be reached now (readiness).
+    pub(crate) shared_ready: Option<crate::shared_state::ReadyCheck>,
 }
 
 impl Settings {
@@ -543,6 +545,19 @@ impl Dispatcher {
     )]
     pub(crate) fn shared_limits(&self) -> Option<&dyn crate::security::SharedLimits> {
         self.settings.shared_limits.as_deref()
+    }
+
+    /// Whether what the server depends on answers now: its shared backend,
+    /// when it has one (the readiness probe).
+    #[cfg_attr(
+        not(feature = "http"),
+        expect(dead_code, reason = "the probes are the HTTP transport's")
+    )]
+    pub(crate) fn backend_ready(&self) -> bool {
+        self.settings
+            .shared_ready
+            .as_ref()
+            .is_none_or(|check| check.ready())
     }
 
     /// The `server/discover` result, as serialized once.

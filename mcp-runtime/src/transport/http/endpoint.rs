@@ -87,6 +87,9 @@ pub(crate) struct Endpoint {
     pub(crate) clients: Arc<Clients>,
     limiter: Option<Arc<dyn RateLimiter>>,
     shutdown: CancellationToken,
+    /// Cancelled when the server is asked to stop, before it stops
+    /// accepting: the readiness probe says so first.
+    draining: CancellationToken,
     /// Authorization, when configured.
     pub(super) gate: Option<Arc<Gate>>,
     /// Whether to check the path (not when mounted in someone's router).
@@ -144,6 +147,7 @@ impl Endpoint {
             limiter: rate_limiter(&dispatcher, &options),
             options,
             shutdown: CancellationToken::new(),
+            draining: CancellationToken::new(),
             check_path: true,
             hook,
             dispatcher,
@@ -168,6 +172,25 @@ impl Endpoint {
     /// Cancelled when the server shuts down.
     pub(crate) fn shutdown(&self) -> &CancellationToken {
         &self.shutdown
+    }
+
+    /// Whether the server was asked to stop (the readiness probe fails from
+    /// then on).
+    pub(crate) fn is_draining(&self) -> bool {
+        self.draining.is_cancelled()
+    }
+
+    /// Stops the server: the readiness probe fails at once; with probes
+    /// on, requests are still accepted for `HttpOptions::drain_delay`, so
+    /// that load balancers see it and send no more; then no new
+    /// connection is accepted, and the requests in flight drain.
+    pub(crate) async fn stop(&self) {
+        self.draining.cancel();
+        if self.options.probes.is_some() && !self.options.drain_delay.is_zero() {
+            tracing::info!(delay = ?self.options.drain_delay, "not ready: still serving while load balancers notice");
+            tokio::time::sleep(self.options.drain_delay).await;
+        }
+        self.shutdown.cancel();
     }
 
     /// A slot among the requests in flight for the client at `peer`, or

@@ -82,6 +82,11 @@ pub struct HttpOptions {
     pub(crate) max_subscriptions: usize,
     /// Read by the legacy adapter, when it is built in.
     pub(crate) max_legacy_sessions: usize,
+    /// The liveness and readiness probes' paths, when they are served.
+    pub(crate) probes: Option<(String, String)>,
+    /// With probes on, how long a stopping server still serves while it
+    /// reports itself not ready.
+    pub(crate) drain_delay: Duration,
     pub(crate) keep_alive: Duration,
     pub(crate) rate_limiter: Option<Arc<dyn RateLimiter>>,
     /// The budget of the built-in limiter (`None` for your own, or none):
@@ -109,6 +114,8 @@ impl std::fmt::Debug for HttpOptions {
             )
             .field("max_subscriptions", &self.max_subscriptions)
             .field("max_legacy_sessions", &self.max_legacy_sessions)
+            .field("probes", &self.probes)
+            .field("drain_delay", &self.drain_delay)
             .field("rate_limited", &self.rate_limiter.is_some())
             .field("authorization", &self.authorization)
             .finish_non_exhaustive()
@@ -131,6 +138,8 @@ impl Default for HttpOptions {
             max_connections_per_client: 256,
             max_subscriptions: 256,
             max_legacy_sessions: 65_536,
+            probes: None,
+            drain_delay: Duration::from_secs(5),
             keep_alive: Duration::from_secs(15),
             rate_limiter: Some(Arc::new(TokenBucket::new(50.0, 100))),
             rate_budget: Some((50.0, 100)),
@@ -297,6 +306,40 @@ impl HttpOptions {
     #[must_use]
     pub fn max_legacy_sessions(mut self, sessions: usize) -> Self {
         self.max_legacy_sessions = sessions.max(1);
+        self
+    }
+
+    /// Serves health probes for orchestrators and load balancers at
+    /// `liveness` and `readiness` (for example `/healthz` and `/readyz`;
+    /// off by default). A `GET` or `HEAD` of `liveness` answers 200 while
+    /// the process serves. One of `readiness` answers 200 while the server
+    /// can take requests, and 503 once it is asked to stop or while its
+    /// shared backend does not answer
+    /// (Redis, through the plugin's
+    /// [`SharedParts::ready_when`](crate::plugin::SharedParts::ready_when)).
+    /// Neither is subject to authorization, the `Host` and `Origin` checks
+    /// or the rate limit (an orchestrator calls them by address), and
+    /// neither says more than `ok`, `ready` or `not ready`.
+    ///
+    /// A server with probes that is asked to stop (SIGTERM, SIGINT, or the
+    /// future given to [`Server::serve_http`](crate::Server::serve_http))
+    /// first reports itself not ready and keeps serving for
+    /// [`drain_delay`](Self::drain_delay), so that load balancers stop
+    /// sending; then it accepts no new connection, and its requests in
+    /// flight finish within the shutdown grace.
+    #[must_use]
+    pub fn probes(mut self, liveness: impl Into<String>, readiness: impl Into<String>) -> Self {
+        self.probes = Some((liveness.into(), readiness.into()));
+        self
+    }
+
+    /// With [`probes`](Self::probes), how long a stopping server keeps
+    /// serving while its readiness probe fails (default 5 s; set it to a
+    /// little more than your load balancer's probe interval). Without
+    /// probes, nobody is told, and a server stops accepting at once.
+    #[must_use]
+    pub fn drain_delay(mut self, delay: Duration) -> Self {
+        self.drain_delay = delay;
         self
     }
 

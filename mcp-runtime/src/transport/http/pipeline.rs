@@ -387,9 +387,12 @@ fn modern(reply: Reply, metrics: &Metrics) -> HttpResponse {
     respond::counted(reply, Statuses::Modern, metrics)
 }
 
-/// The protected resource metadata (when authorization is on), and the
-/// endpoint's path.
+/// The health probes, the protected resource metadata (when authorization
+/// is on), and the endpoint's path.
 fn route(endpoint: &Endpoint, parts: &Parts) -> Result<(), HttpResponse> {
+    if let Some(probe) = probe(endpoint, parts) {
+        return Err(probe);
+    }
     if let Some(gate) = &endpoint.gate
         && let Some(response) =
             gate.metadata_response(&parts.method, parts.uri.path(), McpBody::full)
@@ -400,6 +403,32 @@ fn route(endpoint: &Endpoint, parts: &Parts) -> Result<(), HttpResponse> {
         return Err(respond::plain(StatusCode::NOT_FOUND, "not found"));
     }
     Ok(())
+}
+
+/// The answer of a health probe (`HttpOptions::probes`), if `parts` is a
+/// `GET` or `HEAD` of one: before every other check, which an orchestrator
+/// calling by address could not pass.
+fn probe(endpoint: &Endpoint, parts: &Parts) -> Option<HttpResponse> {
+    let (liveness, readiness) = endpoint.options.probes.as_ref()?;
+    if parts.method != HttpMethod::GET && parts.method != HttpMethod::HEAD {
+        return None;
+    }
+    let path = parts.uri.path();
+    let (status, text) = if path == liveness {
+        (StatusCode::OK, "ok")
+    } else if path != readiness {
+        return None;
+    } else if endpoint.is_draining() || !endpoint.dispatcher().backend_ready() {
+        (StatusCode::SERVICE_UNAVAILABLE, "not ready")
+    } else {
+        (StatusCode::OK, "ready")
+    };
+    let mut response = respond::plain(status, text);
+    response.headers_mut().insert(
+        http::header::CACHE_CONTROL,
+        HeaderValue::from_static("no-store"),
+    );
+    Some(response)
 }
 
 /// DNS rebinding protection (`Host` and `Origin` allow-lists), and no

@@ -92,8 +92,10 @@ pub(crate) fn run_on(
                 .spawn(move || worker(listener, endpoint))
         })
         .collect::<io::Result<Vec<_>>>()?;
-    signals.block_on(shutdown.received(DRAINING));
-    endpoint.shutdown().cancel();
+    signals.block_on(async {
+        shutdown.received(DRAINING).await;
+        endpoint.stop().await;
+    });
     for thread in threads {
         if let Ok(Err(error)) = thread.join() {
             tracing::warn!(%error, "HTTP worker ended with an error");
@@ -111,13 +113,13 @@ pub(crate) async fn serve_on(
 ) -> io::Result<()> {
     warn_if_resource_elsewhere(&endpoint.options, listener.local_addr()?);
     let endpoint = Arc::new(endpoint);
-    let stop = endpoint.shutdown().clone();
+    let stopping = endpoint.clone();
     LocalSet::new()
         .run_until(async move {
             let accepting = spawn_accept_loop(listener, endpoint);
             tokio::select! {
                 result = accepting => result,
-                () = async { shutdown.await; stop.cancel(); std::future::pending().await } => Ok(()),
+                () = async { shutdown.await; stopping.stop().await; std::future::pending().await } => Ok(()),
             }
         })
         .await
@@ -141,10 +143,10 @@ fn serve(
     LocalSet::new().block_on(runtime, async move {
         let listener = TcpListener::from_std(listener)?;
         if let Some(signals) = signals {
-            let stop = endpoint.shutdown().clone();
+            let stopping = endpoint.clone();
             tokio::task::spawn_local(async move {
                 signals.received(DRAINING).await;
-                stop.cancel();
+                stopping.stop().await;
             });
         }
         spawn_accept_loop(listener, endpoint).await
@@ -209,6 +211,10 @@ async fn accept_loop(listener: TcpListener, endpoint: Arc<Endpoint>) -> io::Resu
             }
         }
     }
+    // Closed now, not when the drain ends: a client connecting meanwhile
+    // is refused at once (and tries another instance) rather than left in
+    // the backlog until the process exits.
+    drop(listener);
     let grace = endpoint.options.shutdown_grace;
     if tokio::time::timeout(grace, connections.drain())
         .await
