@@ -7,6 +7,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::changes::ChangeBus;
+use crate::dispatch::ReadyCheck;
 use crate::metrics::Metrics;
 use crate::mrtr::ReplayGuard;
 use crate::security::SharedLimits;
@@ -83,7 +84,7 @@ impl SharedParts {
     /// instances that can serve them. Called on every probe: make it cheap
     /// (a flag the connection keeps, not a round trip).
     pub fn ready_when(mut self, ready: impl Fn() -> bool + Send + Sync + 'static) -> Self {
-        self.ready = Some(ReadyCheck(Arc::new(ready)));
+        self.ready = Some(ReadyCheck::new(ready));
         self
     }
 
@@ -94,22 +95,6 @@ impl SharedParts {
     pub fn legacy_sessions(mut self, share: impl crate::legacy::SessionShare + 'static) -> Self {
         self.sessions = Some(Arc::new(share));
         self
-    }
-}
-
-/// Whether a shared backend answers now.
-#[derive(Clone)]
-pub(crate) struct ReadyCheck(Arc<dyn Fn() -> bool + Send + Sync>);
-
-impl ReadyCheck {
-    pub(crate) fn ready(&self) -> bool {
-        (self.0)()
-    }
-}
-
-impl fmt::Debug for ReadyCheck {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ReadyCheck(..)")
     }
 }
 

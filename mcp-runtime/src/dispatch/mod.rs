@@ -92,7 +92,27 @@ pub(crate) struct Settings {
     /// Rate limits shared by every instance (the Redis plugin).
     pub(crate) shared_limits: Option<Arc<dyn crate::security::SharedLimits>>,
     /// Whether the shared backend can be reached now (readiness).
-    pub(crate) shared_ready: Option<crate::shared_state::ReadyCheck>,
+    pub(crate) shared_ready: Option<ReadyCheck>,
+}
+
+/// Whether a shared backend answers now (the readiness probe asks).
+#[derive(Clone)]
+pub(crate) struct ReadyCheck(Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl ReadyCheck {
+    pub(crate) fn new(ready: impl Fn() -> bool + Send + Sync + 'static) -> ReadyCheck {
+        ReadyCheck(Arc::new(ready))
+    }
+
+    pub(crate) fn ready(&self) -> bool {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for ReadyCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadyCheck(..)")
+    }
 }
 
 impl Settings {
