@@ -860,7 +860,7 @@ def check_families(text, problems):
         "mcp_runtime_requests_active": "gauge",
         "mcp_runtime_tasks_running": "gauge",
         "mcp_runtime_subscriptions_open": "gauge",
-        "mcp_runtime_redis_errors": "counter",
+        "mcp_runtime_shared_store_errors": "counter",
     }
     for name, kind in wanted.items():
         if name not in families:
