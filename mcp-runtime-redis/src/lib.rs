@@ -72,7 +72,6 @@ mod replay;
 #[cfg(feature = "legacy")]
 mod sessions;
 mod tasks;
-mod throttle;
 
 use std::fmt;
 use std::future::Future;

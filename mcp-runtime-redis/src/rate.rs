@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::Redis;
-use crate::throttle::Throttle;
+use mcp_runtime::diagnostics::Throttle;
 use mcp_runtime::security::{RateCheck, RateLimiter, TokenBucket};
 
 /// GCRA (the generic cell rate algorithm): one key per client holds the

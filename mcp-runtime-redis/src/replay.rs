@@ -147,7 +147,7 @@ const FORGOTTEN: i64 = -1;
 /// process's (or this guard has not read the `run_id` yet).
 const NO_MEMORY: i64 = -2;
 
-static FORGOT: crate::throttle::Throttle = crate::throttle::Throttle::new();
+static FORGOT: mcp_runtime::diagnostics::Throttle = mcp_runtime::diagnostics::Throttle::new();
 
 /// Records a nonce once, unless the state was issued before Redis's memory
 /// of this server's states begins. KEYS[1]: the marker (`<ms>:<run_id>`:

@@ -1,10 +1,12 @@
-//! Logging that a client cannot turn against the server: values a client
-//! sent are cut and escaped before they are logged ([`Shown`]), refusals a
-//! client can provoke at will are logged at most once a second per kind,
-//! with a count of the rest ([`Throttle`]), and the standard entry point
-//! writes to stderr through a bounded, non-blocking queue that drops lines
-//! (and says how many) rather than stall a worker when nobody reads stderr
-//! ([`init`]).
+//! Logging that a client cannot turn against the server. Its public part
+//! is [`Throttle`]: events a client can provoke at will (refusals, a shared
+//! store failing under load) logged at most once a second per kind, with a
+//! count of the rest, for plugins as for the runtime.
+//!
+//! Inside, values a client sent are cut and escaped before they are logged
+//! (`Shown`), and the standard entry point writes to stderr through a
+//! bounded, non-blocking queue that drops lines (and says how many) rather
+//! than stall a worker when nobody reads stderr (`init`).
 
 use std::fmt;
 use std::io::{IsTerminal as _, Write as _};
@@ -51,10 +53,21 @@ impl fmt::Display for Shown<'_> {
     }
 }
 
-/// At most one line a second for one kind of refusal; the refusals in
+/// At most one log line a second for one kind of event; the events in
 /// between are counted, and the next line says how many there were. A
-/// count still pending when the refusals stop is not logged.
-pub(crate) struct Throttle {
+/// count still pending when the events stop is not logged.
+///
+/// ```
+/// use mcp_runtime::diagnostics::Throttle;
+///
+/// static FAILED: Throttle = Throttle::new();
+///
+/// for _ in 0..1000 {
+///     FAILED.note(|suppressed| tracing::warn!(suppressed, "the store did not answer"));
+/// }
+/// ```
+#[derive(Debug)]
+pub struct Throttle {
     /// Milliseconds since [`epoch`] at the last line, plus one (0: never).
     last: AtomicU64,
     suppressed: AtomicU64,
@@ -91,21 +104,24 @@ fn epoch() -> Instant {
     *EPOCH.get_or_init(Instant::now)
 }
 
-#[cfg_attr(
-    not(feature = "http"),
-    expect(dead_code, reason = "client values are logged by the HTTP transport")
-)]
+impl Default for Throttle {
+    fn default() -> Self {
+        Throttle::new()
+    }
+}
+
 impl Throttle {
-    pub(crate) const fn new() -> Throttle {
+    /// A throttle that has logged nothing yet.
+    pub const fn new() -> Throttle {
         Throttle {
             last: AtomicU64::new(0),
             suppressed: AtomicU64::new(0),
         }
     }
 
-    /// Calls `log` with the number of refusals not logged since the last
+    /// Calls `log` with the number of events not logged since the last
     /// line, unless a line was written less than a second ago.
-    pub(crate) fn note(&self, log: impl FnOnce(u64)) {
+    pub fn note(&self, log: impl FnOnce(u64)) {
         let now = u64::try_from(epoch().elapsed().as_millis()).unwrap_or(u64::MAX - 1);
         self.note_at(now + 1, log);
     }

@@ -22,7 +22,7 @@ mod context;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod contract;
-mod diagnostics;
+pub mod diagnostics;
 mod dispatch;
 pub mod extension;
 pub mod files;
