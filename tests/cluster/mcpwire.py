@@ -125,14 +125,15 @@ class Endpoint:
             self.connection.close()
             self.connection = None
 
-    def call(self, method: str, params: dict, caps: dict | None = None, ident=1) -> Reply:
+    def call(self, method: str, params: dict, caps: dict | None = None, ident=1,
+             extra_headers: dict | None = None) -> Reply:
         if self.connection is not None and now() - self.used > IDLE:
             self.close()
         if self.connection is None:
             self.connection = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
         try:
             self.connection.request("POST", self.path, body(method, params, caps, ident),
-                                    headers(method, params))
+                                    {**headers(method, params), **(extra_headers or {})})
             response = self.connection.getresponse()
             self.used = now()
             kind = response.getheader("Content-Type", "")
