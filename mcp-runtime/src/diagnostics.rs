@@ -144,10 +144,68 @@ impl Throttle {
     }
 }
 
-/// A `tracing` layer that exports spans (OpenTelemetry's, with the
-/// `otel` feature), given by the caller so that logging knows no exporter.
+/// The `tracing` target of the audit events (`mcp::audit`): tool
+/// calls, refusals and authorization failures, with the arguments as the
+/// audit's rules about secrets allow. An exporter of spans leaves it out.
+pub const AUDIT_TARGET: &str = "mcp::audit";
+
+/// The `tracing` target of a task's work span (`task {tool}`, `mcp::task`),
+/// linked to the request that created the task.
+pub const TASK_TARGET: &str = "mcp::task";
+
+/// The `tracing` target of the inspector's span around each command
+/// (`mcp::inspect`), whose requests share its trace.
+pub const INSPECT_TARGET: &str = "mcp::inspect";
+
+/// Traces the requests a [`Client`](crate::client::Client) sends: a span per
+/// request, its context written into the request's `_meta` (so that the
+/// server's span continues the client's trace), and the answer recorded.
+/// `mcp-runtime-otel` implements it by OpenTelemetry's conventions for
+/// MCP; give it to a client with `Client::set_tracer` (feature `client`),
+/// or to a server's plugin setup with
+/// [`Setup::client_tracer`](crate::plugin::Setup::client_tracer) for the
+/// clients made for that server (`TestClient`, the inspector).
+pub trait ClientTracer: Send + Sync + 'static {
+    /// Starts tracing request `id` of `method` with `params` (its `_meta`
+    /// not written yet), the current span its parent.
+    fn start(
+        &self,
+        method: &str,
+        params: &serde_json::Map<String, serde_json::Value>,
+        id: u64,
+    ) -> Box<dyn TracedRequest>;
+
+    /// The trace id of `span` as a trace viewer shows it, if this tracer
+    /// records it (the inspector prints it for its command's span).
+    fn trace_id(&self, span: &tracing::Span) -> Option<String> {
+        let _ = span;
+        None
+    }
+}
+
+/// One request being traced, from [`ClientTracer::start`].
+pub trait TracedRequest: Send {
+    /// The span the request is sent and answered in.
+    fn span(&self) -> &tracing::Span;
+
+    /// Writes the span's context into the request's `_meta`.
+    fn inject(&self, meta: &mut serde_json::Map<String, serde_json::Value>);
+
+    /// Records the answer: `error` is the JSON-RPC error, if it was one.
+    fn finish(self: Box<Self>, error: Option<&crate::protocol::ErrorObject>);
+}
+
+/// A shared [`ClientTracer`], as clients and servers hold one.
+pub type SharedTracer = std::sync::Arc<dyn ClientTracer>;
+
+/// A `tracing` layer that exports spans (a plugin's: see
+/// [`Setup::tracing_layer`](crate::plugin::Setup::tracing_layer)), so that
+/// logging knows no exporter.
 pub(crate) type Exported =
     Box<dyn tracing_subscriber::Layer<tracing_subscriber::Registry> + Send + Sync>;
+
+/// What makes an [`Exported`] layer each time `run()` starts (a plugin's).
+pub(crate) type MakeExported = std::sync::Arc<dyn Fn() -> Exported + Send + Sync>;
 
 /// Logging to stderr for the standard entry point: what `RUST_LOG` enables,
 /// in tracing-subscriber's `EnvFilter` directives (`info`,
@@ -156,36 +214,23 @@ pub(crate) type Exported =
 /// with `exported` the spans exported too, whatever the log shows. Keep the
 /// guard until the process ends: dropping it writes out what is queued
 /// (waiting at most a second for a stderr nobody reads).
-pub(crate) fn init(exported: Option<Exported>) -> Option<LogGuard> {
+pub(crate) fn init(exported: Vec<Exported>) -> Option<LogGuard> {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
     let filter = log_filter(std::env::var("RUST_LOG").ok().as_deref());
     let writer = Arc::new(Dropping::default());
-    let ansi = std::io::stderr().is_terminal();
-    let installed = match exported {
-        Some(exported) => {
-            use tracing_subscriber::Layer as _;
-            use tracing_subscriber::layer::SubscriberExt as _;
-            use tracing_subscriber::util::SubscriberInitExt as _;
-            let log = tracing_subscriber::fmt::layer()
-                .with_writer(Shared(writer.clone()))
-                .with_ansi(ansi)
-                .with_filter(filter);
-            tracing_subscriber::registry()
-                .with(exported)
-                .with(log)
-                .try_init()
-                .is_ok()
-        }
-        None => {
-            use tracing_subscriber::Layer as _;
-            use tracing_subscriber::layer::SubscriberExt as _;
-            use tracing_subscriber::util::SubscriberInitExt as _;
-            let log = tracing_subscriber::fmt::layer()
-                .with_writer(Shared(writer.clone()))
-                .with_ansi(ansi)
-                .with_filter(filter);
-            tracing_subscriber::registry().with(log).try_init().is_ok()
-        }
-    };
+    let log = tracing_subscriber::fmt::layer()
+        .with_writer(Shared(writer.clone()))
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_filter(filter);
+    // The exporters first: a `Vec` of layers is one layer. None rather
+    // than an empty one, which would disable every callsite (an empty
+    // `Vec`'s interest is `never`; `None`'s is `always`).
+    let exported = (!exported.is_empty()).then_some(exported);
+    let installed = (tracing_subscriber::registry().with(exported).with(log))
+        .try_init()
+        .is_ok();
     installed.then_some(LogGuard(writer))
 }
 

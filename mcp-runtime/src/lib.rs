@@ -35,9 +35,6 @@ mod lifecycle;
 pub mod metrics;
 pub mod middleware;
 pub mod mrtr;
-#[cfg(feature = "otel")]
-#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
-pub mod otel;
 pub mod plugin;
 mod prompt;
 pub mod protocol;

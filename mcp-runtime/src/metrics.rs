@@ -5,7 +5,7 @@
 //! happens (a refusal, a task, a subscription, an error), so the request
 //! path pays nothing for them. Each server counts its own: two servers in
 //! one process keep separate counts. Read them with
-//! [`Server::metrics`](crate::Server::metrics); with the `otel` feature
+//! [`Server::metrics`](crate::Server::metrics); with `mcp-runtime-otel`
 //! they are exported beside the conventions' duration histogram, over OTLP
 //! and on the Prometheus endpoint (`mcp_runtime_refusals_total{reason="origin"}`
 //! and the like), summed over the servers the export was given to.
@@ -163,26 +163,29 @@ impl Metrics {
 }
 
 /// A [`Metrics`] that does not keep its server's counts alive: what an
-/// export that outlives servers holds.
-#[cfg(feature = "otel")]
+/// exporter that outlives servers holds (see
+/// [`Setup::metrics_reader`](crate::plugin::Setup::metrics_reader)).
 #[derive(Clone, Debug)]
-pub(crate) struct WeakMetrics(std::sync::Weak<Counts>);
+pub struct WeakMetrics(std::sync::Weak<Counts>);
 
-#[cfg(feature = "otel")]
 impl WeakMetrics {
     /// The counts now, if their server (or anything counting for it) is
     /// still alive.
-    pub(crate) fn snapshot(&self) -> Option<Snapshot> {
+    pub fn snapshot(&self) -> Option<Snapshot> {
         self.0.upgrade().map(|counts| Metrics(counts).snapshot())
     }
 }
 
-#[cfg(feature = "otel")]
 impl Metrics {
-    pub(crate) fn downgrade(&self) -> WeakMetrics {
+    /// A handle that reads these counts without keeping them alive.
+    pub fn downgrade(&self) -> WeakMetrics {
         WeakMetrics(Arc::downgrade(&self.0))
     }
 }
+
+/// A plugin's reader of each built server's counters (see
+/// [`Setup::metrics_reader`](crate::plugin::Setup::metrics_reader)).
+pub(crate) type MetricsReader = Arc<dyn Fn(&Metrics) + Send + Sync>;
 
 /// Something that is open while it lives: counted up when made, down when
 /// dropped. It holds its server's counts, so a task that outlives the

@@ -7,12 +7,6 @@ use std::process::ExitCode;
 use std::rc::Rc;
 use std::sync::Arc;
 
-/// The OpenTelemetry export `run()` starts, if any.
-#[cfg(feature = "otel")]
-type Telemetry = crate::otel::Telemetry;
-/// Without the `otel` feature, none.
-#[cfg(not(feature = "otel"))]
-type Telemetry = std::convert::Infallible;
 use crate::dispatch::Dispatcher;
 use crate::lifecycle::Launched;
 use crate::server::{Server, ServerBuilder};
@@ -48,11 +42,10 @@ impl ServerBuilder {
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString>,
     {
-        // Held until the server is done: dropping them flushes the
-        // telemetry, then the log.
-        let (builder, telemetry) = self.telemetry();
-        let _logging = crate::diagnostics::init(telemetry.as_ref().map(exported));
-        let _telemetry = telemetry;
+        // Held until the server is done: dropping it writes out the log.
+        let exported = self.tracing_layers.iter().map(|make| make()).collect();
+        let _logging = crate::diagnostics::init(exported);
+        let builder = self;
         let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
         #[cfg(feature = "cli")]
         let (builder, how) = match crate::cli::launch(builder, args.clone()) {
@@ -68,71 +61,6 @@ impl ServerBuilder {
         };
         serve(builder, how, args)
     }
-}
-
-impl ServerBuilder {
-    /// Starts OpenTelemetry export when the builder or the environment
-    /// asks for it, with the request layer outermost (so that its spans
-    /// time the user's layers too), or the first request observer when no
-    /// span would be kept; a failure to start is printed and the server
-    /// runs without it.
-    #[cfg(feature = "otel")]
-    fn telemetry(mut self) -> (Self, Option<Telemetry>) {
-        let wanted = self.otel.take().or_else(crate::otel::Otel::from_env);
-        let Some(otel) = wanted else {
-            return (self, None);
-        };
-        // Started by hand already (a subscriber of the user's own): the
-        // providers are the process's, so a second export would replace
-        // the first. Said on stderr (no subscriber is set up yet), as the
-        // failure to start below is.
-        if crate::otel::Telemetry::installed() {
-            eprintln!(
-                "note: OpenTelemetry export already runs in this process (`Otel::install`); \
-                 `run()` starts none of its own, and this server is recorded only if it was \
-                 given that export (`.with(&telemetry)`)"
-            );
-            return (self, None);
-        }
-        let name = self.settings.info.name.clone();
-        match otel.service_name(name).install() {
-            Ok(telemetry) => {
-                // Where no span would be kept, the metrics need no layer:
-                // an observer records them at a fraction of the cost.
-                match telemetry.makes_spans() {
-                    true => (self.request_layers)
-                        .insert(0, crate::middleware::RequestLayer::new(telemetry.layer())),
-                    false => {
-                        (self.request_observers).insert(0, std::sync::Arc::new(telemetry.layer()))
-                    }
-                }
-                self.observers
-                    .insert(0, std::sync::Arc::new(telemetry.layer()));
-                self.exports.push(telemetry.sources().clone());
-                (self, Some(telemetry))
-            }
-            Err(error) => {
-                eprintln!("warning: {error}; the server runs without it");
-                (self, None)
-            }
-        }
-    }
-
-    #[cfg(not(feature = "otel"))]
-    fn telemetry(self) -> (Self, Option<Telemetry>) {
-        (self, None)
-    }
-}
-
-/// The `tracing` layer that exports `telemetry`'s spans.
-#[cfg(feature = "otel")]
-fn exported(telemetry: &Telemetry) -> crate::diagnostics::Exported {
-    Box::new(telemetry.tracing_layer())
-}
-
-#[cfg(not(feature = "otel"))]
-fn exported(never: &Telemetry) -> crate::diagnostics::Exported {
-    match *never {}
 }
 
 /// How `run()` serves, once the command line is read.

@@ -139,13 +139,13 @@ pub struct ServerBuilder {
     pub(crate) request_layers: Vec<crate::middleware::RequestLayer>,
     pub(crate) observers: Vec<Arc<dyn crate::middleware::NotificationObserver>>,
     pub(crate) request_observers: Vec<Arc<dyn crate::middleware::RequestObserver>>,
-    /// OpenTelemetry export that `run()` starts, as given in code.
-    #[cfg(feature = "otel")]
-    pub(crate) otel: Option<crate::otel::Otel>,
-    /// The running exports the server was given to: each reads the
-    /// server's counters once it is built.
-    #[cfg(feature = "otel")]
-    pub(crate) exports: Vec<Arc<crate::otel::counters::Sources>>,
+    /// Plugins' readers of each built server's counters (an exporter's).
+    pub(crate) metrics_readers: Vec<crate::metrics::MetricsReader>,
+    /// Plugins' `tracing` layers, which `run()` adds to its subscriber.
+    pub(crate) tracing_layers: Vec<crate::diagnostics::MakeExported>,
+    /// The tracer of the clients made for the server (`TestClient`, the
+    /// inspector).
+    pub(crate) client_tracer: Option<crate::diagnostics::SharedTracer>,
     /// The application's states, for handlers' `State<T>` parameters.
     pub(crate) states: States,
     pub(crate) hooks: Hooks,
@@ -229,10 +229,9 @@ impl ServerBuilder {
             request_layers: Vec::new(),
             observers: Vec::new(),
             request_observers: Vec::new(),
-            #[cfg(feature = "otel")]
-            otel: None,
-            #[cfg(feature = "otel")]
-            exports: Vec::new(),
+            metrics_readers: Vec::new(),
+            tracing_layers: Vec::new(),
+            client_tracer: None,
             states: States::new(),
             hooks: Hooks::default(),
             plugin_errors: Vec::new(),
@@ -595,9 +594,8 @@ impl ServerBuilder {
             .or(shared.parts.bus)
             .unwrap_or_else(|| Arc::new(InProcessBus::default()));
         let changes = Changes::new(bus);
-        #[cfg(feature = "otel")]
-        for export in &self.exports {
-            export.attach(&shared.metrics);
+        for reader in &self.metrics_readers {
+            reader(&shared.metrics);
         }
         let app = App::new(changes.clone(), self.states.clone(), shared.metrics);
         // The engine comes from a task tool or from `tasks`: without
@@ -698,6 +696,7 @@ impl ServerBuilder {
             shutdown,
             #[cfg(all(feature = "http", feature = "legacy"))]
             sessions,
+            client_tracer: self.client_tracer.clone(),
         })
     }
 }
@@ -737,6 +736,9 @@ pub struct Server {
     /// What instances share of legacy HTTP sessions (with Redis).
     #[cfg(all(feature = "http", feature = "legacy"))]
     pub(crate) sessions: Option<Arc<dyn crate::legacy::SessionShare>>,
+    /// The tracer of the clients made for it (see
+    /// [`Setup::client_tracer`](crate::plugin::Setup::client_tracer)).
+    client_tracer: Option<crate::diagnostics::SharedTracer>,
 }
 
 impl fmt::Debug for Server {
@@ -758,6 +760,12 @@ pub struct Exchange {
 }
 
 impl Server {
+    /// The tracer its plugins gave the clients made for it (`TestClient`,
+    /// the inspector): see [`Setup::client_tracer`](crate::plugin::Setup::client_tracer).
+    pub fn client_tracer(&self) -> Option<&crate::diagnostics::SharedTracer> {
+        self.client_tracer.as_ref()
+    }
+
     /// The server's identity.
     pub fn info(&self) -> &Implementation {
         self.dispatcher.info()

@@ -97,7 +97,12 @@ impl TestClient {
 
     /// A client for `server`.
     pub fn with_server(server: Server) -> Self {
-        TestClient::with_transport(InProcess::new(server))
+        let tracer = server.client_tracer().cloned();
+        let mut client = TestClient::with_transport(InProcess::new(server));
+        if let Some(tracer) = tracer {
+            client.client.set_tracer(tracer);
+        }
+        client
     }
 
     /// The server under test.

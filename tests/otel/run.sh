@@ -15,8 +15,8 @@
 #
 #   tests/otel/run.sh [--install-only]
 #
-# Installs what it needs (a venv with pip), builds the fixture (with the
-# `otel` feature, which examples/conformance enables), and exits non-zero
+# Installs what it needs (a venv with pip), builds the fixture (which
+# installs `mcp-runtime-otel`'s `Otel::from_env()`), and exits non-zero
 # if any check fails.
 set -euo pipefail
 

@@ -74,6 +74,7 @@ pub use self::outcome::{
 pub use self::stdio::ChildProcess;
 pub use self::task::Task;
 pub use self::transport::{InProcess, Reply, Transport, TransportError};
+pub use crate::diagnostics::{ClientTracer, SharedTracer, TracedRequest};
 use crate::protocol::{
     CallToolResult, Completion, ErrorObject, GetPromptResult, Implementation, LogLevel,
     PROTOCOL_VERSION, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities,
@@ -144,6 +145,17 @@ pub struct Client<T> {
     log_level: Option<LogLevel>,
     progress: bool,
     next_id: u64,
+    tracer: Option<Traced>,
+}
+
+/// The tracer a client was given (a newtype: a tracer need not be `Debug`).
+#[derive(Clone)]
+struct Traced(SharedTracer);
+
+impl std::fmt::Debug for Traced {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tracer")
+    }
 }
 
 impl<T: Transport> Client<T> {
@@ -156,7 +168,18 @@ impl<T: Transport> Client<T> {
             log_level: None,
             progress: false,
             next_id: 1,
+            tracer: None,
         }
+    }
+
+    /// Traces every request with `tracer` (see [`ClientTracer`]).
+    pub fn set_tracer(&mut self, tracer: SharedTracer) {
+        self.tracer = Some(Traced(tracer));
+    }
+
+    /// The tracer given to [`set_tracer`](Self::set_tracer), if any.
+    pub fn tracer(&self) -> Option<&SharedTracer> {
+        self.tracer.as_ref().map(|traced| &traced.0)
     }
 
     /// The transport.
@@ -243,20 +266,16 @@ impl<T: Transport> Client<T> {
                 )));
             }
         };
-        #[cfg(feature = "otel")]
-        let traced = crate::otel::ClientCall::start(method, &params, id);
-        let meta = self.meta(id);
-        #[cfg(feature = "otel")]
-        let meta = {
-            let mut meta = meta;
-            traced.inject(&mut meta);
-            meta
-        };
+        let traced = (self.tracer.as_ref()).map(|tracer| tracer.0.start(method, &params, id));
+        let mut meta = self.meta(id);
+        if let (Some(traced), Some(meta)) = (&traced, meta.as_object_mut()) {
+            traced.inject(meta);
+        }
         params.insert("_meta".into(), meta);
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let sent = self.transport.send(id, message.to_string());
-        #[cfg(feature = "otel")]
-        let sent = tracing::Instrument::instrument(sent, traced.span().clone());
+        let span = (traced.as_ref()).map_or_else(tracing::Span::none, |t| t.span().clone());
+        let sent =
+            tracing::Instrument::instrument(self.transport.send(id, message.to_string()), span);
         let reply = sent.await?;
         let notifications = Notifications {
             all: reply.notifications,
@@ -266,8 +285,9 @@ impl<T: Transport> Client<T> {
             Some(error) => Some(ErrorObject::deserialize_from(error.take())?),
             None => None,
         };
-        #[cfg(feature = "otel")]
-        traced.finish(error.as_ref());
+        if let Some(traced) = traced {
+            traced.finish(error.as_ref());
+        }
         if let Some(error) = error {
             return Err(ClientError::Rpc(error));
         }

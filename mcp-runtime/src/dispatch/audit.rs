@@ -26,7 +26,7 @@ use crate::protocol::{ErrorObject, RequestId};
 use crate::security::{KeyRing, Principal};
 
 /// The `tracing` target of audit events.
-pub(crate) const TARGET: &str = "mcp::audit";
+pub(crate) const TARGET: &str = crate::diagnostics::AUDIT_TARGET;
 
 /// How much of the arguments an event shows when they are logged.
 const SHOWN_ARGUMENTS: usize = 1024;

@@ -61,16 +61,13 @@ use crate::middleware::{
 use crate::mrtr::state::StateSealer;
 use crate::protocol::jsonrpc::{Unframed, error_frame, result_frame};
 use crate::protocol::method::{Method, MethodName};
-use crate::protocol::{
-    CacheHint, ErrorObject, Implementation, PROTOCOL_VERSION, RequestId, RequestMeta,
-};
+use crate::protocol::{CacheHint, ErrorObject, Implementation, RequestId, RequestMeta};
 use crate::registry::{BuildError, PromptRef, Registry, RuntimeItems, ToolRef};
 use crate::security::Principal;
 use crate::source::RequestSource;
 use crate::state::App;
 
-/// Protocol versions the dispatcher serves.
-pub(crate) const SUPPORTED_VERSIONS: &[&str] = &[PROTOCOL_VERSION];
+pub(crate) use crate::protocol::SUPPORTED_VERSIONS;
 
 /// Settings that shape the dispatcher's answers.
 #[derive(Clone, Debug)]

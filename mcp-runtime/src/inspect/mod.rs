@@ -240,16 +240,17 @@ pub(crate) fn run_on(
     // One span around the whole command: its requests (each round of a
     // multi-round-trip call, a task's polls) share its trace.
     let span = tracing::info_span!(
-        target: "mcp::inspect",
+        target: crate::diagnostics::INSPECT_TARGET,
         "mcp.inspect",
         otel.name = format!("inspect {}", command.verb()),
     );
+    let tracer = server.client_tracer().cloned();
     runtime.block_on(async move {
         let mut out = std::io::stdout().lock();
         let done = execute(server, command, &mut out)
             .instrument(span.clone())
             .await;
-        print_trace(&span);
+        print_trace(tracer.as_deref(), &span);
         match done.and_then(|code| Ok(out.flush().map(|()| code)?)) {
             Ok(code) => code,
             Err(Failure::Usage(problem)) => {
@@ -274,16 +275,13 @@ pub(crate) fn run_on(
     })
 }
 
-/// The command's trace id on stderr, when OpenTelemetry export is on
-/// (`OTEL_EXPORTER_OTLP_ENDPOINT`, with the `otel` feature): what to look
-/// the command up by in a trace viewer.
-fn print_trace(span: &tracing::Span) {
-    #[cfg(feature = "otel")]
-    if let Some(trace) = crate::otel::trace_id(span) {
+/// The command's trace id on stderr, when a tracer records it
+/// (OpenTelemetry export through `mcp-runtime-otel`): what to look the
+/// command up by in a trace viewer.
+fn print_trace(tracer: Option<&dyn crate::diagnostics::ClientTracer>, span: &tracing::Span) {
+    if let Some(trace) = tracer.and_then(|tracer| tracer.trace_id(span)) {
         eprintln!("trace {trace}");
     }
-    #[cfg(not(feature = "otel"))]
-    let _ = span;
 }
 
 /// Why a command stopped.
@@ -511,6 +509,7 @@ impl Target {
     /// A client for the target; `asks` declares the capabilities needed to
     /// answer questions.
     fn connect(&self, server: Server, asks: bool) -> Result<Client<Connection>, ClientError> {
+        let tracer = server.client_tracer().cloned();
         let connection = Connection::open(
             server,
             self.url.as_deref(),
@@ -519,6 +518,9 @@ impl Target {
             |remote| self.oauth.apply(remote),
         )?;
         let mut client = Client::new(connection);
+        if let Some(tracer) = tracer {
+            client.set_tracer(tracer);
+        }
         client.set_client_info("mcp-runtime-inspector", env!("CARGO_PKG_VERSION"));
         if asks {
             client.set_capability("elicitation", json!({"form": {}, "url": {}}));

@@ -71,6 +71,13 @@ impl Request {
         &self.method
     }
 
+    /// The method, to keep beyond the request (a span's, a metric's):
+    /// borrowed from static text for every method the runtime knows, so
+    /// keeping it copies nothing; owned for another (an extension's).
+    pub fn method_to_keep(&self) -> Cow<'static, str> {
+        self.method.clone()
+    }
+
     /// The request's id.
     pub fn id(&self) -> &RequestId {
         &self.id

@@ -14,42 +14,6 @@ impl Plugin for crate::tasks::TaskOptions {
     }
 }
 
-/// OpenTelemetry export is a plugin: `.with(otel)` exports traces and
-/// metrics as `otel` says when the server is started with
-/// [`run`](crate::ServerBuilder::run) (which otherwise exports only when the
-/// `OTEL_EXPORTER_OTLP_*ENDPOINT` variables name a collector).
-#[cfg(feature = "otel")]
-impl Plugin for crate::otel::Otel {
-    fn install(self, server: &mut Setup<'_>) -> Result<(), PluginError> {
-        server.builder.otel = Some(self);
-        Ok(())
-    }
-
-    fn name(&self) -> String {
-        "OpenTelemetry".to_owned()
-    }
-}
-
-/// The running export is a plugin: `.with(&telemetry)` records every
-/// request (a layer where spans are kept, an observer where none would be)
-/// and every notification.
-#[cfg(feature = "otel")]
-impl Plugin for &crate::otel::Telemetry {
-    fn install(self, server: &mut Setup<'_>) -> Result<(), PluginError> {
-        match self.makes_spans() {
-            true => server.request_layer(self.layer()),
-            false => server.request_observer(self.layer()),
-        };
-        server.notification_observer(self.layer());
-        server.builder.exports.push(self.sources().clone());
-        Ok(())
-    }
-
-    fn name(&self) -> String {
-        "OpenTelemetry".to_owned()
-    }
-}
-
 /// Serving skills is a plugin: `.with(&skills)` advertises the Skills
 /// extension (`io.modelcontextprotocol/skills`) with `directoryRead`,
 /// answers `skills/list`, `skills/get` and `resources/directory/read`, and

@@ -13,8 +13,9 @@
 //!
 //! The runtime's own optional parts are plugins: an
 //! [`Extension`], the [Tasks engine's options](crate::tasks::TaskOptions),
-//! [Skills](crate::skills::Skills) and [OpenTelemetry](crate::otel::Otel);
-//! shared state in Redis is the `mcp-runtime-redis` crate's. A closure
+//! and [Skills](crate::skills::Skills); OpenTelemetry export is the
+//! `mcp-runtime-otel` crate's, shared state in Redis the
+//! `mcp-runtime-redis` crate's. A closure
 //! becomes one through [`from_fn`], for a one-off.
 //!
 //! A plugin that counts the tools called and answers how many on a method
@@ -92,8 +93,9 @@ pub use crate::shared_state::SharedParts;
 impl ServerBuilder {
     /// Installs `plugin`: an optional part of the server (an
     /// [`Extension`], [`TaskOptions`](crate::tasks::TaskOptions),
-    /// [`Skills`](crate::skills::Skills), OpenTelemetry, shared state in
-    /// Redis (`mcp-runtime-redis`), or your own [`Plugin`]). What it adds
+    /// [`Skills`](crate::skills::Skills), OpenTelemetry export
+    /// (`mcp-runtime-otel`), shared state in Redis (`mcp-runtime-redis`),
+    /// or your own [`Plugin`]). What it adds
     /// takes its place among what the builder was given before and after it, as if the same calls were made here.
     /// A plugin that fails to install stops [`build`](Self::build) with
     /// an error naming it. See [`plugin`](self).
@@ -254,6 +256,43 @@ impl Setup<'_> {
         F: Fn(&crate::metrics::Metrics) -> Result<SharedParts, PluginError> + Send + Sync + 'static,
     {
         self.builder.shared = Some(Arc::new(connect));
+        self
+    }
+
+    /// Hands `reader` the [`Metrics`](crate::metrics::Metrics) of each
+    /// server built from this builder, as it is built: what an exporter
+    /// reads when it collects (keep a
+    /// [`downgrade`](crate::metrics::Metrics::downgrade) of it, so that a
+    /// server gone drops out).
+    pub fn metrics_reader(
+        &mut self,
+        reader: impl Fn(&crate::metrics::Metrics) + Send + Sync + 'static,
+    ) -> &mut Self {
+        self.builder.metrics_readers.push(Arc::new(reader));
+        self
+    }
+
+    /// A `tracing` layer (an exporter's: spans to a collector) for the
+    /// subscriber [`run`](crate::ServerBuilder::run) installs, made by
+    /// `make` when `run()` starts. A server served otherwise
+    /// (`serve_http`, `http_service`, under a subscriber of your own)
+    /// needs the layer added to that subscriber by hand.
+    pub fn tracing_layer<L>(&mut self, make: impl Fn() -> L + Send + Sync + 'static) -> &mut Self
+    where
+        L: tracing_subscriber::Layer<tracing_subscriber::Registry> + Send + Sync + 'static,
+    {
+        self.builder
+            .tracing_layers
+            .push(Arc::new(move || Box::new(make())));
+        self
+    }
+
+    /// Traces the requests of the clients made for this server
+    /// (`testing::TestClient` and the inspector, with the `client`
+    /// feature) with `tracer`; other clients take one with
+    /// `Client::set_tracer`.
+    pub fn client_tracer(&mut self, tracer: crate::diagnostics::SharedTracer) -> &mut Self {
+        self.builder.client_tracer = Some(tracer);
         self
     }
 

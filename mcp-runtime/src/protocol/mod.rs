@@ -68,5 +68,10 @@ pub use tools::{CallToolResult, Tool, ToolAnnotations};
 /// The protocol revision this runtime implements.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
 
+/// The protocol revisions this runtime serves natively (the legacy
+/// adapter's older ones aside): a request's `_meta` version outside them
+/// is refused with `-32022`.
+pub const SUPPORTED_VERSIONS: &[&str] = &[PROTOCOL_VERSION];
+
 /// A JSON object, as used for `_meta` maps and open-ended capability values.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;

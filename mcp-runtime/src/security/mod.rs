@@ -52,20 +52,20 @@ pub(crate) mod origin;
 mod principal;
 pub(crate) mod rate_limit;
 pub(crate) mod seal;
-// The Prometheus endpoint's connection slots.
-#[cfg(feature = "otel")]
-pub(crate) mod slots;
 
 use std::net::{IpAddr, Ipv6Addr};
 
+#[cfg(feature = "http")]
+pub use self::origin::{HostRefusal, OriginPolicy};
 pub use self::principal::Principal;
 pub(crate) use self::principal::is_scope_token;
 pub use self::rate_limit::{RateCheck, RateLimiter, SharedLimits, TokenBucket};
 pub use self::seal::{KeyError, KeyRing, STATE_KEY_ENV, STATE_VERIFY_KEYS_ENV};
 
 /// The key a client counts under (fair admission, task quotas): its
-/// address, or its /64 for IPv6.
-pub(crate) fn client_of(ip: IpAddr) -> IpAddr {
+/// address, or its /64 for IPv6 (one host usually holds a whole /64), an
+/// IPv4-mapped IPv6 address as the IPv4 address it is.
+pub fn client_of(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V4(_) => ip,
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {

@@ -9,9 +9,12 @@
 /// Host names every server accepts by default.
 const LOOPBACK: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
-/// Which `Host` and `Origin` values are accepted.
+/// Which `Host` and `Origin` values are accepted: what the MCP endpoint
+/// checks (configured through [`HttpOptions`](crate::HttpOptions)), for an
+/// endpoint of your own (a plugin's metrics endpoint) to check the same way.
+/// By default, loopback names only.
 #[derive(Clone, Debug)]
-pub(crate) struct OriginPolicy {
+pub struct OriginPolicy {
     /// Lower-case host names (no port, no brackets) allowed in `Host`.
     hosts: Vec<String>,
     /// Whether any `Host` is accepted (a proxy in front checks it).
@@ -32,15 +35,18 @@ impl Default for OriginPolicy {
 }
 
 impl OriginPolicy {
-    pub(crate) fn allow_host(&mut self, host: &str) {
+    /// Also accepts `Host: host` (a name, without port).
+    pub fn allow_host(&mut self, host: &str) {
         self.hosts.push(normalize_host(host).to_owned());
     }
 
-    pub(crate) fn allow_any_host(&mut self) {
+    /// Accepts any well-formed `Host` (a proxy in front checks it).
+    pub fn allow_any_host(&mut self) {
         self.any_host = true;
     }
 
-    pub(crate) fn allow_origin(&mut self, origin: &str) {
+    /// Also accepts `Origin: origin` (`scheme://host[:port]`).
+    pub fn allow_origin(&mut self, origin: &str) {
         self.origins
             .push(origin.trim_end_matches('/').to_ascii_lowercase());
     }
@@ -48,7 +54,7 @@ impl OriginPolicy {
     /// Whether a request's `Host` (`host[:port]`) is allowed. A missing or
     /// malformed one is refused as malformed (RFC 9112 §3.2 requires 400),
     /// even when any host is allowed.
-    pub(crate) fn check_host(&self, host: Option<&str>) -> Result<(), HostRefusal> {
+    pub fn check_host(&self, host: Option<&str>) -> Result<(), HostRefusal> {
         let name = host.and_then(host_of).ok_or(HostRefusal::Malformed)?;
         let allowed = self.any_host
             || self
@@ -64,7 +70,7 @@ impl OriginPolicy {
 
     /// Whether an `Origin` header is allowed. Requests without one (not
     /// from a browser) pass; `Origin: null` and malformed origins do not.
-    pub(crate) fn origin_allowed(&self, origin: Option<&str>) -> bool {
+    pub fn origin_allowed(&self, origin: Option<&str>) -> bool {
         let Some(origin) = origin else {
             return true;
         };
@@ -82,7 +88,7 @@ impl OriginPolicy {
 
 /// Why a `Host` was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum HostRefusal {
+pub enum HostRefusal {
     /// Missing, or not a host and port (a 400).
     Malformed,
     /// Well formed, but not one this server answers to (a 403).

@@ -70,9 +70,8 @@ use crate::source::{RequestSource, TransportKind};
 /// The extension's identifier.
 pub const EXTENSION_ID: &str = "io.modelcontextprotocol/tasks";
 
-/// The `tracing` target of a task's work span (`task {tool}`), which the
-/// `otel` feature exports.
-pub(crate) const WORK_TARGET: &str = "mcp::task";
+/// The `tracing` target of a task's work span (`task {tool}`).
+pub(crate) const WORK_TARGET: &str = crate::diagnostics::TASK_TARGET;
 
 /// How a server runs tasks: where they are kept, how long, how often
 /// clients should poll. A plugin: `.with(TaskOptions::new()...)` offers the

@@ -13,8 +13,8 @@ pub(crate) const LEGACY_FREE: &[&str] = &["transport", "dispatch", "mrtr", "regi
 /// Top-level modules of the lower layers: every core module. Above them
 /// are the upper layers (below), the composition roots that assemble a
 /// server or a client (`run`, `cli`, `plugin`, `shared_state`, `testing`,
-/// `contract`, `bench_internals`) and the integrations still inside the
-/// crate (`otel`, `skills`), which may name what they build on.
+/// `contract`, `bench_internals`) and the integration still inside the
+/// crate (`skills`), which may name what it builds on.
 pub(crate) const LOWER_LAYERS: &[&str] = &[
     "apps",
     "auth",

@@ -2,12 +2,10 @@
 //! collector accepts connections but never answers, in a process of its
 //! own (it sets OpenTelemetry's global providers): the spans and the
 //! metrics are flushed together, not one after the other.
-#![cfg(feature = "otel")]
-
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use mcp_runtime::otel::Otel;
+use mcp_runtime_otel::Otel;
 use opentelemetry::trace::{Tracer as _, TracerProvider as _};
 
 #[test]

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::Notify;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 
-use super::client_of;
+use mcp_runtime::security::client_of;
 
 /// The pool.
 #[derive(Debug)]

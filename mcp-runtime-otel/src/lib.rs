@@ -1,5 +1,5 @@
-//! OpenTelemetry traces and metrics by the semantic conventions for MCP
-//! (feature `otel`).
+//! OpenTelemetry traces and metrics for `mcp-runtime` servers, by the
+//! semantic conventions for MCP.
 //!
 //! Each request is a SERVER span named `{mcp.method.name} {target}`
 //! (`tools/call get_weather`, `prompts/get review`, `resources/read`),
@@ -30,11 +30,11 @@
 //! names as sent. Spans carry no `code.*` attributes (the build machine's
 //! paths).
 //!
-//! The built-in client (and so `TestClient` and the inspector) makes a
-//! CLIENT span per request, with the same name and attributes, injects
-//! its context into the request's `_meta`, and records
-//! `mcp.client.operation.duration`: a Rust agent's trace flows into the
-//! server's.
+//! The built-in client (and so `TestClient` and the inspector of a server
+//! given the export) makes a CLIENT span per request, with the same name
+//! and attributes, injects its context into the request's `_meta`, and
+//! records `mcp.client.operation.duration`: a Rust agent's trace flows
+//! into the server's.
 //!
 //! Tool arguments and results are recorded only when opted in
 //! ([`Otel::record_tool_arguments`], [`Otel::record_tool_results`]), cut
@@ -43,19 +43,19 @@
 //! Beside the conventions' histogram, the runtime's own metrics: requests
 //! in flight (`mcp_runtime.requests.active`), refusals by reason
 //! (`mcp_runtime.refusals`: 429, 503, 413, 504, a `Host` or `Origin` not
-//! allowed), tasks running, subscriptions open and Redis errors (see
-//! [`crate::metrics`]).
+//! allowed), tasks running, subscriptions open and shared-store errors
+//! (see `mcp_runtime::metrics`).
 //!
-//! `run()` turns it on by itself when the standard variables ask for it:
-//! a collector named by `OTEL_EXPORTER_OTLP_ENDPOINT` (or the `_TRACES_`
-//! and `_METRICS_` ones), or `OTEL_METRICS_EXPORTER=prometheus`. The rest
-//! of the `OTEL_*` variables apply: `OTEL_SERVICE_NAME` (default: the
-//! server's name), `OTEL_TRACES_SAMPLER` and its argument, `OTEL_BSP_*`
-//! for the span queue, `OTEL_METRIC_EXPORT_INTERVAL`,
-//! `OTEL_TRACES_EXPORTER` and `OTEL_METRICS_EXPORTER` (`otlp`,
-//! `prometheus`, `none`; `console` for traces: a line per span on stderr,
-//! never stdout), `OTEL_EXPORTER_PROMETHEUS_HOST` and `_PORT`
-//! (default `localhost:9464`), `OTEL_SDK_DISABLED=true` to turn it all off.
+//! [`Otel::from_env`] reads the standard variables: a collector named by
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` (or the `_TRACES_` and `_METRICS_` ones),
+//! or `OTEL_METRICS_EXPORTER=prometheus`. The rest of the `OTEL_*`
+//! variables apply: `OTEL_SERVICE_NAME` (default: the server's name),
+//! `OTEL_TRACES_SAMPLER` and its argument, `OTEL_BSP_*` for the span
+//! queue, `OTEL_METRIC_EXPORT_INTERVAL`, `OTEL_TRACES_EXPORTER` and
+//! `OTEL_METRICS_EXPORTER` (`otlp`, `prometheus`, `none`; `console` for
+//! traces: a line per span on stderr, never stdout),
+//! `OTEL_EXPORTER_PROMETHEUS_HOST` and `_PORT` (default `localhost:9464`),
+//! `OTEL_SDK_DISABLED=true` to turn it all off.
 //!
 //! Export is OTLP over HTTP (protobuf), from a thread of its own, with a
 //! bounded queue (`OTEL_BSP_MAX_QUEUE_SIZE`, 2,048 spans): a slow or absent
@@ -69,21 +69,34 @@
 //! answers only loopback `Host` names, as the MCP endpoint does.
 //!
 //! ```no_run
-//! // What `run()` does with the variables set, given in code:
+//! // Export as the variables say (nothing when none asks), installed
+//! // first so that its spans time the other layers too:
+//! mcp_runtime::server!()
+//!     .with(mcp_runtime_otel::Otel::from_env())
+//!     .run();
+//! // The same, given in code:
 //! let server = mcp_runtime::server!()
-//!     .with(mcp_runtime::otel::Otel::new().record_tool_arguments(true));
+//!     .with(mcp_runtime_otel::Otel::new().record_tool_arguments(true));
 //! # let _ = server;
 //! ```
+//!
+//! `.with(otel)` starts the export at once. It adds the `tracing` layer
+//! that turns spans into OpenTelemetry spans to the subscriber `run()`
+//! installs; a server served otherwise (`serve_http`, `http_service`)
+//! under a subscriber of your own takes [`Otel::install`]'s
+//! [`Telemetry`]: add its [`tracing_layer`](Telemetry::tracing_layer) to
+//! your subscriber and give it to the server, `.with(&telemetry)`.
 
 mod console;
-pub(crate) mod counters;
+mod counters;
 mod layer;
 mod notified;
-#[cfg(feature = "client")]
 mod outgoing;
+mod plugins;
 mod scrape;
+mod slots;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
@@ -100,10 +113,8 @@ use tracing_subscriber::Layer as _;
 use self::counters::{Counters, Sources};
 pub use self::layer::{OtelLayer, Traced};
 use self::layer::{Recording, Spans};
-#[cfg(feature = "client")]
-pub(crate) use self::outgoing::ClientCall;
 use self::scrape::PrometheusEndpoint;
-use crate::dispatch::audit::TARGET as AUDIT_TARGET;
+use mcp_runtime::diagnostics::AUDIT_TARGET;
 
 /// The variables that name a collector: any one of them turns export on.
 const ENDPOINTS: [&str; 3] = [
@@ -115,8 +126,8 @@ const ENDPOINTS: [&str; 3] = [
 /// How many exports [`Otel::install`] started that still run. Process-wide
 /// on purpose: `install` sets OpenTelemetry's global tracer and meter
 /// providers and propagator, which are the process's, not a server's (the
-/// OpenTelemetry API has one of each). A count, not a flag, so that once
-/// the last export has stopped `run()` starts one again.
+/// OpenTelemetry API has one of each), so a second export replaces the
+/// first, which is said.
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 
 /// One running export, counted in a process-wide count while it lives.
@@ -145,8 +156,8 @@ const FLUSH: Duration = Duration::from_secs(5);
 /// `_PORT`).
 const PROMETHEUS_DEFAULT: (&str, &str) = ("localhost", "9464");
 
-/// OpenTelemetry export for a server: what [`ServerBuilder::with(Otel)`](crate::ServerBuilder::with)
-/// takes, and what `run()` makes from the environment.
+/// OpenTelemetry export for a server: what [`ServerBuilder::with(Otel)`](mcp_runtime::ServerBuilder::with)
+/// takes, and what [`from_env`](Otel::from_env) makes from the environment.
 #[derive(Clone, Debug)]
 pub struct Otel {
     endpoint: Option<String>,
@@ -265,7 +276,7 @@ impl Otel {
     }
 
     /// The `service.name` resource attribute, unless `OTEL_SERVICE_NAME`
-    /// gives one. `run()` gives the server's name.
+    /// gives one. As a plugin, the server's name when not set.
     pub fn service_name(mut self, name: impl Into<String>) -> Self {
         self.service_name = Some(name.into());
         self
@@ -287,8 +298,9 @@ impl Otel {
     }
 
     /// The request layer this configuration records with, for a stack of
-    /// your own; a server takes the running export as a plugin instead
-    /// (`.with(&telemetry)`, see [`Telemetry::layer`]).
+    /// your own; a server takes the configuration or the running export as
+    /// a plugin instead (`.with(otel)`, `.with(&telemetry)`, see
+    /// [`Telemetry::layer`]).
     pub fn layer(&self) -> OtelLayer {
         OtelLayer::recording(self.recording, counters::Active::default())
     }
@@ -296,11 +308,10 @@ impl Otel {
     /// Starts the exporters (spans in batches, metrics periodically), sets
     /// them as OpenTelemetry's global providers with the W3C trace-context
     /// and baggage propagators, and returns them with the `tracing` layer
-    /// that feeds them the spans: add that layer to your subscriber (as
-    /// `run()` does), and [`layer`](Self::layer) to the server, as a
-    /// request layer and a notification observer. Keep the
-    /// [`Telemetry`] until the server stops: dropping it flushes. Once it
-    /// has run, `run()` starts no export of its own.
+    /// that feeds them the spans: add that layer to your subscriber, and
+    /// give the [`Telemetry`] to the server (`.with(&telemetry)`). Keep it
+    /// until the server stops: dropping it flushes. `.with(otel)` does all
+    /// of this for a server `run()` serves.
     ///
     /// # Errors
     /// When an exporter cannot be built (an endpoint that is not a URL).
@@ -343,6 +354,7 @@ impl Otel {
             sources,
             prometheus,
             _live: live,
+            flushed: AtomicBool::new(false),
         })
     }
 
@@ -422,13 +434,15 @@ pub struct Telemetry {
     prometheus: Option<PrometheusEndpoint>,
     /// Counted as running until it is dropped (after the flush).
     _live: Live,
+    /// Whether [`flush`](Telemetry::flush) ran: the providers shut down once.
+    flushed: AtomicBool,
 }
 
 impl Telemetry {
     /// The `tracing` layer that turns the server's spans into exported
     /// OpenTelemetry spans: the request spans, and the spans of your own
     /// code inside them (the runtime's internal spans stay out).
-    pub fn tracing_layer<S>(&self) -> impl tracing_subscriber::Layer<S> + Send + Sync + 'static
+    pub fn tracing_layer<S>(&self) -> impl tracing_subscriber::Layer<S> + Send + Sync + use<S>
     where
         S: tracing::Subscriber
             + for<'span> tracing_subscriber::registry::LookupSpan<'span>
@@ -445,18 +459,12 @@ impl Telemetry {
             .with_filter(ExportFilter)
     }
 
-    /// Whether an export started in this process (by `run()` or by hand)
-    /// still runs.
-    pub(crate) fn installed() -> bool {
-        LIVE.load(Ordering::Acquire) > 0
-    }
-
     /// The request layer for the server, which observes its notifications
     /// too. Give the running export to the server as a plugin,
     /// `.with(&telemetry)`, which installs it as a request layer where spans
     /// are kept and as a request observer where no span would be
     /// ([`makes_spans`](Self::makes_spans) is false: the same metrics, at a
-    /// fraction of the cost), and as a notification observer. `run()`
+    /// fraction of the cost), and as a notification observer. `.with(otel)`
     /// chooses so too.
     pub fn layer(&self) -> OtelLayer {
         OtelLayer::recording(self.recording, self.sources.active().clone())
@@ -485,11 +493,23 @@ impl std::fmt::Debug for Telemetry {
     }
 }
 
+impl Telemetry {
+    /// Exports what is queued and stops the exporters, waiting at most 5 s
+    /// in all: what the server's shutdown does (a blocking wait: call it
+    /// from a blocking thread). Once only; dropping the telemetry does it
+    /// too, if it has not run.
+    pub fn flush(&self) {
+        if !self.flushed.swap(true, Ordering::AcqRel) {
+            flush(&self.tracer_provider, &self.meter_provider);
+        }
+    }
+}
+
 impl Drop for Telemetry {
     fn drop(&mut self) {
         // No scrape after this: the endpoint stops first.
         drop(self.prometheus.take());
-        flush(&self.tracer_provider, &self.meter_provider);
+        self.flush();
     }
 }
 
@@ -605,10 +625,6 @@ impl<S> tracing_subscriber::layer::Filter<S> for ExportFilter {
 
 /// The trace id of `span`, in hex, when an OpenTelemetry layer records it
 /// (export is on).
-#[cfg_attr(
-    not(feature = "cli"),
-    expect(dead_code, reason = "the inspector prints it")
-)]
 pub(crate) fn trace_id(span: &tracing::Span) -> Option<String> {
     use opentelemetry::trace::TraceContextExt as _;
     use tracing_opentelemetry::OpenTelemetrySpanExt as _;
@@ -702,8 +718,9 @@ mod tests {
 
     #[test]
     fn the_runtime_spans_and_the_users_are_exported_but_not_the_audit_nor_internals() {
+        use mcp_runtime::diagnostics::{INSPECT_TARGET, TASK_TARGET};
         use tracing::Level;
-        for target in [layer::TARGET, crate::tasks::WORK_TARGET, "mcp::inspect"] {
+        for target in [layer::TARGET, TASK_TARGET, INSPECT_TARGET] {
             assert!(exported(target, Level::INFO), "{target}");
         }
         assert!(exported("my_server::db", Level::INFO));

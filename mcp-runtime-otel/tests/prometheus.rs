@@ -1,4 +1,4 @@
-//! The Prometheus endpoint of the `otel` feature, in a process of its own
+//! The Prometheus endpoint, in a process of its own
 //! (it sets OpenTelemetry's global providers): it listens on an address of
 //! its own, answers `GET /metrics` with the text format, refuses `Host`
 //! names that are not loopback on a loopback address, a foreign `Origin`,
@@ -7,8 +7,6 @@
 //! 127/8 to `lo`) neither outlive the head timeout nor keep a scraper out.
 //! Python's `prometheus_client` parses a real server's scrape in
 //! `tests/otel`.
-#![cfg(feature = "otel")]
-
 use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
@@ -17,7 +15,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpSocket;
 
 use mcp_runtime::metrics::Refusal;
-use mcp_runtime::otel::Otel;
+use mcp_runtime_otel::Otel;
 
 /// Sends `head` (without the blank line) and returns the status and body.
 fn get(address: SocketAddr, head: &str) -> (u16, String) {

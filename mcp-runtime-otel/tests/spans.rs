@@ -4,11 +4,9 @@
 //! attributed by the MCP conventions. Spans are collected by the SDK's
 //! in-memory exporter through `tracing-opentelemetry`, as a real exporter
 //! would get them.
-#![cfg(all(feature = "otel", feature = "client"))]
-
-use mcp_runtime::otel::OtelLayer;
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{ServerBuilder, tool};
+use mcp_runtime_otel::OtelLayer;
 use opentelemetry::trace::{SpanKind, Status, TracerProvider as _};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
@@ -40,7 +38,7 @@ async fn the_server_span_continues_the_client_span() {
     let _default = tracing::subscriber::set_default(subscriber);
 
     let server = ServerBuilder::new("otel-test", "1.0.0")
-        .request_layer(OtelLayer::new())
+        .with(OtelLayer::new())
         .build()
         .unwrap();
     let mut client = TestClient::with_server(server);

@@ -19,15 +19,14 @@ use tracing::Instrument as _;
 use tracing::field::Empty;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
-use super::counters::Active;
-use crate::dispatch::SUPPORTED_VERSIONS;
-use crate::middleware::{
+use mcp_runtime::middleware::{
     BoxError, BoxFuture, Finished, Layer, ObservedRequest, Request, RequestObserver, Response,
     Service,
 };
-use crate::protocol::{ErrorObject, PROTOCOL_VERSION, error_code};
-use crate::source::{RequestSource, TransportKind};
-use crate::transport::http::HttpRequest;
+use mcp_runtime::protocol::{ErrorObject, PROTOCOL_VERSION, SUPPORTED_VERSIONS, error_code};
+use mcp_runtime::{HttpRequest, RequestSource, TransportKind};
+
+use super::counters::Active;
 
 /// The `tracing` target of the spans this layer makes: what the exporting
 /// subscriber layer lets through.
@@ -109,15 +108,17 @@ fn sampled(traceparent: &str) -> bool {
         .is_some_and(|flags| flags & 1 == 1)
 }
 
-/// A request layer ([`ServerBuilder::request_layer`](crate::ServerBuilder::request_layer))
+/// A request layer ([`ServerBuilder::request_layer`](mcp_runtime::ServerBuilder::request_layer))
 /// that makes each request a `tracing` span by OpenTelemetry's semantic
 /// conventions for MCP (`{mcp.method.name} {target}`, kind SERVER, its
 /// parent the client's `traceparent` from `_meta`) and records its
 /// duration in the `mcp.server.operation.duration` histogram.
 ///
 /// The spans reach a collector through a `tracing-opentelemetry` layer:
-/// [`Otel::install`](super::Otel::install) sets both up, and `run()` does
-/// so when the `OTEL_EXPORTER_OTLP_*ENDPOINT` variables are set.
+/// [`Otel::install`](super::Otel::install) sets both up, and `.with(otel)`
+/// does for a server `run()` serves. As a plugin (`.with(OtelLayer::new())`)
+/// it is also the server's notification observer and traces the clients
+/// made for it.
 #[derive(Clone, Debug, Default)]
 pub struct OtelLayer {
     pub(super) recording: Recording,
@@ -191,10 +192,10 @@ where
 }
 
 /// As a request observer
-/// ([`plugin::request_observer`](crate::plugin::request_observer)),
+/// ([`plugin::request_observer`](mcp_runtime::plugin::request_observer)),
 /// the layer records the metrics only: the duration histogram and the
 /// in-flight count, at a fraction of a layer's cost. It makes no span (an
-/// observer cannot wrap the request's work), so `run()` installs it this
+/// observer cannot wrap the request's work), so the export installs it this
 /// way only where no span would be kept (traces not exported, or a
 /// sampler at 0).
 impl RequestObserver for OtelLayer {
@@ -249,8 +250,8 @@ impl<'a> Operation<'a> {
         let version = recorded_version(negotiated, &request.meta().protocol_version);
         let name = || Some(Cow::Owned(request.name()?.into_owned()));
         Operation {
-            target: target(&request.method).and_then(|target| Some((target, name()?))),
-            method: request.method.clone(),
+            target: target(request.method()).and_then(|target| Some((target, name()?))),
+            method: request.method_to_keep(),
             version,
             transport: network_transport(request.source()),
         }
@@ -728,29 +729,6 @@ pub(super) fn parent_and_link(
     }
 }
 
-/// A duration histogram point's attributes that both sides record: the
-/// method, the protocol version, and the tool (with `execute_tool`) or
-/// prompt.
-pub(super) fn point_attributes(
-    method: &str,
-    version: &str,
-    tool: Option<&str>,
-    prompt: Option<&str>,
-) -> Vec<KeyValue> {
-    let mut attributes = vec![
-        KeyValue::new("mcp.method.name", method.to_owned()),
-        KeyValue::new("mcp.protocol.version", version.to_owned()),
-    ];
-    if let Some(tool) = tool {
-        attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
-        attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-    }
-    if let Some(prompt) = prompt {
-        attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.to_owned()));
-    }
-    attributes
-}
-
 /// A duration histogram (seconds, the conventions' buckets) from the global
 /// meter provider: made at first use, after [`Otel::install`](super::Otel::install)
 /// set the provider.
@@ -812,7 +790,7 @@ pub(super) struct TraceCarrier<'a> {
 }
 
 impl<'a> TraceCarrier<'a> {
-    fn of(meta: &'a crate::protocol::RequestMeta) -> Self {
+    fn of(meta: &'a mcp_runtime::protocol::RequestMeta) -> Self {
         TraceCarrier {
             traceparent: meta.traceparent.as_deref(),
             tracestate: meta.tracestate.as_deref(),

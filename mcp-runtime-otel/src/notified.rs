@@ -8,8 +8,8 @@ use super::layer::{
     OTHER, OtelLayer, TARGET, TraceCarrier, duration, network_transport, parent_and_link,
     traceparent,
 };
-use crate::middleware::{ClientNotification, NotificationObserver};
-use crate::protocol::PROTOCOL_VERSION;
+use mcp_runtime::middleware::{ClientNotification, NotificationObserver};
+use mcp_runtime::protocol::PROTOCOL_VERSION;
 
 /// The notifications a client of some revision sends: the histogram
 /// records any other method as `_OTHER` (each made-up name would be a

@@ -1,4 +1,4 @@
-//! The runtime's own counters ([`crate::metrics`]) as OpenTelemetry
+//! The runtime's own counters ([`mcp_runtime::metrics`]) as OpenTelemetry
 //! instruments, read when a reader collects (an OTLP export, a Prometheus
 //! scrape), and the in-flight requests the request layer counts.
 //!
@@ -11,10 +11,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Meter, ObservableCounter, ObservableGauge, ObservableUpDownCounter};
 
-use crate::metrics::{Metrics, Refusal, Snapshot, WeakMetrics};
+use mcp_runtime::metrics::{Metrics, Refusal, Snapshot, WeakMetrics};
 
 /// What an export reads when a reader collects: the counters of every
-/// server it was given to (`.with(&telemetry)`, or `run()`), and the
+/// server it was given to (`.with(otel)`, `.with(&telemetry)`), and the
 /// requests its layers have in flight. Each server counts its own; the
 /// export reports their sum, as one process's. A server that is gone
 /// drops out of the sum.
@@ -173,28 +173,15 @@ mod tests {
         let (first, second, other) = (Metrics::default(), Metrics::default(), Metrics::default());
         sources.attach(&first);
         sources.attach(&second);
-        first.refused(Refusal::Origin);
-        second.refused(Refusal::Origin);
-        second.refused(Refusal::Busy);
-        other.refused(Refusal::Origin);
-        let _task = second.task();
-        let count = |snapshot: &Snapshot, wanted| {
-            let found = snapshot
-                .refusals
-                .iter()
-                .find(|(refusal, _)| *refusal == wanted);
-            found.map(|(_, count)| *count)
-        };
+        first.shared_store_error();
+        second.shared_store_error();
+        second.shared_store_error();
+        other.shared_store_error();
         let total = sources.total();
-        assert_eq!(
-            count(&total, Refusal::Origin),
-            Some(2),
-            "not the server left out"
-        );
-        assert_eq!(count(&total, Refusal::Busy), Some(1));
-        assert_eq!(total.tasks_running, 1);
+        assert_eq!(total.shared_store_errors, 3, "not the server left out");
+        assert!(total.refusals.iter().all(|(_, count)| *count == 0));
         drop(first);
-        assert_eq!(count(&sources.total(), Refusal::Origin), Some(1));
+        assert_eq!(sources.total().shared_store_errors, 2);
         assert_eq!(
             sources.servers.lock().unwrap().len(),
             1,

@@ -3,7 +3,7 @@
 //! endpoint's address (which may be public) or its workers.
 //!
 //! Its 16 connection slots are shared fairly by client address
-//! (`security::slots`): one address holds at most 4, and a newcomer takes
+//! (`slots`): one address holds at most 4, and a newcomer takes
 //! the oldest slot of an address that holds more than it would. A
 //! connection that has not sent a complete request head within 5 s (from
 //! its accept, or from its last answer when kept alive) is closed, and
@@ -28,9 +28,10 @@ use prometheus::{Encoder as _, Registry, TextEncoder};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
+use mcp_runtime::security::OriginPolicy;
+
 use super::OtelError;
-use crate::security::origin::OriginPolicy;
-use crate::security::slots::{Slot, Slots};
+use super::slots::{Slot, Slots};
 
 /// Connections served at once; more wait in the kernel's backlog.
 const CONNECTIONS: usize = 16;

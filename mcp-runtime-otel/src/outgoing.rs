@@ -12,8 +12,24 @@ use serde_json::{Map, Value};
 use tracing::field::Empty;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
-use super::layer::{TARGET, histogram, point_attributes};
-use crate::protocol::ErrorObject;
+use mcp_runtime::diagnostics::{ClientTracer, TracedRequest};
+use mcp_runtime::protocol::{ErrorObject, PROTOCOL_VERSION};
+
+use super::layer::{TARGET, histogram};
+
+/// The client's tracer: a [`ClientCall`] per request.
+#[derive(Debug)]
+pub(crate) struct ClientSpans;
+
+impl ClientTracer for ClientSpans {
+    fn start(&self, method: &str, params: &Map<String, Value>, id: u64) -> Box<dyn TracedRequest> {
+        Box::new(ClientCall::start(method, params, id))
+    }
+
+    fn trace_id(&self, span: &tracing::Span) -> Option<String> {
+        super::trace_id(span)
+    }
+}
 
 /// One request the client sends, traced from send to answer.
 pub(crate) struct ClientCall {
@@ -46,7 +62,7 @@ impl ClientCall {
             otel.status_description = Empty,
             mcp.method.name = method,
             jsonrpc.request.id = id,
-            mcp.protocol.version = crate::protocol::PROTOCOL_VERSION,
+            mcp.protocol.version = PROTOCOL_VERSION,
             gen_ai.tool.name = tool,
             gen_ai.prompt.name = prompt,
             gen_ai.operation.name = tool.map(|_| "execute_tool"),
@@ -54,7 +70,7 @@ impl ClientCall {
             error.type = Empty,
             rpc.response.status_code = Empty,
         );
-        let version = crate::protocol::PROTOCOL_VERSION;
+        let version = PROTOCOL_VERSION;
         let attributes = point_attributes(method, version, tool, prompt);
         ClientCall {
             span,
@@ -62,27 +78,24 @@ impl ClientCall {
             started: Instant::now(),
         }
     }
+}
 
-    /// The span, to run the send in.
-    pub(crate) fn span(&self) -> &tracing::Span {
+impl TracedRequest for ClientCall {
+    fn span(&self) -> &tracing::Span {
         &self.span
     }
 
     /// Writes the span's context into the request's `_meta`
     /// (`traceparent`, `tracestate`, `baggage`, unprefixed as the
     /// conventions say); nothing when no OpenTelemetry layer records it.
-    pub(crate) fn inject(&self, meta: &mut Value) {
-        let Some(meta) = meta.as_object_mut() else {
-            return;
-        };
+    fn inject(&self, meta: &mut Map<String, Value>) {
         let context = self.span.context();
         opentelemetry::global::get_text_map_propagator(|propagator| {
             propagator.inject_context(&context, &mut MetaInjector(meta));
         });
     }
 
-    /// Records the answer: `error` is the JSON-RPC error, if it was one.
-    pub(crate) fn finish(mut self, error: Option<&ErrorObject>) {
+    fn finish(mut self: Box<Self>, error: Option<&ErrorObject>) {
         if let Some(error) = error {
             let code = error.code.to_string();
             self.span.record("error.type", code.as_str());
@@ -108,6 +121,28 @@ fn duration() -> &'static Histogram<f64> {
             "The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.",
         )
     })
+}
+
+/// A client duration point's attributes: the method, the protocol
+/// version, and the tool (with `execute_tool`) or prompt.
+fn point_attributes(
+    method: &str,
+    version: &str,
+    tool: Option<&str>,
+    prompt: Option<&str>,
+) -> Vec<KeyValue> {
+    let mut attributes = vec![
+        KeyValue::new("mcp.method.name", method.to_owned()),
+        KeyValue::new("mcp.protocol.version", version.to_owned()),
+    ];
+    if let Some(tool) = tool {
+        attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+        attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+    }
+    if let Some(prompt) = prompt {
+        attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.to_owned()));
+    }
+    attributes
 }
 
 /// A request's `_meta`, as the propagators write it.
