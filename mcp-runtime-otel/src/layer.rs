@@ -5,14 +5,15 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::BuildHasher as _;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Instant;
 
 use opentelemetry::KeyValue;
-use opentelemetry::metrics::{BoundHistogram, Histogram};
+use opentelemetry::metrics::{BoundHistogram, Histogram, Meter};
 use opentelemetry::propagation::Extractor;
 use opentelemetry::trace::TraceContextExt as _;
+use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tracing::Instrument as _;
@@ -125,16 +126,62 @@ pub struct OtelLayer {
     /// The in-flight count of the export that handed the layer out (a
     /// count of its own for a layer made by hand, which no export reads).
     active: Active,
+    /// The export's histogram (the global meter provider's for a layer
+    /// made by hand).
+    pub(super) duration: ServerDuration,
 }
 
 impl OtelLayer {
-    /// The layer, recording what the conventions record by default.
+    /// The layer, recording what the conventions record by default, into
+    /// the global meter provider (which the application sets, as it
+    /// does its subscriber): for providers and a subscriber entirely your
+    /// own. [`Telemetry::layer`](super::Telemetry::layer) records into the
+    /// export's providers instead.
     pub fn new() -> Self {
         OtelLayer::default()
     }
 
-    pub(crate) fn recording(recording: Recording, active: Active) -> Self {
-        OtelLayer { recording, active }
+    pub(crate) fn recording(
+        recording: Recording,
+        active: Active,
+        duration: ServerDuration,
+    ) -> Self {
+        OtelLayer {
+            recording,
+            active,
+            duration,
+        }
+    }
+}
+
+/// The `mcp.server.operation.duration` histogram of one meter provider,
+/// with an id that keeps its bound points apart from another provider's in
+/// the per-thread cache ([`BOUND`]).
+#[derive(Clone, Debug)]
+pub(crate) struct ServerDuration {
+    id: u64,
+    pub(super) histogram: Histogram<f64>,
+}
+
+impl ServerDuration {
+    pub(crate) fn from_meter(meter: &Meter) -> Self {
+        // Identities, not state: two histograms never share an id.
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        ServerDuration {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            histogram: histogram(
+                meter,
+                "mcp.server.operation.duration",
+                "The duration of the MCP request or notification as observed on the receiver from the time it was received until the result or ack is sent.",
+            ),
+        }
+    }
+}
+
+/// The global meter provider's, as it is when the layer is made.
+impl Default for ServerDuration {
+    fn default() -> Self {
+        ServerDuration::from_meter(&opentelemetry::global::meter("mcp-runtime"))
     }
 }
 
@@ -146,6 +193,7 @@ impl<S> Layer<S> for OtelLayer {
             inner,
             recording: self.recording,
             active: self.active.clone(),
+            duration: self.duration.clone(),
         }
     }
 }
@@ -156,6 +204,7 @@ pub struct Traced<S> {
     inner: S,
     recording: Recording,
     active: Active,
+    duration: ServerDuration,
 }
 
 impl<S> Service<Request> for Traced<S>
@@ -179,13 +228,14 @@ where
             false => tracing::Span::none(),
         };
         let in_flight = self.active.begin();
+        let duration = self.duration.clone();
         let started = Instant::now();
         let answer = self.inner.call(request).instrument(span.clone());
         Box::pin(async move {
             // Dropped with the future, answered or not.
             let _in_flight = in_flight;
             let answer = answer.await;
-            operation.finish(&span, &answer, recording, started);
+            operation.finish(&span, &answer, (recording, &duration), started);
             answer
         })
     }
@@ -207,11 +257,11 @@ impl RequestObserver for OtelLayer {
         self.active.closed();
         let elapsed = request.started().elapsed().as_secs_f64();
         let failure = Failure::of_outcome(&outcome, request.method() == "tools/call");
-        if failure.is_none() && Repeated::record(request, elapsed) {
+        if failure.is_none() && Repeated::record(request, elapsed, &self.duration) {
             return;
         }
         let operation = Operation::observed(request);
-        let point = operation.record(elapsed, failure.as_ref());
+        let point = operation.record(elapsed, failure.as_ref(), &self.duration);
         if let (None, Some(point)) = (&failure, point) {
             Repeated::remember(request, point);
         }
@@ -317,7 +367,7 @@ impl<'a> Operation<'a> {
         &self,
         span: &tracing::Span,
         answer: &Result<Response, BoxError>,
-        recording: Recording,
+        (recording, duration): (Recording, &ServerDuration),
         started: Instant,
     ) {
         let tool = self.named(Target::Tool).is_some();
@@ -331,7 +381,7 @@ impl<'a> Operation<'a> {
             failure.record(span);
         }
         let elapsed = started.elapsed().as_secs_f64();
-        self.record(elapsed, failure.as_ref());
+        self.record(elapsed, failure.as_ref(), duration);
     }
 
     /// The histogram point, through a handle bound to its attribute set:
@@ -341,7 +391,12 @@ impl<'a> Operation<'a> {
     /// are made of (borrowed: nothing is copied to look one up), at most
     /// [`BOUND_POINTS`] of them; past that a point is recorded unbound. Where
     /// the handle is kept, if it is.
-    fn record(&self, elapsed: f64, failure: Option<&Failure>) -> Option<Point> {
+    fn record(
+        &self,
+        elapsed: f64,
+        failure: Option<&Failure>,
+        duration: &ServerDuration,
+    ) -> Option<Point> {
         let unknown = failure.map_or(Unknown::Neither, Failure::unknown);
         let error = failure.map(|failure| &*failure.kind);
         let (method, name) = self.recorded(unknown);
@@ -358,16 +413,20 @@ impl<'a> Operation<'a> {
             transport: self.transport,
             error,
         };
-        let kept = BOUND.with_borrow_mut(|bound| {
+        let kept = with_bound(duration.id, |bound| {
             let index = bound.find(hash, &key).or_else(|| {
-                let handle = || duration().bind(&self.attributes(failure));
+                let handle = || duration.histogram.bind(&self.attributes(failure));
                 bound.insert(hash, key.owned(), handle)
             })?;
             bound.points[&hash][index].1.record(elapsed);
-            Some(Point { hash, index })
+            Some(Point {
+                histogram: duration.id,
+                hash,
+                index,
+            })
         });
         if kept.is_none() {
-            duration().record(elapsed, &self.attributes(failure));
+            (duration.histogram).record(elapsed, &self.attributes(failure));
         }
         kept
     }
@@ -418,6 +477,8 @@ impl<'a> Operation<'a> {
 /// Where a histogram point's bound handle is kept in [`BOUND`].
 #[derive(Clone, Copy)]
 struct Point {
+    /// The [`ServerDuration`]'s id.
+    histogram: u64,
     hash: u64,
     index: usize,
 }
@@ -440,10 +501,13 @@ thread_local! {
 }
 
 impl Repeated {
-    /// Records `request`'s point if it is the last one's; whether it was.
-    fn record(request: &ObservedRequest<'_>, elapsed: f64) -> bool {
+    /// Records `request`'s point into `duration` if it is the last one's;
+    /// whether it was.
+    fn record(request: &ObservedRequest<'_>, elapsed: f64, duration: &ServerDuration) -> bool {
         let point = REPEATED.with_borrow(|last| {
-            let last = last.as_ref()?;
+            let last = last
+                .as_ref()
+                .filter(|last| last.point.histogram == duration.id)?;
             let version = observed_version(request);
             let same = (*last.method == *request.method() && last.version == version)
                 && (last.raw_name.as_deref() == request.raw_name())
@@ -451,11 +515,11 @@ impl Repeated {
             same.then_some(last.point)
         });
         let Some(point) = point else { return false };
-        BOUND.with_borrow(|bound| {
-            let points = (bound.points.get(&point.hash)).expect("a bound point is never removed");
-            points[point.index].1.record(elapsed);
-        });
-        true
+        // Kept while its histogram's cache is (see `with_bound`).
+        with_bound(point.histogram, |bound| {
+            let handle = (bound.points.get(&point.hash)).and_then(|points| points.get(point.index));
+            handle.map(|(_, handle)| handle.record(elapsed)).is_some()
+        })
     }
 
     fn remember(request: &ObservedRequest<'_>, point: Point) {
@@ -505,8 +569,40 @@ fn target(method: &str) -> Option<Target> {
 }
 
 thread_local! {
-    /// The histogram's bound handles on this thread.
-    static BOUND: RefCell<Bound> = RefCell::new(Bound::default());
+    /// The histograms' bound handles on this thread, by [`ServerDuration`]
+    /// id, at most [`BOUND_HISTOGRAMS`].
+    static BOUND: RefCell<Vec<(u64, Bound)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// How many histograms (exports) a thread keeps bound handles for: a
+/// process usually has one, a test suite a few at a time. Past this, the
+/// oldest's are dropped (its points are bound again if it records more).
+const BOUND_HISTOGRAMS: usize = 4;
+
+/// Runs `f` on the bound handles of histogram `id` on this thread.
+fn with_bound<R>(id: u64, f: impl FnOnce(&mut Bound) -> R) -> R {
+    BOUND.with_borrow_mut(|all| {
+        let index = match all.iter().position(|(kept, _)| *kept == id) {
+            Some(index) => index,
+            None => {
+                if all.len() >= BOUND_HISTOGRAMS {
+                    let (dropped, _) = all.remove(0);
+                    // The last request's point may have been one of them.
+                    REPEATED.with_borrow_mut(|last| {
+                        if last
+                            .as_ref()
+                            .is_some_and(|last| last.point.histogram == dropped)
+                        {
+                            *last = None;
+                        }
+                    });
+                }
+                all.push((id, Bound::default()));
+                all.len() - 1
+            }
+        };
+        f(&mut all[index].1)
+    })
 }
 
 /// How many bound handles a thread keeps. The attribute sets are bounded
@@ -707,9 +803,7 @@ pub(super) fn parent_and_link(
     let http = (source.attachment::<HttpRequest>())
         .map(|http| HeaderCarrier(http.headers()))
         .filter(|carrier| carrier.0.contains_key("traceparent"));
-    let extract = |carrier: &dyn Extractor| {
-        opentelemetry::global::get_text_map_propagator(|propagator| propagator.extract(carrier))
-    };
+    let extract = |carrier: &dyn Extractor| extract(carrier);
     // Each fails only when no OpenTelemetry layer is installed.
     match (meta.traceparent.is_some(), http) {
         (true, http) => {
@@ -729,11 +823,13 @@ pub(super) fn parent_and_link(
     }
 }
 
-/// A duration histogram (seconds, the conventions' buckets) from the global
-/// meter provider: made at first use, after [`Otel::install`](super::Otel::install)
-/// set the provider.
-pub(super) fn histogram(name: &'static str, description: &'static str) -> Histogram<f64> {
-    opentelemetry::global::meter("mcp-runtime")
+/// A duration histogram (seconds, the conventions' buckets) from `meter`.
+pub(super) fn histogram(
+    meter: &Meter,
+    name: &'static str,
+    description: &'static str,
+) -> Histogram<f64> {
+    meter
         .f64_histogram(name)
         .with_unit("s")
         .with_description(description)
@@ -741,23 +837,13 @@ pub(super) fn histogram(name: &'static str, description: &'static str) -> Histog
         .build()
 }
 
-/// `mcp.server.operation.duration`.
-///
-/// Made once per process, from the global meter provider current at the
-/// first request (the provider is the process's: see `otel::LIVE`); the
-/// per-thread bound points in `BOUND` and `REPEATED` are made from it. So
-/// an export installed after the first one has stopped does not receive
-/// this histogram: known, and left for a redesign where the application
-/// hands its provider to the server (issue 52, item 2), because a check of
-/// the provider on every request would cost the request path.
-pub(super) fn duration() -> &'static Histogram<f64> {
-    static DURATION: OnceLock<Histogram<f64>> = OnceLock::new();
-    DURATION.get_or_init(|| {
-        histogram(
-            "mcp.server.operation.duration",
-            "The duration of the MCP request or notification as observed on the receiver from the time it was received until the result or ack is sent.",
-        )
-    })
+/// The W3C trace context and baggage `carrier` holds: what the MCP
+/// conventions carry in `_meta` (and an HTTP request in its headers),
+/// whatever propagator the process sets globally.
+pub(super) fn extract(carrier: &dyn Extractor) -> opentelemetry::Context {
+    use opentelemetry::propagation::TextMapPropagator as _;
+    let context = TraceContextPropagator::new().extract(carrier);
+    BaggagePropagator::new().extract_with_context(&context, carrier)
 }
 
 /// A `tools/call`'s arguments as JSON text (for the opt-in attribute
@@ -842,7 +928,7 @@ mod tests {
 
     /// How many bound handles this thread keeps (each test has a thread).
     fn kept() -> usize {
-        BOUND.with_borrow(|bound| bound.len)
+        BOUND.with_borrow(|all| all.iter().map(|(_, bound)| bound.len).sum())
     }
 
     fn operation(
@@ -860,22 +946,23 @@ mod tests {
 
     #[test]
     fn made_up_versions_methods_and_names_are_recorded_as_other() {
+        let duration = ServerDuration::default();
         for i in 0..3_000 {
             let sent = format!("1999-01-{i}");
             let version = recorded_version(None, &sent);
             assert_eq!(version, OTHER);
             let refused = ErrorObject::unsupported_version(&sent, SUPPORTED_VERSIONS);
             let refused = Failure::of_error(&refused);
-            operation(format!("made/up/{i}"), None, version).record(0.1, Some(&refused));
+            operation(format!("made/up/{i}"), None, version).record(0.1, Some(&refused), &duration);
             let call = operation("tools/call".into(), Some(format!("tool{i}")), version);
-            call.record(0.1, Some(&refused));
+            call.record(0.1, Some(&refused), &duration);
             let method = format!("nothing/{i}");
             let missing = Failure::of_error(&ErrorObject::method_not_found(&method));
-            operation(method, None, PROTOCOL_VERSION).record(0.1, Some(&missing));
+            operation(method, None, PROTOCOL_VERSION).record(0.1, Some(&missing), &duration);
             let tool = format!("tool{i}");
             let unknown = ErrorObject::invalid_params(format!("Unknown tool: {tool}"));
             let call = operation("tools/call".into(), Some(tool), PROTOCOL_VERSION);
-            call.record(0.1, Some(&Failure::of_error(&unknown)));
+            call.record(0.1, Some(&Failure::of_error(&unknown)), &duration);
         }
         // A refused version with and without a tool, a method not found, a
         // tool not found.
@@ -896,19 +983,20 @@ mod tests {
 
     #[test]
     fn the_bound_handles_are_capped_and_points_past_them_still_recorded() {
+        let duration = ServerDuration::default();
         for i in 0..BOUND_POINTS * 2 {
             let call = operation(
                 "tools/call".into(),
                 Some(format!("tool{i}")),
                 PROTOCOL_VERSION,
             );
-            let point = call.record(0.1, None);
+            let point = call.record(0.1, None, &duration);
             assert_eq!(point.is_some(), i < BOUND_POINTS, "{i}");
         }
         assert_eq!(kept(), BOUND_POINTS);
         // A point kept is found again, not bound twice.
         let call = operation("tools/call".into(), Some("tool0".into()), PROTOCOL_VERSION);
-        assert!(call.record(0.1, None).is_some());
+        assert!(call.record(0.1, None, &duration).is_some());
         assert_eq!(kept(), BOUND_POINTS);
     }
 
@@ -921,5 +1009,25 @@ mod tests {
         assert!(!policy.wanted(|| Some(dropped)) && !policy.wanted(|| None));
         assert!(!policy.wanted(|| Some("garbage")));
         assert!(Spans::Always.wanted(|| None) && !Spans::Never.wanted(|| Some(kept)));
+    }
+
+    #[test]
+    fn each_histogram_keeps_its_own_bound_handles_and_the_oldest_go_first() {
+        let call = || operation("tools/call".into(), Some("t".into()), PROTOCOL_VERSION);
+        let histograms: Vec<ServerDuration> = (0..=BOUND_HISTOGRAMS)
+            .map(|_| ServerDuration::default())
+            .collect();
+        let first = call().record(0.1, None, &histograms[0]).unwrap();
+        assert_eq!(first.histogram, histograms[0].id);
+        let second = call().record(0.1, None, &histograms[1]).unwrap();
+        assert_eq!(second.histogram, histograms[1].id, "not the first's handle");
+        assert_eq!(kept(), 2);
+        for histogram in &histograms[2..] {
+            call().record(0.1, None, histogram).unwrap();
+        }
+        // One more histogram than are kept: the first's handles went.
+        assert_eq!(kept(), BOUND_HISTOGRAMS);
+        let ids: Vec<u64> = BOUND.with_borrow(|all| all.iter().map(|(id, _)| *id).collect());
+        assert!(!ids.contains(&histograms[0].id), "{ids:?}");
     }
 }

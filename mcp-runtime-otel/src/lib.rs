@@ -96,23 +96,23 @@ mod plugins;
 mod scrape;
 mod slots;
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use opentelemetry::propagation::TextMapCompositePropagator;
+use opentelemetry::metrics::MeterProvider as _;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{MetricExporter, SpanExporter, WithExportConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
-use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing_subscriber::Layer as _;
 
 use self::counters::{Counters, Sources};
 pub use self::layer::{OtelLayer, Traced};
-use self::layer::{Recording, Spans};
+use self::layer::{Recording, ServerDuration, Spans};
+use self::outgoing::ClientSpans;
 use self::scrape::PrometheusEndpoint;
 use mcp_runtime::diagnostics::AUDIT_TARGET;
 
@@ -122,31 +122,6 @@ const ENDPOINTS: [&str; 3] = [
     "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
     "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
 ];
-
-/// How many exports [`Otel::install`] started that still run. Process-wide
-/// on purpose: `install` sets OpenTelemetry's global tracer and meter
-/// providers and propagator, which are the process's, not a server's (the
-/// OpenTelemetry API has one of each), so a second export replaces the
-/// first, which is said.
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-/// One running export, counted in a process-wide count while it lives.
-#[derive(Debug)]
-struct Live(&'static AtomicUsize);
-
-impl Live {
-    /// Counts one more export; with how many ran already.
-    fn enter(count: &'static AtomicUsize) -> (Live, usize) {
-        let before = count.fetch_add(1, Ordering::AcqRel);
-        (Live(count), before)
-    }
-}
-
-impl Drop for Live {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
 
 /// How long the flush on shutdown may take, spans and metrics together.
 const FLUSH: Duration = Duration::from_secs(5);
@@ -168,6 +143,8 @@ pub struct Otel {
     /// Spans to stderr, a line each (`OTEL_TRACES_EXPORTER=console`).
     console_traces: bool,
     prometheus: Option<String>,
+    /// The application's own providers, used instead of exporters.
+    providers: Option<(SdkTracerProvider, SdkMeterProvider)>,
 }
 
 impl Default for Otel {
@@ -180,6 +157,7 @@ impl Default for Otel {
             otlp_metrics: true,
             console_traces: false,
             prometheus: None,
+            providers: None,
         }
     }
 }
@@ -302,40 +280,57 @@ impl Otel {
     /// a plugin instead (`.with(otel)`, `.with(&telemetry)`, see
     /// [`Telemetry::layer`]).
     pub fn layer(&self) -> OtelLayer {
-        OtelLayer::recording(self.recording, counters::Active::default())
+        let duration = ServerDuration::default();
+        OtelLayer::recording(self.recording, counters::Active::default(), duration)
     }
 
-    /// Starts the exporters (spans in batches, metrics periodically), sets
-    /// them as OpenTelemetry's global providers with the W3C trace-context
-    /// and baggage propagators, and returns them with the `tracing` layer
-    /// that feeds them the spans: add that layer to your subscriber, and
-    /// give the [`Telemetry`] to the server (`.with(&telemetry)`). Keep it
-    /// until the server stops: dropping it flushes. `.with(otel)` does all
-    /// of this for a server `run()` serves.
+    /// Records through `tracer_provider` and `meter_provider`, built by
+    /// the application as the OpenTelemetry ecosystem does (its exporters,
+    /// sampler, resource and readers), instead of the exporters this
+    /// configuration would start: the endpoint, the service name and the
+    /// Prometheus endpoint are then the providers' business. Every request
+    /// is a span (the providers' sampler decides what is kept). The
+    /// providers stay the application's: [`Telemetry::flush`] flushes them
+    /// and does not shut them down.
+    pub fn providers(
+        mut self,
+        tracer_provider: SdkTracerProvider,
+        meter_provider: SdkMeterProvider,
+    ) -> Self {
+        self.providers = Some((tracer_provider, meter_provider));
+        self
+    }
+
+    /// Starts the exporters (spans in batches, metrics periodically), or
+    /// takes the application's [`providers`](Self::providers), and returns
+    /// the running export: add its [`tracing_layer`](Telemetry::tracing_layer)
+    /// to your subscriber, and give it to the server (`.with(&telemetry)`).
+    /// Keep it until the server stops: dropping it flushes. `.with(otel)`
+    /// does all of this for a server `run()` serves. Nothing global is set:
+    /// neither OpenTelemetry's global providers nor its propagator (the
+    /// request spans read and write the W3C trace context and baggage the
+    /// MCP conventions carry in `_meta`).
     ///
     /// # Errors
-    /// When an exporter cannot be built (an endpoint that is not a URL).
+    /// When an exporter cannot be built (an endpoint that is not a URL, a
+    /// Prometheus address that cannot be bound), or a Prometheus endpoint
+    /// is asked of providers of the application's (add
+    /// `opentelemetry-prometheus`'s reader to its meter provider instead).
     pub fn install(self) -> Result<Telemetry, OtelError> {
+        if let Some((tracer_provider, meter_provider)) = self.providers.clone() {
+            if self.prometheus.is_some() {
+                return Err(OtelError(
+                    "the Prometheus endpoint is a reader of the meter provider this crate builds,                      and the providers are the application's: add opentelemetry-prometheus's                      reader to that meter provider instead"
+                        .to_owned(),
+                ));
+            }
+            let mut telemetry = Telemetry::over(tracer_provider, meter_provider, Ownership::Theirs);
+            telemetry.recording = self.recording;
+            return Ok(telemetry);
+        }
         let resource = self.resource();
         let tracer_provider = self.tracer_provider(resource.clone())?;
         let (meters, prometheus) = self.meter_provider(resource)?;
-        opentelemetry::global::set_text_map_propagator(TextMapCompositePropagator::new(vec![
-            Box::new(TraceContextPropagator::new()),
-            Box::new(BaggagePropagator::new()),
-        ]));
-        let (live, before) = Live::enter(&LIVE);
-        if before > 0 {
-            // Said, not silently shared: the providers are global.
-            tracing::warn!(
-                "OpenTelemetry export is already running in this process: this one replaces it as \
-                 OpenTelemetry's global tracer and meter providers, which are the process's. Start \
-                 one export and give it to every server (`.with(&telemetry)`) instead"
-            );
-        }
-        opentelemetry::global::set_meter_provider(meters.clone());
-        opentelemetry::global::set_tracer_provider(tracer_provider.clone());
-        let sources = Arc::new(Sources::default());
-        let counters = Counters::register(&opentelemetry::global::meter("mcp-runtime"), &sources);
         let spans = match self.otlp_traces || self.console_traces {
             true => Spans::for_sampler(
                 std::env::var("OTEL_TRACES_SAMPLER").ok().as_deref(),
@@ -343,19 +338,13 @@ impl Otel {
             ),
             false => Spans::Never,
         };
-        Ok(Telemetry {
-            tracer_provider,
-            meter_provider: meters,
-            recording: Recording {
-                spans,
-                ..self.recording
-            },
-            _counters: counters,
-            sources,
-            prometheus,
-            _live: live,
-            flushed: AtomicBool::new(false),
-        })
+        let mut telemetry = Telemetry::over(tracer_provider, meters, Ownership::Ours);
+        telemetry.recording = Recording {
+            spans,
+            ..self.recording
+        };
+        telemetry.prometheus = prometheus;
+        Ok(telemetry)
     }
 
     /// An exporter's builder sending to the given endpoint's `path` for
@@ -420,22 +409,82 @@ impl Otel {
     }
 }
 
-/// The running exporters, from [`Otel::install`]. Dropping it flushes
-/// what is queued and stops them, waiting at most 5 s in all (the spans
-/// and the metrics are flushed at once): a collector that never answers
-/// delays the process's exit by 5 s, no more.
+/// The running export, from [`Otel::install`]: its providers, the
+/// instruments made from them, and the servers it reads the counters of.
+/// Dropping it flushes what is queued and stops the exporters it started,
+/// waiting at most 5 s in all (the spans and the metrics are flushed at
+/// once): a collector that never answers delays the process's exit by
+/// 5 s, no more. Several exports may run in one process, each server
+/// recording into its own: nothing of it is global.
 pub struct Telemetry {
     tracer_provider: SdkTracerProvider,
     meter_provider: SdkMeterProvider,
+    /// Whether the providers are this crate's to shut down.
+    ownership: Ownership,
     recording: Recording,
+    /// `mcp.server.operation.duration`, from the meter provider.
+    duration: ServerDuration,
+    /// The client's CLIENT spans and `mcp.client.operation.duration`.
+    client: Arc<ClientSpans>,
     _counters: Counters,
     /// The servers the export was given to, whose counters it reads.
     sources: Arc<Sources>,
     prometheus: Option<PrometheusEndpoint>,
-    /// Counted as running until it is dropped (after the flush).
-    _live: Live,
-    /// Whether [`flush`](Telemetry::flush) ran: the providers shut down once.
+    /// Whether [`flush`](Telemetry::flush) ran: the providers end once.
     flushed: AtomicBool,
+}
+
+/// Whose providers a [`Telemetry`] records through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ownership {
+    /// Built by [`Otel::install`]: shut down when the export ends.
+    Ours,
+    /// The application's ([`Otel::providers`]): flushed, left running.
+    Theirs,
+}
+
+impl Telemetry {
+    /// The export over `tracer_provider` and `meter_provider`, with its
+    /// instruments registered on the meter provider.
+    fn over(
+        tracer_provider: SdkTracerProvider,
+        meter_provider: SdkMeterProvider,
+        ownership: Ownership,
+    ) -> Telemetry {
+        let meter = meter_provider.meter("mcp-runtime");
+        let sources = Arc::new(Sources::default());
+        Telemetry {
+            _counters: Counters::register(&meter, &sources),
+            duration: ServerDuration::from_meter(&meter),
+            client: Arc::new(ClientSpans::new(&meter)),
+            tracer_provider,
+            meter_provider,
+            ownership,
+            recording: Recording::default(),
+            sources,
+            prometheus: None,
+            flushed: AtomicBool::new(false),
+        }
+    }
+
+    /// The tracer provider the spans are exported through (for spans of
+    /// your own outside `tracing`).
+    pub fn tracer_provider(&self) -> &SdkTracerProvider {
+        &self.tracer_provider
+    }
+
+    /// The meter provider the metrics are recorded into (for instruments
+    /// of your own).
+    pub fn meter_provider(&self) -> &SdkMeterProvider {
+        &self.meter_provider
+    }
+
+    /// The tracer of the built-in client's requests (what the plugins
+    /// give the clients made for the server; give it to others with
+    /// `Client::set_tracer`).
+    pub fn client_tracer(&self) -> mcp_runtime::diagnostics::SharedTracer {
+        self.client.clone()
+    }
 }
 
 impl Telemetry {
@@ -467,7 +516,8 @@ impl Telemetry {
     /// fraction of the cost), and as a notification observer. `.with(otel)`
     /// chooses so too.
     pub fn layer(&self) -> OtelLayer {
-        OtelLayer::recording(self.recording, self.sources.active().clone())
+        let active = self.sources.active().clone();
+        OtelLayer::recording(self.recording, active, self.duration.clone())
     }
 
     /// What reads the counters of the servers the export is given to.
@@ -494,13 +544,15 @@ impl std::fmt::Debug for Telemetry {
 }
 
 impl Telemetry {
-    /// Exports what is queued and stops the exporters, waiting at most 5 s
-    /// in all: what the server's shutdown does (a blocking wait: call it
-    /// from a blocking thread). Once only; dropping the telemetry does it
-    /// too, if it has not run.
+    /// Exports what is queued, waiting at most 5 s in all, and ends the
+    /// export: the providers [`Otel::install`] built are shut down, the
+    /// application's are flushed and left running. What the server's
+    /// shutdown does under `.with(otel)` (a blocking wait: call it from a
+    /// blocking thread). Once only; dropping the telemetry does it too, if
+    /// it has not run.
     pub fn flush(&self) {
         if !self.flushed.swap(true, Ordering::AcqRel) {
-            flush(&self.tracer_provider, &self.meter_provider);
+            flush(&self.tracer_provider, &self.meter_provider, self.ownership);
         }
     }
 }
@@ -522,18 +574,21 @@ type Flushed = (&'static str, OTelSdkResult);
 /// told). On threads of their own, the two waits overlap; a shutdown still
 /// running at the bound is left to end by itself (the SDK bounds each
 /// wait) rather than hold up the process's exit.
-fn flush(spans: &SdkTracerProvider, metrics: &SdkMeterProvider) {
+fn flush(spans: &SdkTracerProvider, metrics: &SdkMeterProvider, ownership: Ownership) {
     let deadline = Instant::now() + FLUSH;
     let (done, finished) = mpsc::channel::<Flushed>();
     let (spans, metrics) = (spans.clone(), metrics.clone());
     let mut pending = Vec::new();
-    if on_own_thread("spans", done.clone(), move || {
-        spans.shutdown_with_timeout(FLUSH)
+    let ours = ownership == Ownership::Ours;
+    if on_own_thread("spans", done.clone(), move || match ours {
+        true => spans.shutdown_with_timeout(FLUSH),
+        false => spans.force_flush(),
     }) {
         pending.push("spans");
     }
-    if on_own_thread("metrics", done, move || {
-        metrics.shutdown_with_timeout(FLUSH)
+    if on_own_thread("metrics", done, move || match ours {
+        true => metrics.shutdown_with_timeout(FLUSH),
+        false => metrics.force_flush(),
     }) {
         pending.push("metrics");
     }
@@ -650,23 +705,6 @@ impl std::error::Error for OtelError {}
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_export_counts_as_running_until_it_is_dropped() {
-        static COUNT: AtomicUsize = AtomicUsize::new(0);
-        let (first, before) = Live::enter(&COUNT);
-        assert_eq!(before, 0);
-        let (second, before) = Live::enter(&COUNT);
-        assert_eq!(before, 1, "a second export knows of the first");
-        drop(first);
-        assert_eq!(COUNT.load(Ordering::Acquire), 1);
-        drop(second);
-        assert_eq!(
-            COUNT.load(Ordering::Acquire),
-            0,
-            "none runs once both stopped"
-        );
-    }
 
     fn from(vars: &[(&str, &str)]) -> Option<Otel> {
         Otel::from_vars(|name| {

@@ -5,8 +5,7 @@
 use opentelemetry::KeyValue;
 
 use super::layer::{
-    OTHER, OtelLayer, TARGET, TraceCarrier, duration, network_transport, parent_and_link,
-    traceparent,
+    OTHER, OtelLayer, TARGET, TraceCarrier, network_transport, parent_and_link, traceparent,
 };
 use mcp_runtime::middleware::{ClientNotification, NotificationObserver};
 use mcp_runtime::protocol::PROTOCOL_VERSION;
@@ -58,6 +57,6 @@ impl NotificationObserver for OtelLayer {
             attributes.push(KeyValue::new("network.transport", transport));
         }
         let elapsed = notification.received().elapsed().as_secs_f64();
-        duration().record(elapsed, &attributes);
+        self.duration.histogram.record(elapsed, &attributes);
     }
 }

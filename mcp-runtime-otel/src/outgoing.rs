@@ -2,12 +2,12 @@
 //! its context injected into the request's `_meta` (so that the server's
 //! span continues the client's trace), and `mcp.client.operation.duration`.
 
-use std::sync::OnceLock;
 use std::time::Instant;
 
 use opentelemetry::KeyValue;
-use opentelemetry::metrics::Histogram;
+use opentelemetry::metrics::{Histogram, Meter};
 use opentelemetry::propagation::Injector;
+use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use serde_json::{Map, Value};
 use tracing::field::Empty;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
@@ -17,13 +17,28 @@ use mcp_runtime::protocol::{ErrorObject, PROTOCOL_VERSION};
 
 use super::layer::{TARGET, histogram};
 
-/// The client's tracer: a [`ClientCall`] per request.
+/// The client's tracer: a [`ClientCall`] per request, each a point of
+/// its `mcp.client.operation.duration`.
 #[derive(Debug)]
-pub(crate) struct ClientSpans;
+pub(crate) struct ClientSpans {
+    duration: Histogram<f64>,
+}
+
+impl ClientSpans {
+    /// Recording into `meter` (the export's provider's, or the global one).
+    pub(crate) fn new(meter: &Meter) -> Self {
+        let duration = histogram(
+            meter,
+            "mcp.client.operation.duration",
+            "The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.",
+        );
+        ClientSpans { duration }
+    }
+}
 
 impl ClientTracer for ClientSpans {
     fn start(&self, method: &str, params: &Map<String, Value>, id: u64) -> Box<dyn TracedRequest> {
-        Box::new(ClientCall::start(method, params, id))
+        Box::new(ClientCall::start(method, params, id, self.duration.clone()))
     }
 
     fn trace_id(&self, span: &tracing::Span) -> Option<String> {
@@ -32,16 +47,23 @@ impl ClientTracer for ClientSpans {
 }
 
 /// One request the client sends, traced from send to answer.
-pub(crate) struct ClientCall {
+struct ClientCall {
     span: tracing::Span,
     attributes: Vec<KeyValue>,
     started: Instant,
+    duration: Histogram<f64>,
 }
 
 impl ClientCall {
     /// The CLIENT span of request `id` of `method` with `params`, the
-    /// current span (the caller's work) its parent.
-    pub(crate) fn start(method: &str, params: &Map<String, Value>, id: u64) -> ClientCall {
+    /// current span (the caller's work) its parent; its point goes to
+    /// `duration`.
+    fn start(
+        method: &str,
+        params: &Map<String, Value>,
+        id: u64,
+        duration: Histogram<f64>,
+    ) -> ClientCall {
         let name = |key: &str| params.get(key).and_then(Value::as_str);
         let (tool, prompt) = match method {
             "tools/call" => (name("name"), None),
@@ -76,6 +98,7 @@ impl ClientCall {
             span,
             attributes,
             started: Instant::now(),
+            duration,
         }
     }
 }
@@ -89,10 +112,11 @@ impl TracedRequest for ClientCall {
     /// (`traceparent`, `tracestate`, `baggage`, unprefixed as the
     /// conventions say); nothing when no OpenTelemetry layer records it.
     fn inject(&self, meta: &mut Map<String, Value>) {
+        use opentelemetry::propagation::TextMapPropagator as _;
         let context = self.span.context();
-        opentelemetry::global::get_text_map_propagator(|propagator| {
-            propagator.inject_context(&context, &mut MetaInjector(meta));
-        });
+        let mut injector = MetaInjector(meta);
+        TraceContextPropagator::new().inject_context(&context, &mut injector);
+        BaggagePropagator::new().inject_context(&context, &mut injector);
     }
 
     fn finish(mut self: Box<Self>, error: Option<&ErrorObject>) {
@@ -108,19 +132,8 @@ impl TracedRequest for ClientCall {
                 .push(KeyValue::new("rpc.response.status_code", code));
         }
         let elapsed = self.started.elapsed().as_secs_f64();
-        duration().record(elapsed, &self.attributes);
+        self.duration.record(elapsed, &self.attributes);
     }
-}
-
-/// `mcp.client.operation.duration`, from the global meter provider.
-fn duration() -> &'static Histogram<f64> {
-    static DURATION: OnceLock<Histogram<f64>> = OnceLock::new();
-    DURATION.get_or_init(|| {
-        histogram(
-            "mcp.client.operation.duration",
-            "The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.",
-        )
-    })
 }
 
 /// A client duration point's attributes: the method, the protocol

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use mcp_runtime::plugin::{Plugin, PluginError, Setup};
 
+use super::outgoing::ClientSpans;
 use super::{Otel, OtelLayer, Telemetry};
 
 /// A configuration is a plugin: `.with(otel)` starts the export at once
@@ -66,14 +67,16 @@ impl Plugin for &Telemetry {
 
 /// The request layer alone is a plugin: `.with(OtelLayer::new())` makes
 /// each request and notification a span, records the histograms through
-/// the global meter provider, and traces the requests of the clients made
-/// for the server (`TestClient`, the inspector); the subscriber, its
-/// OpenTelemetry layer and the providers are yours.
+/// the global meter provider (which the application sets), and traces the
+/// requests of the clients made for the server (`TestClient`, the
+/// inspector); the subscriber, its OpenTelemetry layer and the providers
+/// are yours.
 impl Plugin for OtelLayer {
     fn install(self, server: &mut Setup<'_>) -> Result<(), PluginError> {
         server.request_layer(self.clone());
         server.notification_observer(self);
-        trace_clients(server);
+        let global = opentelemetry::global::meter("mcp-runtime");
+        server.client_tracer(Arc::new(ClientSpans::new(&global)));
         Ok(())
     }
 
@@ -92,11 +95,7 @@ fn record(telemetry: &Telemetry, server: &mut Setup<'_>) {
     server.notification_observer(telemetry.layer());
     let sources = telemetry.sources().clone();
     server.metrics_reader(move |metrics| sources.attach(metrics));
-    trace_clients(server);
-}
-
-/// The clients made for the server (`TestClient`, the inspector) make a
-/// CLIENT span per request.
-fn trace_clients(server: &mut Setup<'_>) {
-    server.client_tracer(Arc::new(super::outgoing::ClientSpans));
+    // The clients made for the server (`TestClient`, the inspector) make
+    // a CLIENT span per request.
+    server.client_tracer(telemetry.client_tracer());
 }

@@ -1,6 +1,4 @@
-//! The Prometheus endpoint, in a process of its own
-//! (it sets OpenTelemetry's global providers): it listens on an address of
-//! its own, answers `GET /metrics` with the text format, refuses `Host`
+//! The Prometheus endpoint: it listens on an address of its own, answers `GET /metrics` with the text format, refuses `Host`
 //! names that are not loopback on a loopback address, a foreign `Origin`,
 //! other paths and other methods, and stops with the telemetry; idle and
 //! half-sent sockets from several loopback addresses (Linux routes all of

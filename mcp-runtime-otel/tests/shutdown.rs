@@ -1,11 +1,11 @@
 //! Telemetry's shutdown stays within its documented bound (5 s) when the
-//! collector accepts connections but never answers, in a process of its
-//! own (it sets OpenTelemetry's global providers): the spans and the
+//! collector accepts connections but never answers: the spans and the
 //! metrics are flushed together, not one after the other.
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use mcp_runtime_otel::Otel;
+use opentelemetry::metrics::MeterProvider as _;
 use opentelemetry::trace::{Tracer as _, TracerProvider as _};
 
 #[test]
@@ -17,9 +17,9 @@ fn shutdown_with_a_collector_that_never_answers_takes_about_5_s_not_10() {
     let telemetry = Otel::new().endpoint(endpoint).install().unwrap();
 
     // Something to flush on each signal.
-    let tracer = opentelemetry::global::tracer_provider().tracer("shutdown-test");
+    let tracer = telemetry.tracer_provider().tracer("shutdown-test");
     tracer.in_span("work", |_| {});
-    let meter = opentelemetry::global::meter_provider().meter("shutdown-test");
+    let meter = telemetry.meter_provider().meter("shutdown-test");
     meter.u64_counter("shutdown_test.work").build().add(1, &[]);
 
     let started = Instant::now();
