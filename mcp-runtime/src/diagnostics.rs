@@ -215,23 +215,38 @@ pub(crate) type MakeExported = std::sync::Arc<dyn Fn() -> Exported + Send + Sync
 /// guard until the process ends: dropping it writes out what is queued
 /// (waiting at most a second for a stderr nobody reads).
 pub(crate) fn init(exported: Vec<Exported>) -> Option<LogGuard> {
-    use tracing_subscriber::Layer as _;
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
-    let filter = log_filter(std::env::var("RUST_LOG").ok().as_deref());
+    let spec = std::env::var("RUST_LOG").ok();
     let writer = Arc::new(Dropping::default());
-    let log = tracing_subscriber::fmt::layer()
-        .with_writer(Shared(writer.clone()))
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_filter(filter);
-    // The exporters first: a `Vec` of layers is one layer. None rather
-    // than an empty one, which would disable every callsite (an empty
-    // `Vec`'s interest is `never`; `None`'s is `always`).
-    let exported = (!exported.is_empty()).then_some(exported);
-    let installed = (tracing_subscriber::registry().with(exported).with(log))
-        .try_init()
-        .is_ok();
-    installed.then_some(LogGuard(writer))
+    let ansi = std::io::stderr().is_terminal();
+    let log = || (Shared(writer.clone()), ansi, spec.as_deref());
+    // The exporters first (a `Vec` of layers is one layer); without any,
+    // the log alone, so that a server that exports nothing has exactly
+    // the subscriber it had before exporters could be plugged in (an
+    // empty `Vec`'s interest in a callsite would be `never`).
+    let installed = match exported.is_empty() {
+        true => (tracing_subscriber::registry().with(log_layer(log()))).try_init(),
+        false => (tracing_subscriber::registry().with(exported))
+            .with(log_layer(log()))
+            .try_init(),
+    };
+    installed.is_ok().then_some(LogGuard(writer))
+}
+
+/// The log to stderr: `writer`, in color when `ansi`, what `RUST_LOG`'s
+/// `spec` enables.
+fn log_layer<S>(
+    (writer, ansi, spec): (Shared, bool, Option<&str>),
+) -> impl tracing_subscriber::Layer<S>
+where
+    S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
+{
+    use tracing_subscriber::Layer as _;
+    tracing_subscriber::fmt::layer()
+        .with_writer(writer)
+        .with_ansi(ansi)
+        .with_filter(log_filter(spec))
 }
 
 /// The log's filter for a `RUST_LOG` value: `warn` when unset or empty;

@@ -273,10 +273,13 @@ impl<T: Transport> Client<T> {
         }
         params.insert("_meta".into(), meta);
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let span = (traced.as_ref()).map_or_else(tracing::Span::none, |t| t.span().clone());
-        let sent =
-            tracing::Instrument::instrument(self.transport.send(id, message.to_string()), span);
-        let reply = sent.await?;
+        let sent = self.transport.send(id, message.to_string());
+        // In the request's span only when traced: an untraced client's
+        // future stays as it was.
+        let reply = match &traced {
+            Some(traced) => tracing::Instrument::instrument(sent, traced.span().clone()).await?,
+            None => sent.await?,
+        };
         let notifications = Notifications {
             all: reply.notifications,
         };
