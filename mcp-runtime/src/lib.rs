@@ -106,7 +106,10 @@ pub use tokio_util::sync::CancellationToken;
 pub use tool::{HeaderArgument, IntoToolResult, Json, Structured};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
-pub use transport::http::{HttpOptions, HttpRequest, McpBody, McpService, PeerAddr};
+pub use transport::http::{
+    HttpOptions, HttpRequest, McpBody, McpService, PeerAddr, SERVER_CARD_SCHEMA, SERVER_CARD_TYPE,
+    ServerCard,
+};
 pub use transport::stdio::StdioOptions;
 
 /// Items used by macro-generated code. Not a public API: anything here may

@@ -48,6 +48,8 @@
 
 mod authorization;
 #[cfg(feature = "http")]
+mod card;
+#[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "oauth-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth-client")))]
@@ -64,6 +66,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 pub use self::authorization::{AuthorizationError, BearerChallenge};
+#[cfg(feature = "http")]
+pub use self::card::fetch_server_card;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use self::http::Remote;

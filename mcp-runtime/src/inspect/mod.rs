@@ -116,6 +116,12 @@ pub(crate) enum Command {
     },
     /// Prints the contract manifest (what `assert_contract!` locks).
     Contract(Target),
+    /// Prints the Server Card at URL (experimental: SEP-2127 is a draft),
+    /// e.g. http://127.0.0.1:8080/mcp/server-card.
+    ServerCard {
+        /// The card's URL.
+        url: String,
+    },
     /// Skills (the `io.modelcontextprotocol/skills` extension): list them,
     /// show an entry, load one verified.
     #[cfg(feature = "skills")]
@@ -124,15 +130,17 @@ pub(crate) enum Command {
 }
 
 impl Command {
-    fn target(&self) -> &Target {
+    /// The server it talks to over MCP (`None`: a document by URL).
+    fn target(&self) -> Option<&Target> {
         match self {
-            Command::Discover(target) | Command::Contract(target) => target,
+            Command::Discover(target) | Command::Contract(target) => Some(target),
             Command::List { target, .. }
             | Command::Call { target, .. }
             | Command::Read { target, .. }
-            | Command::Prompt { target, .. } => target,
+            | Command::Prompt { target, .. } => Some(target),
             #[cfg(feature = "skills")]
-            Command::Skills(command) => command.target(),
+            Command::Skills(command) => Some(command.target()),
+            Command::ServerCard { .. } => None,
         }
     }
 
@@ -145,6 +153,7 @@ impl Command {
             Command::Read { .. } => "read",
             Command::Prompt { .. } => "prompt",
             Command::Contract(_) => "contract",
+            Command::ServerCard { .. } => "server-card",
             #[cfg(feature = "skills")]
             Command::Skills(_) => "skills",
         }
@@ -153,8 +162,7 @@ impl Command {
     /// Whether the command inspects a server other than this binary's
     /// (`--url`, `--stdio`): this one's start-up hook then never runs.
     pub(crate) fn inspects_another_server(&self) -> bool {
-        let target = self.target();
-        target.url.is_some() || target.stdio.is_some()
+        (self.target()).is_none_or(|target| target.url.is_some() || target.stdio.is_some())
     }
 }
 
@@ -381,6 +389,15 @@ async fn execute(
         }
         #[cfg(feature = "skills")]
         Command::Skills(command) => self::skills::execute(server, command, out).await,
+        Command::ServerCard { url } => {
+            let card = crate::client::fetch_server_card(&url).await?;
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&card).unwrap_or_default()
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

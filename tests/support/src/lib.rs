@@ -28,6 +28,22 @@ pub fn assert_valid(definition: &str, instance: &Value) {
     assert_valid_in("2026-07-28", spec_schema(), definition, instance);
 }
 
+/// The Server Card schema (SEP-2127, draft), vendored in
+/// `tests/support/server-card/` with its examples.
+pub fn server_card_schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        serde_json::from_str(include_str!("../server-card/schema.json"))
+            .expect("server-card/schema.json parses")
+    })
+}
+
+/// How `card` breaks the Server Card schema's `ServerCard` definition
+/// (empty when it conforms).
+pub fn server_card_violations(card: &Value) -> Vec<String> {
+    violations_in("server-card", server_card_schema(), "ServerCard", card)
+}
+
 /// The vendored schema of the Tasks extension.
 pub fn tasks_schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();

@@ -220,6 +220,10 @@ impl Local {
 }
 
 impl HttpHook for LegacyHttp {
+    fn revisions(&self) -> &'static [&'static str] {
+        crate::legacy::LEGACY_VERSIONS
+    }
+
     /// A GET or DELETE that names a session.
     fn claims_other(&self, parts: &Parts) -> bool {
         parts.headers.contains_key(SESSION_ID)

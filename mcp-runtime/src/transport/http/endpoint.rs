@@ -29,6 +29,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::HttpOptions;
+use super::card::Published;
 use super::cors::Cors;
 use super::hook::{EraHeaders, Post};
 use super::request::{HideUnpermitted, HttpRequest};
@@ -66,6 +67,10 @@ pub(crate) trait HttpHook: Send + Sync + 'static {
         peer: Option<SocketAddr>,
     ) -> ServingOther<'a>;
 
+    /// The protocol revisions the hook serves, beside the endpoint's own
+    /// (a Server Card lists both).
+    fn revisions(&self) -> &'static [&'static str];
+
     /// Whether a POST is the hook's, from the era headers and the body.
     fn claims_post(&self, era: EraHeaders<'_>, body: &str) -> bool;
 
@@ -98,6 +103,27 @@ pub(crate) struct Endpoint {
     pub(super) hook: Option<Arc<dyn HttpHook>>,
     /// CORS for requests with an `Origin`.
     pub(super) cors: Cors,
+    /// The Server Card (and MCP Catalog), when asked for.
+    pub(super) published: Option<Published>,
+}
+
+/// The Server Card's documents, written from the dispatcher's metadata
+/// and the revisions the endpoint speaks; an unusable card is an error.
+fn publish(
+    dispatcher: &Dispatcher,
+    options: &HttpOptions,
+    hook: Option<&dyn HttpHook>,
+) -> std::io::Result<Option<Published>> {
+    let Some(card) = &options.server_card else {
+        return Ok(None);
+    };
+    let mut versions = crate::protocol::SUPPORTED_VERSIONS.to_vec();
+    versions.extend(hook.map_or(&[][..], HttpHook::revisions));
+    let resource = options.authorization.as_ref().map(|a| a.resource.as_str());
+    let published = card.publish(dispatcher.info(), &versions, (&options.path, resource));
+    published
+        .map(Some)
+        .map_err(|problem| std::io::Error::new(std::io::ErrorKind::InvalidInput, problem))
 }
 
 /// The endpoint's limiter: the built-in budget kept for every instance at
@@ -135,7 +161,9 @@ impl Endpoint {
             dispatcher.header_param_names(),
             hook.is_some(),
         );
+        let published = publish(&dispatcher, &options, hook.as_deref())?;
         Ok(Endpoint {
+            published,
             cors,
             gate,
             in_flight: Arc::new(Semaphore::new(options.max_in_flight)),

@@ -4,6 +4,7 @@
 
 mod accept;
 mod body;
+mod card;
 mod connections;
 mod cors;
 pub(crate) mod endpoint;
@@ -24,6 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use self::body::McpBody;
+pub use self::card::{SERVER_CARD_SCHEMA, SERVER_CARD_TYPE, ServerCard};
 pub use self::request::HttpRequest;
 pub use self::service::{McpService, PeerAddr};
 use crate::auth::Authorization;
@@ -96,6 +98,8 @@ pub struct HttpOptions {
     pub(crate) workers: usize,
     pub(crate) shutdown_grace: Duration,
     pub(crate) authorization: Option<Authorization>,
+    /// The Server Card served beside the endpoint, if asked for.
+    pub(crate) server_card: Option<ServerCard>,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -118,6 +122,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("drain_delay", &self.drain_delay)
             .field("rate_limited", &self.rate_limiter.is_some())
             .field("authorization", &self.authorization)
+            .field("server_card", &self.server_card)
             .finish_non_exhaustive()
     }
 }
@@ -146,6 +151,7 @@ impl Default for HttpOptions {
             workers: 0,
             shutdown_grace: Duration::from_secs(10),
             authorization: None,
+            server_card: None,
         }
     }
 }
@@ -330,6 +336,25 @@ impl HttpOptions {
     #[must_use]
     pub fn probes(mut self, liveness: impl Into<String>, readiness: impl Into<String>) -> Self {
         self.probes = Some((liveness.into(), readiness.into()));
+        self
+    }
+
+    /// Serves `card`, the server's Server Card (experimental: SEP-2127 is
+    /// a draft), at `GET <path>/server-card` as
+    /// `application/mcp-server-card+json`, and with
+    /// [`ServerCard::catalog`] an MCP Catalog at
+    /// `/.well-known/mcp/catalog.json`. The card is written when the
+    /// endpoint starts, from the metadata `server/discover` answers with:
+    /// the name (under the card's namespace), version, title, description
+    /// (which a card requires), icons and website, and the revisions the
+    /// endpoint speaks. Both are public: any `Host` and `Origin`, no
+    /// authorization, `Access-Control-Allow-Origin: *`, and
+    /// `Cache-Control: public`. A card the draft's schema would refuse (no
+    /// description, a name that is not reverse-DNS, no remote URL) stops
+    /// the server from starting, saying why.
+    #[must_use]
+    pub fn server_card(mut self, card: ServerCard) -> Self {
+        self.server_card = Some(card);
         self
     }
 

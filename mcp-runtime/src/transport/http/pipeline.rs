@@ -366,6 +366,10 @@ fn check_head<'a>(
     peer: Option<SocketAddr>,
     cors: Cors,
 ) -> Result<Head<'a>, HttpResponse> {
+    // Public documents, for anyone (any Host, any Origin: CORS `*`).
+    if let Some(document) = endpoint.published.as_ref().and_then(|p| p.answer(parts)) {
+        return Err(document);
+    }
     let seen = EndpointHeaders::scan(&parts.headers);
     if cors == Cors::Apply && seen.origin().is_some() {
         return Ok(Head::CrossOrigin);
