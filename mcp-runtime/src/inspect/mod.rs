@@ -381,24 +381,34 @@ async fn execute(
             print::prompt(out, &done, target.json)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Contract(target) => {
-            let mut client = target.connect(server, false)?;
-            let manifest = crate::contract::manifest_of(&mut client).await?;
-            write!(out, "{}", crate::contract::render(&manifest))?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Contract(target) => contract(server, &target, out).await,
         #[cfg(feature = "skills")]
         Command::Skills(command) => self::skills::execute(server, command, out).await,
-        Command::ServerCard { url } => {
-            let card = crate::client::fetch_server_card(&url).await?;
-            writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&card).unwrap_or_default()
-            )?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::ServerCard { url } => server_card(&url, out).await,
     }
+}
+
+/// `contract`: the manifest `assert_contract!` locks.
+async fn contract(
+    server: Server,
+    target: &Target,
+    out: &mut dyn Write,
+) -> Result<ExitCode, Failure> {
+    let mut client = target.connect(server, false)?;
+    let manifest = crate::contract::manifest_of(&mut client).await?;
+    write!(out, "{}", crate::contract::render(&manifest))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `server-card URL`: the card, as the server wrote it.
+async fn server_card(url: &str, out: &mut dyn Write) -> Result<ExitCode, Failure> {
+    let card = crate::client::fetch_server_card(url).await?;
+    writeln!(
+        out,
+        "{}",
+        serde_json::to_string_pretty(&card).unwrap_or_default()
+    )?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Everything the server offers (or only `what`), by kind.
