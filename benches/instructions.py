@@ -14,7 +14,8 @@ Workloads: echo, list, discover, mrtr (round 2 of `confirm_delete` with a
 sealed `requestState`), layer-none, layer-noop, layer-timeout (echo under
 no item layer, a no-op one, tower's timeout; layer-request-noop: the
 no-op layer as a request layer), otel-off, otel-unsampled,
-otel-sampled (echo in `bench-otel`, built with the `otel` feature: export
+otel-sampled (echo in `bench-otel`, built with the `otel` feature, which
+links `mcp-runtime-otel`: export
 not started; started with the sampler at 0; everything sampled and
 exported to a local OTLP/HTTP receiver; build it with `cargo build
 --release -p mcp-bench --no-default-features --features otel --bin

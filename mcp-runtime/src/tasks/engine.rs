@@ -169,8 +169,8 @@ async fn route(
 }
 
 /// The span of a task's work: it outlives the request that created it, so
-/// it starts a trace of its own, linked to the request's span (with the
-/// `otel` feature, an OpenTelemetry span link). Named `task {tool}`, kind
+/// it starts a trace of its own, linked to the request's span (`follows_from`,
+/// which `mcp-runtime-otel` exports as a span link). Named `task {tool}`, kind
 /// INTERNAL; the handler's own spans are its children.
 fn work_span(job: &Job) -> tracing::Span {
     let tool = &*job.call.item.name;
