@@ -45,6 +45,8 @@ pub mod book {
     pub mod audit {}
     #[doc = include_str!("../../docs/src/several-instances.md")]
     pub mod several_instances {}
+    #[doc = include_str!("../../docs/src/deployment.md")]
+    pub mod deployment {}
     #[doc = include_str!("../../docs/src/tasks.md")]
     pub mod tasks {}
     #[doc = include_str!("../../docs/src/apps.md")]
