@@ -760,6 +760,22 @@ pub struct Exchange {
 }
 
 impl Server {
+    /// Whether the server answers `method`: a core method it offers (a
+    /// server with no prompts does not serve `prompts/list`), or one of an
+    /// extension's. What a gateway or an adapter in front of the server
+    /// passes on (the legacy adapter passes on only these).
+    pub fn serves(&self, method: &str) -> bool {
+        let method = crate::protocol::method::MethodName::parse(method);
+        self.dispatcher.serves(&method)
+    }
+
+    /// The `server/discover` result this server answers with, as the JSON
+    /// it sends: written once, when the server was built (an older
+    /// client's `initialize` is answered from it too).
+    pub fn discover_json(&self) -> &[u8] {
+        self.dispatcher.discover_result()
+    }
+
     /// The tracer its plugins gave the clients made for it (`TestClient`,
     /// the inspector): see [`Setup::client_tracer`](crate::plugin::Setup::client_tracer).
     pub fn client_tracer(&self) -> Option<&crate::diagnostics::SharedTracer> {

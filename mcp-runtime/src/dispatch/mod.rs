@@ -578,14 +578,12 @@ impl Dispatcher {
     }
 
     /// The `server/discover` result, as serialized once.
-    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
     pub(crate) fn discover_result(&self) -> &Bytes {
         &self.discover
     }
 
     /// Whether `method` is served (by the core or an extension), whatever
     /// the request: the legacy adapter passes on only these.
-    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
     pub(crate) fn serves(&self, method: &MethodName) -> bool {
         match method {
             MethodName::Known(method) => self.offers(*method),

@@ -212,17 +212,23 @@ impl KeyRing {
         Some(ciphertext)
     }
 
-    /// [`seal`](Self::seal) as base64url text, for tokens in headers.
-    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
-    pub(crate) fn seal_token(&self, aad: &[u8], plaintext: &[u8]) -> Option<String> {
+    /// Seals `plaintext` into an opaque base64url token (for a header or a
+    /// URL) with the current key: authenticated and encrypted, bound to
+    /// `aad` (say what the token is for, so that a token minted for one
+    /// purpose opens for no other), and opened by every instance holding
+    /// the same keys (`MCP_STATE_KEY`). What the legacy adapter's session
+    /// ids are. `None` only if the system's random source fails.
+    pub fn seal_token(&self, aad: &[u8], plaintext: &[u8]) -> Option<String> {
         self.seal(aad, plaintext)
             .map(|sealed| URL_SAFE_NO_PAD.encode(sealed))
     }
 
     /// Opens what [`seal_token`](Self::seal_token) sealed with the same
-    /// `aad`; `None` for anything else.
-    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
-    pub(crate) fn open_token(&self, aad: &[u8], text: &str) -> Option<Vec<u8>> {
+    /// `aad`, with the current key or a verify-only one; `None` for
+    /// anything else (another purpose, a key not held, a forged or cut
+    /// token). The token is the client's: treat what it opens to as
+    /// attacker-chosen unless your `aad` and plaintext say otherwise.
+    pub fn open_token(&self, aad: &[u8], text: &str) -> Option<Vec<u8>> {
         let mut bytes = URL_SAFE_NO_PAD.decode(text).ok()?;
         self.open_in_place(aad, &mut bytes).map(<[u8]>::to_vec)
     }

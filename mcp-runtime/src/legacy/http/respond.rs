@@ -22,6 +22,12 @@ use crate::source::RequestSource;
 use crate::transport::http::endpoint::Endpoint;
 use crate::transport::http::queue::NoteQueue;
 use crate::transport::http::respond::{self, HttpResponse, Statuses};
+
+/// 200 whatever the JSON-RPC outcome, as clients of the session-based
+/// revisions expect: they read errors from the body.
+const LEGACY_STATUSES: Statuses = Statuses {
+    errors_as_200: true,
+};
 use crate::transport::http::stream::{Responding, Streaming, respond};
 
 /// The session a request belongs to, and what the endpoint gave it.
@@ -95,7 +101,7 @@ pub(super) async fn answer(
         sse,
         deadline: Some(deadline),
         keep_alive: None,
-        statuses: Statuses::Legacy,
+        statuses: LEGACY_STATUSES,
         cancelled: Some(cancelled),
         permit,
     };
@@ -136,7 +142,7 @@ async fn share_settings(
 /// A JSON-RPC answer: HTTP 200 whatever it says, as legacy clients expect
 /// (they read JSON-RPC errors from the body, not from the status).
 pub(super) fn legacy_reply(reply: Reply) -> HttpResponse {
-    respond::reply(reply, Statuses::Legacy)
+    respond::reply(reply, LEGACY_STATUSES)
 }
 
 /// A JSON-RPC error, with HTTP 200.
@@ -152,7 +158,7 @@ pub(super) fn refused(refusal: &Refusal, metrics: &crate::metrics::Metrics) -> H
             tracing::warn!(%reason, "a legacy session's shared state cannot be reached");
             respond::counted(
                 Reply::error(None, &share_unavailable()),
-                respond::Statuses::Modern,
+                respond::Statuses::MODERN,
                 metrics,
             )
         }

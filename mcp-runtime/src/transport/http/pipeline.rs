@@ -388,7 +388,7 @@ fn check_head<'a>(
 
 /// A modern answer, its refusal (if it is one) counted.
 fn modern(reply: Reply, metrics: &Metrics) -> HttpResponse {
-    respond::counted(reply, Statuses::Modern, metrics)
+    respond::counted(reply, Statuses::MODERN, metrics)
 }
 
 /// The health probes, the protected resource metadata (when authorization
@@ -895,7 +895,7 @@ impl Admission for HttpAdmission<'_> {
             sse: self.accepts.sse,
             deadline,
             keep_alive,
-            statuses: Statuses::Modern,
+            statuses: Statuses::MODERN,
             cancelled: None,
             permit,
         };

@@ -17,23 +17,27 @@ use crate::protocol::{ErrorObject, RequestId, error_code};
 /// Every response the endpoint sends.
 pub(crate) type HttpResponse = Response<McpBody>;
 
-/// How a JSON-RPC answer's outcome becomes an HTTP status.
+/// How a JSON-RPC answer's outcome becomes an HTTP status: as the
+/// 2026-07-28 transport lays out ([`Statuses::MODERN`]: errors get 4xx and
+/// 5xx), or 200 whatever the outcome, for an era whose clients read errors
+/// from the body (the legacy adapter's own setting).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Statuses {
-    /// As the 2026-07-28 transport lays out: errors get 4xx and 5xx.
-    Modern,
-    /// 200 whatever the JSON-RPC outcome, as clients of the session-based
-    /// revisions expect (they read errors from the body).
-    #[allow(dead_code, reason = "used by the legacy adapter (feature `legacy`)")]
-    Legacy,
+pub(crate) struct Statuses {
+    /// Every answer is a 200; its refusals are not counted as HTTP ones.
+    pub(crate) errors_as_200: bool,
 }
 
 impl Statuses {
+    /// The 2026-07-28 transport's statuses.
+    pub(crate) const MODERN: Statuses = Statuses {
+        errors_as_200: false,
+    };
+
     /// The status of an answer with error `code` (`None`: a result).
     pub(crate) fn of(self, code: Option<i32>) -> StatusCode {
-        match (self, code) {
-            (_, None) | (Statuses::Legacy, _) => StatusCode::OK,
-            (Statuses::Modern, Some(code)) => modern_status(code),
+        match code {
+            Some(code) if !self.errors_as_200 => modern_status(code),
+            _ => StatusCode::OK,
         }
     }
 }
@@ -58,10 +62,13 @@ fn modern_status(code: i32) -> StatusCode {
 /// that holds the endpoint's counters: the responses themselves stay free
 /// of them.
 pub(crate) fn count(metrics: &Metrics, statuses: Statuses, code: Option<i32>) {
-    let refusal = match (statuses, code) {
-        (Statuses::Modern, Some(error_code::RATE_LIMITED)) => Refusal::RateLimited,
-        (Statuses::Modern, Some(error_code::SERVER_BUSY)) => Refusal::Busy,
-        (Statuses::Modern, Some(error_code::REQUEST_TIMEOUT)) => Refusal::Timeout,
+    if statuses.errors_as_200 {
+        return;
+    }
+    let refusal = match code {
+        Some(error_code::RATE_LIMITED) => Refusal::RateLimited,
+        Some(error_code::SERVER_BUSY) => Refusal::Busy,
+        Some(error_code::REQUEST_TIMEOUT) => Refusal::Timeout,
         _ => return,
     };
     metrics.refused(refusal);
@@ -102,7 +109,7 @@ pub(crate) fn error(
     id: Option<&RequestId>,
     error: &ErrorObject,
 ) -> HttpResponse {
-    let mut response = reply(Reply::error(id, error), Statuses::Modern);
+    let mut response = reply(Reply::error(id, error), Statuses::MODERN);
     *response.status_mut() = status;
     response
 }
@@ -154,7 +161,7 @@ pub(crate) fn busy(metrics: &Metrics) -> HttpResponse {
         "Too many requests in flight; retry shortly",
     );
     // `reply` gives a 503 its `Retry-After`.
-    reply(Reply::error(None, &error), Statuses::Modern)
+    reply(Reply::error(None, &error), Statuses::MODERN)
 }
 
 /// 429 with `Retry-After`: the client has as many requests in progress as
@@ -165,7 +172,7 @@ pub(crate) fn client_busy(metrics: &Metrics) -> HttpResponse {
         error_code::RATE_LIMITED,
         "Too many requests from this client in progress; retry when one has finished",
     );
-    let mut response = reply(Reply::error(None, &error), Statuses::Modern);
+    let mut response = reply(Reply::error(None, &error), Statuses::MODERN);
     response
         .headers_mut()
         .insert(RETRY_AFTER, HeaderValue::from_static("1"));
@@ -191,7 +198,7 @@ pub(crate) fn rate_limited(id: &RequestId, wait: Duration, metrics: &Metrics) ->
         error_code::RATE_LIMITED,
         format!("Rate limit exceeded; retry in {seconds} s"),
     );
-    let mut response = reply(Reply::error(Some(id), &error), Statuses::Modern);
+    let mut response = reply(Reply::error(Some(id), &error), Statuses::MODERN);
     response
         .headers_mut()
         .insert(RETRY_AFTER, HeaderValue::from(seconds.max(1)));
